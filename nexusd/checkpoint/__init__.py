@@ -1,0 +1,3 @@
+"""Checkpoints of the working tree as git refs, restore, retention."""
+
+from __future__ import annotations

@@ -1,0 +1,106 @@
+"""The `nexusd` command line: parse arguments, call the library, print.
+
+Subcommands are imported only when used, so `nexusd --help` and git hooks stay fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from nexusd import __version__
+from nexusd.errors import NexusError
+
+# name -> (module, attribute, one-line help shown by `nexusd --help`)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "init": ("nexusd.cli.init", "init", "Scaffold nexusd's files in this repository."),
+    "request": ("nexusd.cli.request", "request", "Write plan requests."),
+    "plan": ("nexusd.cli.plan", "plan", "Answer one plan request in the foreground."),
+    "config": ("nexusd.cli.config", "config", "Show the merged configuration."),
+    "start": ("nexusd.cli.daemon", "start", "Start the daemon for this repository."),
+    "stop": ("nexusd.cli.daemon", "stop", "Stop the daemon gracefully."),
+    "status": ("nexusd.cli.daemon", "status", "Show whether the daemon runs and what it did."),
+    "logs": ("nexusd.cli.daemon", "logs", "Print (or follow) the daemon's log."),
+    "service": ("nexusd.cli.service", "service", "Install the daemon as a user service."),
+    "checkpoint": ("nexusd.cli.checkpoint", "checkpoint", "Snapshot and restore the work tree."),
+    "hooks": ("nexusd.cli.hooks", "hooks", "Install, remove or inspect nexusd's git hooks."),
+    "check": ("nexusd.cli.check", "check", "Run the configured checks in the sandbox."),
+    "doctor": ("nexusd.cli.doctor", "doctor", "Tell which sandbox isolation is available."),
+    "memory": ("nexusd.cli.memory", "memory", "Search and maintain the memory index."),
+}
+
+EXIT_CODES_HELP = """\b
+Exit codes:
+  0  success
+  1  unexpected nexusd error
+  2  bad usage (click)
+  3  configuration error
+  4  protocol error (a request that cannot be answered)
+  5  git error (not a repository, a git command failed)
+  6  sandbox error
+  7  daemon error (not running, already running, not ready)
+  8  memory index error
+"""
+
+
+class NexusClickError(click.ClickException):
+    """A NexusError shown as `error: …` with its own exit code."""
+
+    def __init__(self, error: NexusError) -> None:
+        super().__init__(str(error))
+        self.exit_code = error.exit_code
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except NexusError as exc:
+            raise NexusClickError(exc) from exc
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module_name, attr, short_help = entry
+        if ctx.resilient_parsing or "--help" in sys.argv[1:2]:
+            # `nexusd --help` lists commands without importing them.
+            return click.Command(cmd_name, short_help=short_help, help=short_help)
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, epilog=EXIT_CODES_HELP)
+@click.version_option(__version__, prog_name="nexusd")
+def cli() -> None:
+    """nexusd answers Template A plan requests, runs checks, checkpoints and remembers.
+
+    \b
+    Typical use, inside a git repository:
+      nexusd init                 # scaffold .nexus/, .scratchpad_logs/, MEMORY.md
+      nexusd start                # run the daemon in the background
+      nexusd request new --goal "Fix the flaky login test"
+      # ...a *_plan_response.md appears next to the request
+    """
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the console script and `python -m nexusd`."""
+    cli.main(args=argv, prog_name="nexusd")

@@ -1,0 +1,3 @@
+"""The daemon: lifecycle, watcher, work queue, scheduler jobs."""
+
+from __future__ import annotations

@@ -1,0 +1,71 @@
+"""The errors nexusd raises at its boundaries; each message says what to do next.
+
+The CLI maps each class to an exit code (see README "Exit codes"); the daemon
+logs them and carries on; git hooks fail open.
+"""
+
+from __future__ import annotations
+
+
+class NexusError(Exception):
+    """Base of every error nexusd raises on purpose; `hint` says how to fix it."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message}\n  fix: {self.hint}"
+        return self.message
+
+
+class ConfigError(NexusError):
+    """Invalid configuration: names the file and the dotted key at fault."""
+
+    exit_code = 3
+
+
+class ProtocolError(NexusError):
+    """A plan request that cannot be answered as written."""
+
+    exit_code = 4
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.line = line
+        self.field = field
+
+
+class GitError(NexusError):
+    """Not a repository, or a git operation that failed."""
+
+    exit_code = 5
+
+
+class SandboxError(NexusError):
+    """A sandbox backend that is missing, unreachable or misused."""
+
+    exit_code = 6
+
+
+class DaemonError(NexusError):
+    """The daemon is not running, already running, or did not become ready."""
+
+    exit_code = 7
+
+
+class IndexStoreError(NexusError):
+    """The memory index cannot be opened, read or written."""
+
+    exit_code = 8

@@ -1,0 +1,100 @@
+"""Where a served repository keeps its canonical files and its derived state."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from nexusd.errors import GitError
+
+
+@dataclass(frozen=True)
+class RepoLayout:
+    """Paths of one served repository: work tree files and `<git-common-dir>/nexus/` state."""
+
+    root: Path
+    git_dir: Path
+    git_common_dir: Path
+
+    @property
+    def nexus_dir(self) -> Path:
+        """Derived state: never committed, always rebuildable."""
+        return self.git_common_dir / "nexus"
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / ".nexus" / "config.yaml"
+
+    @property
+    def pidfile(self) -> Path:
+        return self.nexus_dir / "nexusd.pid"
+
+    @property
+    def lockfile(self) -> Path:
+        return self.nexus_dir / "nexusd.lock"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.nexus_dir / "logs"
+
+    @property
+    def log_file(self) -> Path:
+        return self.logs_dir / "nexusd.jsonl"
+
+    @property
+    def inbox_dir(self) -> Path:
+        return self.nexus_dir / "inbox"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.nexus_dir / "state"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.nexus_dir / "index"
+
+    @property
+    def socket_path(self) -> Path:
+        return self.nexus_dir / "nexusd.sock"
+
+    @property
+    def memory_file(self) -> Path:
+        return self.root / "MEMORY.md"
+
+    @property
+    def daily_dir(self) -> Path:
+        return self.root / "memory" / "daily"
+
+
+def _git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        raise GitError(
+            f"{cwd} is not inside a git repository ({proc.stderr.strip() or 'git failed'})",
+            hint="cd into your repository, or run `git init` here first",
+        )
+    return proc.stdout.strip()
+
+
+def find_repo(start: Path | None = None) -> RepoLayout:
+    """Locate the repository containing `start` (default: the current directory)."""
+    cwd = (start or Path.cwd()).resolve()
+    if not cwd.exists():
+        raise GitError(f"{cwd} does not exist", hint="pass an existing directory")
+    if cwd.is_file():
+        cwd = cwd.parent
+    out = _git(
+        cwd, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
+        "--git-common-dir",
+    )
+    lines = out.splitlines()
+    if len(lines) != 3:
+        raise GitError(
+            f"{cwd} is inside a git directory, not a work tree",
+            hint="run nexusd from the repository's work tree",
+        )
+    root, git_dir, common = (Path(line) for line in lines)
+    return RepoLayout(root=root, git_dir=git_dir, git_common_dir=common)

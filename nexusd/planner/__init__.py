@@ -1,0 +1,3 @@
+"""The planning pipeline: librarian (context), architect (plan), critic (checks)."""
+
+from __future__ import annotations

@@ -1,0 +1,118 @@
+"""Shared fixtures: real git repositories in tmp_path, an isolated home, leak guards."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+# Threads some libraries start once per process and keep on purpose.
+ALLOWED_THREAD_PREFIXES = ("pydevd", "lancedb", "ThreadPoolExecutor", "asyncio", "Dummy")
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in `cwd` and return its stdout; fail the test on error."""
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, f"git {' '.join(args)} failed: {proc.stderr}"
+    return proc.stdout
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test reads or writes the real home directory or the user's git config."""
+    home = tmp_path_factory.mktemp("home")
+    gitconfig = home / ".gitconfig"
+    gitconfig.write_text(
+        "[user]\n\tname = Nexus Test\n\temail = test@nexusd.invalid\n"
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+def _children() -> set[int]:
+    me = os.getpid()
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # Field 4 (after the parenthesised command name) is the parent pid.
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z" and int(fields[1]) == me:
+            found.add(int(entry.name))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _no_leaks() -> Iterator[None]:
+    """Fail a test that leaves threads or child processes behind."""
+    threads_before = set(threading.enumerate())
+    children_before = _children()
+    yield
+    deadline = time.monotonic() + 5.0
+    while True:
+        extra = [
+            t
+            for t in threading.enumerate()
+            if t not in threads_before
+            and t.is_alive()
+            and not t.name.startswith(ALLOWED_THREAD_PREFIXES)
+        ]
+        kids = _children() - children_before
+        if (not extra and not kids) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert not extra, f"test leaked threads: {[t.name for t in extra]}"
+    assert not kids, f"test leaked child processes: {sorted(kids)}"
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[..., Path]:
+    """Factory: a real git repository with one commit, at tmp_path/<name>."""
+
+    def make(name: str = "repo", *, commit: bool = True) -> Path:
+        root = tmp_path / name
+        root.mkdir()
+        git(root, "init", "-q", "-b", "main")
+        if commit:
+            (root / "README.md").write_text("# demo\n", encoding="utf-8")
+            git(root, "add", "README.md")
+            git(root, "commit", "-q", "-m", "initial commit")
+        return root
+
+    return make
+
+
+@pytest.fixture
+def repo(make_repo: Callable[..., Path]) -> Path:
+    """A real git repository with one commit."""
+    return make_repo()
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """The team's shared folder (fixtures, eval data), beside the checkout."""
+    here = Path(__file__).resolve().parents[1]
+    for candidate in (here.parent / "shared", here.parent.parent / "shared"):
+        if candidate.is_dir():
+            return candidate
+    pytest.skip("../shared/ is not beside this checkout")
