@@ -7,23 +7,39 @@ import os
 import tempfile
 from pathlib import Path
 
+# mkstemp creates 0600 files; new files should get the mode `open()` would give them.
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+DEFAULT_MODE = 0o666 & ~_UMASK
+
+
+def _mode_for(path: Path) -> int:
+    # Replacing a file keeps its mode (an executable script stays executable).
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return DEFAULT_MODE
+
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
-    """Write `data` to `path` so readers see the old file or the whole new one, never a part."""
+    """Write `data` to `path` so readers see the old file or the whole new one, never a part.
+
+    The file gets `mode`, else the mode of the file it replaces, else the umask's default.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     # Dot-prefixed and suffixed `.tmp` so our own watcher ignores it.
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        tmp.chmod(_mode_for(path) if mode is None else mode)
+        tmp.replace(path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+            tmp.unlink()
         raise
 
 

@@ -23,6 +23,8 @@ DEFAULTS: dict[str, Any] = {
     "watch": {
         "paths": [".scratchpad_logs", ".scratchpad"],
         "debounce_ms": 50,
+        # A file modified but not yet closed is treated as complete after this much silence.
+        "write_grace_ms": 2000,
         "rescan_seconds": 30,
         "max_request_bytes": 1_048_576,
         "queue_size": 1000,
@@ -31,7 +33,29 @@ DEFAULTS: dict[str, Any] = {
         "provider": "offline",
         "catalog": None,
         "max_actions": 8,
+        # LLM providers (issue 6): retries per model call, the call's time box, prompt budget.
+        "max_retries": 2,
+        "timeout_ms": 120_000,
+        "max_context_tokens": 6000,
     },
+    # Per-role model routing; a role whose provider is null uses planner.provider.
+    "routing": {
+        role: {
+            "provider": None,
+            "model": None,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "format": fmt,
+        }
+        for role, temperature, max_tokens, fmt in (
+            ("librarian", 0.1, 256, "json"),
+            ("architect", 0.2, 2048, "json"),
+            ("builder", 0.2, 2048, "text"),
+            ("critic", 0.1, 512, "text"),
+        )
+    },
+    # Named provider settings (free-form names; see PROVIDER_KEYS).
+    "providers": {},
     "checks": [],
     "sandbox": {
         "backend": "auto",
@@ -42,6 +66,7 @@ DEFAULTS: dict[str, Any] = {
         "pids": 128,
         "output_limit_bytes": 65_536,
         "warm_pool": 0,
+        "ro_binds": [],
     },
     "memory": {
         "index_uri": None,
@@ -55,6 +80,7 @@ DEFAULTS: dict[str, Any] = {
             "mode": "hybrid",
             "k": 8,
             "rrf_k": 60,
+            "depth": 50,
             "vector_weight": 1.0,
             "keyword_weight": 1.0,
             "recency_half_life_days": None,
@@ -62,6 +88,8 @@ DEFAULTS: dict[str, Any] = {
     },
     "checkpoint": {
         "on_request": True,
+        "on_commit": True,
+        "max_untracked_file_bytes": 52_428_800,
         "retention": {
             "keep_last": 50,
             "keep_days": 14,
@@ -80,12 +108,37 @@ NULLABLE: dict[str, type] = {
     "planner.catalog": str,
     "memory.index_uri": str,
     "memory.search.recency_half_life_days": float,
+    **{
+        f"routing.{role}.{key}": str
+        for role in ("librarian", "architect", "builder", "critic")
+        for key in ("provider", "model")
+    },
 }
 
 CHOICES: dict[str, frozenset[str]] = {
     "sandbox.backend": frozenset({"auto", "docker", "bwrap", "subprocess"}),
     "memory.search.mode": frozenset({"hybrid", "vector", "keyword"}),
     "daemon.log_level": frozenset({"debug", "info", "warning", "error"}),
+    **{
+        f"routing.{role}.format": frozenset({"json", "text"})
+        for role in ("librarian", "architect", "builder", "critic")
+    },
+}
+
+# One entry of `providers:` (issue 6); `type` is required.
+PROVIDER_KEYS: dict[str, type | tuple[type, ...]] = {
+    "type": str,
+    "model": str,
+    "base_url": str,
+    "api_key_env": str,
+    "command": (str, list),
+    "args": list,
+    "model_path": str,
+    "timeout_ms": int,
+    "n_ctx": int,
+    "n_threads": int,
+    "circuit_failures": int,
+    "circuit_reset_ms": int,
 }
 
 CHECK_WHEN = frozenset({"request", "commit", "manual"})
@@ -184,7 +237,14 @@ def _merge(
                 hint=f"remove it or use one of: {known}",
             )
         default = base[key]
+        if dotted == "providers":
+            base[key] = _validate_providers(value, origin, default)
+            sources[dotted] = origin
+            continue
         if isinstance(default, dict):
+            if value is None:
+                # `watch:` with every key below it commented out: nothing is set.
+                continue
             if not isinstance(value, dict):
                 raise ConfigError(
                     f"{origin}: `{dotted}` must be a mapping, got {type(value).__name__}",
@@ -222,9 +282,10 @@ def _validate(dotted: str, default: Any, value: Any, origin: str) -> Any:
     elif want is str:
         if not isinstance(value, str) or not value.strip():
             raise _type_error(origin, dotted, "a non-empty string", value)
-    elif want is list:
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise _type_error(origin, dotted, "a list of strings", value)
+    elif want is list and (
+        not isinstance(value, list) or not all(isinstance(v, str) for v in value)
+    ):
+        raise _type_error(origin, dotted, "a list of strings", value)
     choices = CHOICES.get(dotted)
     if choices is not None and value not in choices:
         raise _type_error(origin, dotted, "one of " + ", ".join(sorted(choices)), value)
@@ -271,4 +332,35 @@ def _validate_checks(value: Any, origin: str) -> list[dict[str, Any]]:
         if not all(isinstance(e, str) for e in env):
             raise _type_error(origin, f"{where}.env", "a list of variable names", env)
         out.append({**item, "when": when, "env": env})
+    return out
+
+
+def _validate_providers(value: Any, origin: str, current: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _type_error(origin, "providers", "a mapping of name -> {type: …}", value)
+    out = dict(current)
+    for name, item in value.items():
+        where = f"providers.{name}"
+        if not isinstance(item, dict):
+            raise _type_error(origin, where, "a mapping with `type`", item)
+        for key, val in item.items():
+            kind = PROVIDER_KEYS.get(key)
+            if kind is None:
+                raise ConfigError(
+                    f"{origin}: unknown key `{where}.{key}`",
+                    hint="provider keys are: " + ", ".join(PROVIDER_KEYS),
+                )
+            bad_int = kind is int and (isinstance(val, bool) or not isinstance(val, int) or val < 1)
+            if bad_int or not isinstance(val, kind) or isinstance(val, bool):
+                want = {"int": "a whole number ≥ 1", "str": "a string", "list": "a list of strings"}
+                wanted = want.get(getattr(kind, "__name__", ""), "a string or a list of strings")
+                raise _type_error(origin, f"{where}.{key}", wanted, val)
+            if isinstance(val, list) and not all(isinstance(v, str) for v in val):
+                raise _type_error(origin, f"{where}.{key}", "a list of strings", val)
+        if not isinstance(item.get("type"), str) or not item["type"].strip():
+            raise ConfigError(
+                f"{origin}: `{where}.type` is missing",
+                hint="set it to offline, openai, ollama, command or llamacpp",
+            )
+        out[name] = dict(item)
     return out

@@ -68,9 +68,7 @@ class RepoLayout:
 
 
 def _git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False
-    )
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise GitError(
             f"{cwd} is not inside a git repository ({proc.stderr.strip() or 'git failed'})",
@@ -87,7 +85,11 @@ def find_repo(start: Path | None = None) -> RepoLayout:
     if cwd.is_file():
         cwd = cwd.parent
     out = _git(
-        cwd, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
+        cwd,
+        "rev-parse",
+        "--path-format=absolute",
+        "--show-toplevel",
+        "--git-dir",
         "--git-common-dir",
     )
     lines = out.splitlines()

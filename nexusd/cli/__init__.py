@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("nexusd.cli.check", "check", "Run the configured checks in the sandbox."),
     "doctor": ("nexusd.cli.doctor", "doctor", "Tell which sandbox isolation is available."),
     "memory": ("nexusd.cli.memory", "memory", "Search and maintain the memory index."),
+    "solve": ("nexusd.cli.solve", "solve", "Let the model write code until the sandbox passes it."),
+    "stats": ("nexusd.cli.stats", "stats", "Summarize model usage and phase timings."),
 }
 
 EXIT_CODES_HELP = """\b
@@ -51,7 +53,7 @@ class NexusClickError(click.ClickException):
 
     def __init__(self, error: NexusError) -> None:
         super().__init__(str(error))
-        self.exit_code = error.exit_code
+        self.exit_code = error.exit_code  # type: ignore[misc]  # click declares a ClassVar
 
     def show(self, file: Any = None) -> None:
         click.echo(f"error: {self.format_message()}", err=True)

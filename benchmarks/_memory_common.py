@@ -1,0 +1,52 @@
+"""Helpers shared by the memory benchmarks: model loading, timing stats, machine info."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_avg_1m": None if load is None else round(load, 2),
+    }
+
+
+def pct(values: list[float], q: float) -> float:
+    """The q-th percentile (0–100), nearest-rank."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[k]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    """Median, p99 and max of a sample (same unit as the input)."""
+    return {
+        "median": statistics.median(values) if values else float("nan"),
+        "p99": pct(values, 99),
+        "max": max(values) if values else float("nan"),
+        "n": len(values),
+    }
+
+
+def shared_dir() -> Path:
+    """`../shared` beside the checkout."""
+    here = Path(__file__).resolve().parents[1]
+    for candidate in (here.parent / "shared", here.parent.parent / "shared"):
+        if candidate.is_dir():
+            return candidate
+    raise SystemExit("../shared/ is not beside this checkout")

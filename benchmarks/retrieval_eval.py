@@ -1,0 +1,398 @@
+"""Retrieval quality of nexusd memory search on BEIR data (SciFact, Cranfield).
+
+nDCG@10 and recall@10 for vector, keyword and hybrid retrieval through nexusd's
+own store (LanceDB table, native FTS) and fusion code, with the packaged
+all-MiniLM-L6-v2. Variants (fusion depth, RRF k and weights, score fusion,
+title handling, passage chunking of long documents) are TUNED ON SCIFACT TRAIN
+ONLY; the chosen variant is then reported on SciFact test and on Cranfield,
+which are never used for choosing.
+
+    python benchmarks/retrieval_eval.py            # full run
+    python benchmarks/retrieval_eval.py --quick    # 150 train queries, small corpus slice
+
+Document embeddings are cached by content hash under --cache-dir (default
+~/.cache/nexusd-bench), so reruns skip the expensive part.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import math
+import random
+import re
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from _memory_common import machine, shared_dir  # noqa: I001
+
+from nexusd.memory.chunking import embed_text
+from nexusd.memory.embedder import Embedder
+from nexusd.memory.fusion import rrf
+from nexusd.memory.store import MemoryStore
+
+DEPTH = 100
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
+
+Ranked = list[tuple[str, float]]  # (doc id, raw score), best first
+
+
+def load_beir(folder: Path) -> tuple[dict[str, dict[str, str]], dict[str, str], dict[str, Any]]:
+    """corpus, queries and {split: {qid: {doc: grade}}}."""
+    corpus_path = folder / "corpus.jsonl"
+    opener: Callable[..., Any] = open
+    if not corpus_path.exists():
+        corpus_path, opener = folder / "corpus.jsonl.gz", gzip.open
+    with opener(corpus_path, "rt", encoding="utf-8") as fh:
+        corpus = {
+            d["_id"]: {"title": d.get("title", ""), "text": d.get("text", "")}
+            for d in map(json.loads, fh)
+        }
+    with (folder / "queries.jsonl").open(encoding="utf-8") as fh:
+        queries = {q["_id"]: q["text"] for q in map(json.loads, fh)}
+    qrels: dict[str, dict[str, dict[str, int]]] = {}
+    for split_file in sorted((folder / "qrels").glob("*.tsv")):
+        split: dict[str, dict[str, int]] = {}
+        for line in split_file.read_text(encoding="utf-8").splitlines()[1:]:
+            qid, did, score = line.split("\t")
+            if int(score) > 0:
+                split.setdefault(qid, {})[did] = int(score)
+        qrels[split_file.stem] = split
+    return corpus, queries, qrels
+
+
+def ndcg_recall(ranked: list[str], rel: dict[str, int], k: int = 10) -> tuple[float, float]:
+    """nDCG@k (gain = grade, log2 discount) and recall@k for one query."""
+    dcg = sum(rel.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted(rel.values(), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    hits = sum(1 for d in ranked[:k] if d in rel)
+    return (dcg / idcg if idcg else 0.0), hits / len(rel)
+
+
+def evaluate(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> tuple[float, float]:
+    """Mean nDCG@10 and recall@10 over the judged queries."""
+    scores = [ndcg_recall(run.get(q, []), rel) for q, rel in qrels.items()]
+    return (
+        sum(s[0] for s in scores) / len(scores),
+        sum(s[1] for s in scores) / len(scores),
+    )
+
+
+def passages(title: str, text: str, words: int, stride: int) -> list[str]:
+    """Sentence-aligned windows of about `words` words, each prefixed by the title."""
+    sents = [s for s in _SENT.split(text) if s.strip()]
+    if len(text.split()) <= words:
+        return [embed_text(title, text)]
+    out: list[str] = []
+    i = 0
+    while i < len(sents):
+        j, n = i, 0
+        while j < len(sents) and (n == 0 or n + len(sents[j].split()) <= words):
+            n += len(sents[j].split())
+            j += 1
+        out.append(embed_text(title, " ".join(sents[i:j])))
+        if j >= len(sents):
+            break
+        # step forward by about `stride` words, always at least one sentence
+        step, m = i, 0
+        while step < j - 1 and m < stride:
+            m += len(sents[step].split())
+            step += 1
+        i = max(step, i + 1)
+    return out
+
+
+def embed_cached(emb: Embedder, texts: list[str], cache_dir: Path, tag: str) -> np.ndarray:
+    """Embeddings of `texts`, cached on disk by the hash of model + texts."""
+    key = hashlib.sha256((emb.spec + "\0" + "\0".join(texts)).encode("utf-8")).hexdigest()[:24]
+    path = cache_dir / f"{tag}-{key}.npy"
+    if path.exists():
+        return np.load(path)
+    started = time.perf_counter()
+    vecs = emb.encode(texts)
+    print(f"  embedded {len(texts)} {tag} texts in {time.perf_counter() - started:.1f}s")
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    np.save(path, vecs)
+    return vecs
+
+
+def build(
+    store_dir: Path,
+    name: str,
+    ids: list[str],
+    doc_of: list[str],
+    texts: list[str],
+    vecs: np.ndarray,
+) -> MemoryStore:
+    """A nexusd chunks table holding one row per unit (path = the BEIR doc id)."""
+    store = MemoryStore(str(store_dir / name))
+    store.open(int(vecs.shape[1]))
+    rows = [
+        {
+            "id": uid,
+            "path": doc,
+            "heading": "",
+            "ordinal": 0,
+            "body": text,
+            "search_text": text,
+            "sha256": "",
+            "line_start": 1,
+            "line_end": 1,
+            "category": "",
+            "tags": [],
+            "date": "2026-01-01",
+            "model": "bench",
+            "vector": vec,
+        }
+        for uid, doc, text, vec in zip(ids, doc_of, texts, vecs.tolist(), strict=True)
+    ]
+    for i in range(0, len(rows), 5000):
+        store.upsert(rows[i : i + 5000])
+    store.optimize(timedelta(0))
+    return store
+
+
+def doc_ranking(rows: list[dict[str, Any]], score_key: str, *, distance: bool) -> Ranked:
+    """Collapse unit hits to documents (max score per document), best first."""
+    best: dict[str, float] = {}
+    for r in rows:
+        s = 1.0 - float(r[score_key]) if distance else float(r[score_key])
+        if r["path"] not in best or s > best[r["path"]]:
+            best[r["path"]] = s
+    return sorted(best.items(), key=lambda p: -p[1])
+
+
+def retrieve(
+    store: MemoryStore, qvecs: dict[str, list[float]], queries: dict[str, str], depth: int
+) -> tuple[dict[str, Ranked], dict[str, Ranked]]:
+    """Vector and keyword rankings of documents for every query."""
+    vec: dict[str, Ranked] = {}
+    kw: dict[str, Ranked] = {}
+    for qid, text in queries.items():
+        vec[qid] = doc_ranking(
+            store.vector_search(qvecs[qid], depth, None), "_distance", distance=True
+        )
+        kw[qid] = doc_ranking(store.keyword_search(text, depth, None), "_score", distance=False)
+    return vec, kw
+
+
+def fuse_rrf(
+    runs: dict[str, dict[str, Ranked]], k: float, weights: dict[str, float], depth: int
+) -> dict[str, list[str]]:
+    """nexusd's weighted RRF over the top `depth` of each retriever."""
+    qids = next(iter(runs.values())).keys()
+    return {
+        q: [
+            f.id
+            for f in rrf(
+                {n: [d for d, _ in r[q][:depth]] for n, r in runs.items()}, k=k, weights=weights
+            )
+        ][:10]
+        for q in qids
+    }
+
+
+def fuse_scores(
+    runs: dict[str, dict[str, Ranked]], weights: dict[str, float], depth: int
+) -> dict[str, list[str]]:
+    """Convex combination of min-max normalised scores (a missing doc scores 0)."""
+    out: dict[str, list[str]] = {}
+    for q in next(iter(runs.values())):
+        total: dict[str, float] = {}
+        for name, run in runs.items():
+            ranked = run[q][:depth]
+            if not ranked:
+                continue
+            hi, lo = ranked[0][1], ranked[-1][1]
+            for d, s in ranked:
+                norm = (s - lo) / (hi - lo) if hi > lo else 1.0
+                total[d] = total.get(d, 0.0) + weights[name] * norm
+        out[q] = sorted(total, key=lambda d: -total[d])[:10]
+    return out
+
+
+def top(run: dict[str, Ranked]) -> dict[str, list[str]]:
+    """A single retriever's top 10."""
+    return {q: [d for d, _ in r[:10]] for q, r in run.items()}
+
+
+def prepare(
+    name: str, folder: Path, emb: Embedder, args: argparse.Namespace, work: Path
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Index one dataset two ways (whole docs, passages) and retrieve for every judged query."""
+    corpus, queries, qrels = load_beir(folder)
+    judged = {q for split in qrels.values() for q in split}
+    if args.quick:
+        rng = random.Random(7)
+        train = sorted(qrels.get("train", qrels.get("test", {})))
+        keep_q = set(rng.sample(train, min(150, len(train))))
+        qrels = {s: {q: r for q, r in rel.items() if q in keep_q} for s, rel in qrels.items()}
+        needed = {d for rel in qrels.values() for r in rel.values() for d in r}
+        others = rng.sample(sorted(set(corpus) - needed), min(800, len(corpus) - len(needed)))
+        corpus = {d: corpus[d] for d in sorted(needed | set(others))}
+        judged = keep_q
+    queries = {q: t for q, t in queries.items() if q in judged}
+    print(f"{name}: {len(corpus)} docs, {len(queries)} judged queries")
+    cache = Path(args.cache_dir).expanduser()
+    doc_ids = list(corpus)
+    # Title handling: nexusd embeds and indexes `heading\n\nbody`; the title is the heading.
+    with_title = [embed_text(corpus[d]["title"], corpus[d]["text"]) for d in doc_ids]
+    body_only = [corpus[d]["text"] or corpus[d]["title"] for d in doc_ids]
+    qids = list(queries)
+    qv = embed_cached(emb, [queries[q] for q in qids], cache, f"{name}-queries")
+    qvecs = {q: v.tolist() for q, v in zip(qids, qv, strict=True)}
+    runs: dict[str, Any] = {}
+    vecs = embed_cached(emb, with_title, cache, f"{name}-docs")
+    store = build(work, f"{name}-docs", doc_ids, doc_ids, with_title, vecs)
+    runs["vector"], runs["keyword"] = retrieve(store, qvecs, queries, DEPTH)
+    if not args.quick:
+        vb = embed_cached(emb, body_only, cache, f"{name}-body")
+        store = build(work, f"{name}-body", doc_ids, doc_ids, body_only, vb)
+        runs["vector_body"], runs["keyword_body"] = retrieve(store, qvecs, queries, DEPTH)
+    units: list[tuple[str, str, str]] = []
+    for d in doc_ids:
+        for i, text in enumerate(passages(corpus[d]["title"], corpus[d]["text"], 120, 60)):
+            units.append((f"{d}#{i}", d, text))
+    pv = embed_cached(emb, [u[2] for u in units], cache, f"{name}-passages")
+    store = build(
+        work,
+        f"{name}-passages",
+        [u[0] for u in units],
+        [u[1] for u in units],
+        [u[2] for u in units],
+        pv,
+    )
+    runs["vector_passages"], runs["keyword_passages"] = retrieve(store, qvecs, queries, DEPTH * 3)
+    # Whole-document and passage vectors together: the better of the two per document.
+    runs["vector_maxdoc"] = {
+        q: sorted(
+            {
+                **dict(runs["vector_passages"][q]),
+                **{
+                    d: max(s, dict(runs["vector_passages"][q]).get(d, -1.0))
+                    for d, s in runs["vector"][q]
+                },
+            }.items(),
+            key=lambda p: -p[1],
+        )
+        for q in qids
+    }
+    return runs, qrels
+
+
+def variants(runs: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
+    """Every fusion variant measured: name → run (top 10 per query)."""
+    out: dict[str, dict[str, list[str]]] = {
+        "vector": top(runs["vector"]),
+        "keyword": top(runs["keyword"]),
+        "vector_passages(max)": top(runs["vector_passages"]),
+        "vector_doc+passages(max)": top(runs["vector_maxdoc"]),
+    }
+    if "vector_body" in runs:
+        out["vector_no_title"] = top(runs["vector_body"])
+        out["keyword_no_title"] = top(runs["keyword_body"])
+    pair = {"vector": runs["vector"], "keyword": runs["keyword"]}
+    for depth in (20, 50, 100):
+        for k in (10, 30, 60):
+            for kw in (1.0, 1.5, 2.0):
+                out[f"rrf depth={depth} k={k} w_kw={kw}"] = fuse_rrf(
+                    pair, k, {"vector": 1.0, "keyword": kw}, depth
+                )
+    for alpha in (0.3, 0.4, 0.5, 0.6, 0.7):
+        for depth in (50, 100):
+            out[f"score depth={depth} w_vec={alpha}"] = fuse_scores(
+                pair, {"vector": alpha, "keyword": 1 - alpha}, depth
+            )
+    rich = {"vector": runs["vector_maxdoc"], "keyword": runs["keyword"]}
+    for k in (10, 30, 60):
+        for kw in (1.0, 1.5):
+            out[f"rrf+passages depth=100 k={k} w_kw={kw}"] = fuse_rrf(
+                rich, k, {"vector": 1.0, "keyword": kw}, 100
+            )
+    for alpha in (0.4, 0.5, 0.6):
+        out[f"score+passages depth=100 w_vec={alpha}"] = fuse_scores(
+            rich, {"vector": alpha, "keyword": 1 - alpha}, 100
+        )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small slice, under a minute")
+    parser.add_argument("--data", default=None, help="eval-data folder (default ../shared)")
+    parser.add_argument("--model", default="all-MiniLM-L6-v2")
+    parser.add_argument("--cache-dir", default="~/.cache/nexusd-bench")
+    args = parser.parse_args()
+    data = Path(args.data) if args.data else shared_dir() / "eval-data"
+    started = time.perf_counter()
+    emb = Embedder(args.model, batch_size=32)
+    if not emb.load():
+        sys.exit(f"model unavailable: {emb.error}")
+    metrics: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="nexusd-eval-") as tmp:
+        runs, qrels = prepare("scifact", data / "scifact", emb, args, Path(tmp))
+        train = qrels["train"]
+        table = {name: evaluate(run, train) for name, run in variants(runs).items()}
+        print("\nSciFact TRAIN (tuning split)                    nDCG@10  recall@10")
+        for name, (nd, rc) in table.items():
+            print(f"  {name:<44} {nd:.4f}   {rc:.4f}")
+        fused = {n: v for n, v in table.items() if n.startswith(("rrf", "score"))}
+        best = max(fused, key=lambda n: fused[n][0])
+        print(f"\nchosen on train: {best}  (nDCG@10 {fused[best][0]:.4f})")
+        metrics.update(
+            {
+                "scifact_train_vector_ndcg10": round(table["vector"][0], 4),
+                "scifact_train_keyword_ndcg10": round(table["keyword"][0], 4),
+                "scifact_train_hybrid_default_ndcg10": round(
+                    table["rrf depth=50 k=60 w_kw=1.0"][0], 4
+                ),
+                "scifact_train_hybrid_best_ndcg10": round(fused[best][0], 4),
+            }
+        )
+        reports = [("scifact", "test", runs, qrels.get("test", {}))]
+        if not args.quick:
+            cruns, cqrels = prepare("cranfield", data / "cranfield", emb, args, Path(tmp))
+            reports.append(("cranfield", "test", cruns, cqrels["test"]))
+        for name, split, rruns, rel in reports:
+            if not rel:
+                continue
+            chosen = variants(rruns)
+            print(f"\n{name} {split.upper()} (reporting only)                 nDCG@10  recall@10")
+            for label, key in (
+                ("vector", "vector"),
+                ("keyword", "keyword"),
+                ("hybrid rrf k=60 (default)", "rrf depth=50 k=60 w_kw=1.0"),
+                (f"hybrid chosen: {best}", best),
+            ):
+                nd, rc = evaluate(chosen[key], rel)
+                print(f"  {label:<44} {nd:.4f}   {rc:.4f}")
+                tag = label.split()[0] if label != "hybrid rrf k=60 (default)" else "hybrid_default"
+                tag = "hybrid_chosen" if label.startswith("hybrid chosen") else tag
+                metrics[f"{name}_{split}_{tag}_ndcg10"] = round(nd, 4)
+                metrics[f"{name}_{split}_{tag}_recall10"] = round(rc, 4)
+    print(f"\ntotal {time.perf_counter() - started:.0f}s")
+    print(
+        json.dumps(
+            {
+                "benchmark": "retrieval_eval",
+                "metrics": metrics,
+                "chosen_variant": best,
+                "samples": len(train),
+                "machine": machine(),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""Running git for checkpoints: bytes in, bytes out, failures as GitError."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+from nexusd.errors import GitError
+
+# Checkpoint and note commits use a fixed identity: no dependency on user.name, no signing prompt.
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "nexusd",
+    "GIT_AUTHOR_EMAIL": "nexusd@localhost",
+    "GIT_COMMITTER_NAME": "nexusd",
+    "GIT_COMMITTER_EMAIL": "nexusd@localhost",
+}
+
+
+def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for our git calls: no pager, no prompts, plus `extra`."""
+    env = dict(os.environ)
+    for var in ("GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE"):
+        env.pop(var, None)
+    env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_git(
+    cwd: Path,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    input: bytes | None = None,
+    check: bool = True,
+) -> bytes:
+    """Run `git args…` in `cwd`; return stdout, or raise GitError naming the command."""
+    proc = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        env=git_env(env),
+        input=input,
+        capture_output=True,
+        check=False,
+    )
+    if check and proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        raise GitError(
+            f"`git {' '.join(args[:3])}` failed in {cwd}: {err or 'exit ' + str(proc.returncode)}",
+            hint="run the same git command yourself to see the full problem",
+        )
+    return proc.stdout
+
+
+def git_text(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
+    """Like run_git, decoded and stripped."""
+    return run_git(cwd, *args, env=env).decode("utf-8", "surrogateescape").strip()
+
+
+def try_git_text(cwd: Path, *args: str) -> str | None:
+    """Stripped stdout of git, or None when git exits non-zero."""
+    proc = subprocess.run(["git", *args], cwd=cwd, env=git_env(), capture_output=True, check=False)
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.decode("utf-8", "surrogateescape").strip()
+
+
+def split_z(data: bytes) -> list[str]:
+    """NUL-separated git output as str paths (undecodable bytes kept via surrogateescape)."""
+    return [p.decode("utf-8", "surrogateescape") for p in data.split(b"\0") if p]

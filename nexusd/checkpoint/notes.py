@@ -1,0 +1,111 @@
+"""Check results attached to checkpoints as git notes under `refs/notes/nexus`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from nexusd.checkpoint.gitrun import IDENTITY, run_git, try_git_text
+from nexusd.checkpoint.model import NOTES_REF, is_valid_id
+from nexusd.paths import RepoLayout
+
+
+def _commit_of(layout: RepoLayout, commit_or_id: str) -> str:
+    if is_valid_id(commit_or_id):
+        from nexusd.checkpoint.listing import resolve
+
+        return resolve(layout, commit_or_id).commit
+    return commit_or_id
+
+
+def read_note(layout: RepoLayout, commit_or_id: str) -> dict[str, Any]:
+    """The note on a checkpoint as a mapping ({} when none); JSON or YAML notes are read."""
+    text = try_git_text(
+        layout.root, "notes", f"--ref={NOTES_REF}", "show", _commit_of(layout, commit_or_id)
+    )
+    return parse_note(text or "")
+
+
+def parse_note(text: str) -> dict[str, Any]:
+    """A note's text as a mapping: JSON first, then YAML; anything else kept under `text`."""
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            data = None
+    return dict(data) if isinstance(data, dict) else {"text": text}
+
+
+def merge_note(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """Recursive merge: mappings merge key by key, anything else in `new` wins."""
+    out = dict(old)
+    for key, value in new.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge_note(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def attach_note(layout: RepoLayout, commit_or_id: str, data: Mapping[str, Any]) -> None:
+    """Merge `data` into the JSON note of a checkpoint (id or commit)."""
+    commit = _commit_of(layout, commit_or_id)
+    merged = merge_note(read_note(layout, commit), data)
+    text = json.dumps(merged, indent=2, sort_keys=True, default=str, ensure_ascii=False) + "\n"
+    run_git(
+        layout.root,
+        "notes",
+        f"--ref={NOTES_REF}",
+        "add",
+        "-f",
+        "-F",
+        "-",
+        commit,
+        env=IDENTITY,
+        input=text.encode("utf-8"),
+    )
+
+
+def check_status(note: Mapping[str, Any]) -> str | None:
+    """`passed`, `failed`, … from a note (`status` or `checks.status`), None when unknown."""
+    status = note.get("status")
+    checks = note.get("checks")
+    if status is None and isinstance(checks, Mapping):
+        status = checks.get("status")
+    return str(status) if status is not None else None
+
+
+def notes_for(layout: RepoLayout, commits: list[str]) -> dict[str, dict[str, Any]]:
+    """Notes of many commits in two git calls: commit -> note mapping (only those with one)."""
+    listing = try_git_text(layout.root, "notes", f"--ref={NOTES_REF}", "list")
+    if not listing:
+        return {}
+    wanted = set(commits)
+    pairs = [line.split() for line in listing.splitlines() if len(line.split()) == 2]
+    blobs = {commit: blob for blob, commit in pairs if commit in wanted}
+    if not blobs:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    batch = run_git(
+        layout.root,
+        "cat-file",
+        "--batch",
+        input="".join(f"{b}\n" for b in blobs.values()).encode(),
+    )
+    texts: dict[str, str] = {}
+    pos = 0
+    for blob in blobs.values():
+        header_end = batch.index(b"\n", pos)
+        size = int(batch[pos:header_end].split()[2])
+        texts[blob] = batch[header_end + 1 : header_end + 1 + size].decode("utf-8", "replace")
+        pos = header_end + 1 + size + 1
+    for commit, blob in blobs.items():
+        out[commit] = parse_note(texts[blob])
+    return out

@@ -1,0 +1,206 @@
+"""Restore a checkpoint into the working tree, safely and undoably.
+
+Only the working tree changes: HEAD and the index stay as they are, so after a
+restore `git status` shows the difference as unstaged changes. A `pre-restore`
+checkpoint of the current state is taken first; every file the restore removes
+or overwrites is in it. Ignored files are never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nexusd.checkpoint.gitrun import run_git, split_z
+from nexusd.checkpoint.listing import resolve
+from nexusd.checkpoint.model import Checkpoint
+from nexusd.checkpoint.snapshot import (
+    MAX_UNTRACKED_BYTES,
+    create_checkpoint,
+    repo_state,
+    snapshot_tree,
+    temp_index,
+)
+from nexusd.errors import GitError
+from nexusd.paths import RepoLayout
+
+_KIND = {"A": "add", "M": "modify", "T": "modify", "D": "delete"}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One path the restore would write or remove."""
+
+    action: str  # add | modify | delete | skip
+    path: str
+    mode: str = ""
+    why: str = ""
+
+    def line(self) -> str:
+        """`action  path` for printing (paths quoted when they hold control characters)."""
+        shown = self.path if self.path.isprintable() else repr(self.path)
+        extra = f"  ({self.why})" if self.why else ""
+        return f"{self.action:<7} {shown}{extra}"
+
+
+@dataclass(frozen=True)
+class RestoreResult:
+    """What a restore did (or, for a dry run, would do)."""
+
+    checkpoint: Checkpoint
+    changes: tuple[Change, ...]
+    dry_run: bool
+    pre_restore: Checkpoint | None = None
+    skipped: tuple[Change, ...] = field(default_factory=tuple)
+
+
+def plan_changes(
+    layout: RepoLayout, current_tree: str, target_tree: str, paths: Sequence[str] = ()
+) -> list[Change]:
+    """The changes that make `current_tree`'s files look like `target_tree` (limited to paths)."""
+    out = run_git(
+        layout.root,
+        "diff-tree",
+        "-r",
+        "-z",
+        "--no-renames",
+        current_tree,
+        target_tree,
+        "--",
+        *paths,
+    )
+    tokens = split_z(out)
+    changes: list[Change] = []
+    for meta, path in zip(tokens[0::2], tokens[1::2], strict=False):
+        _old_mode, new_mode, _a, _b, letter = meta.lstrip(":").split()
+        changes.append(Change(_KIND.get(letter[0], "modify"), path, new_mode))
+    return changes
+
+
+def _blocked(root: Path, rel: str) -> str:
+    """Why writing `rel` would clobber something the pre-restore checkpoint does not hold."""
+    parts = rel.split("/")
+    for i in range(1, len(parts)):
+        anc = root.joinpath(*parts[:i])
+        try:
+            st = anc.lstat()
+        except FileNotFoundError:
+            return ""
+        if not stat.S_ISDIR(st.st_mode):
+            return f"ignored {'/'.join(parts[:i])} is in the way"
+    target = root / rel
+    with contextlib.suppress(FileNotFoundError):
+        if stat.S_ISDIR(target.lstat().st_mode) and any(target.iterdir()):
+            return "a directory with ignored files is in the way"
+    return ""
+
+
+def _ignored_existing(layout: RepoLayout, paths: list[str]) -> set[str]:
+    """Which of `paths` exist now as ignored files (never overwritten)."""
+    existing = [p for p in paths if os.path.lexists(layout.root / p)]
+    if not existing:
+        return set()
+    proc = run_git(
+        layout.root,
+        "check-ignore",
+        "-z",
+        "--stdin",
+        input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in existing),
+        check=False,
+    )
+    return set(split_z(proc))
+
+
+def _remove(root: Path, rel: str) -> None:
+    path = root / rel
+    with contextlib.suppress(FileNotFoundError):
+        if stat.S_ISDIR(path.lstat().st_mode):
+            # A gitlink (submodule) or an emptied directory: only remove when empty.
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        else:
+            path.unlink()
+    parent = path.parent
+    while parent != root:
+        try:
+            parent.rmdir()
+        except OSError:
+            break
+        parent = parent.parent
+
+
+def restore_checkpoint(
+    layout: RepoLayout,
+    wanted: str,
+    *,
+    dry_run: bool = False,
+    paths: Sequence[str] = (),
+    max_untracked_bytes: int = MAX_UNTRACKED_BYTES,
+) -> RestoreResult:
+    """Make tracked and unignored files match checkpoint `wanted`; HEAD and index untouched."""
+    target = resolve(layout, wanted)
+    state = repo_state(layout)
+    if state.operation and not dry_run:
+        raise GitError(
+            f"a {state.operation} is in progress; restoring now would mix two states",
+            hint=f"finish it or abort it (`git {state.operation} --abort`), then restore",
+        )
+    current_tree = snapshot_tree(layout, max_untracked_bytes=max_untracked_bytes)
+    planned = plan_changes(layout, current_tree, target.tree, paths)
+    writes = [c.path for c in planned if c.action != "delete" and not c.mode.startswith("160")]
+    ignored = _ignored_existing(layout, writes)
+    changes: list[Change] = []
+    skipped: list[Change] = []
+    for change in planned:
+        if change.path in ignored:
+            skipped.append(Change("skip", change.path, why="an ignored file is there now"))
+        elif change.mode.startswith("160"):
+            skipped.append(Change("skip", change.path, why="submodule: run git submodule update"))
+        else:
+            changes.append(change)
+    if dry_run or not changes:
+        return RestoreResult(target, tuple(changes), dry_run, None, tuple(skipped))
+    pre = create_checkpoint(
+        layout,
+        reason="pre-restore",
+        message=f"before restoring {target.id}",
+        trailers={"Nexus-Restores": target.id},
+        max_untracked_bytes=max_untracked_bytes,
+    )
+    for change in changes:
+        if change.action == "delete":
+            _remove(layout.root, change.path)
+    to_write: list[str] = []
+    for change in changes:
+        if change.action == "delete":
+            continue
+        why = _blocked(layout.root, change.path)
+        if why:
+            skipped.append(Change("skip", change.path, why=why))
+        else:
+            _remove_dir_if_empty(layout.root / change.path)
+            to_write.append(change.path)
+    if to_write:
+        with temp_index(layout, seed=False) as env:
+            run_git(layout.root, "read-tree", target.tree, env=env)
+            run_git(
+                layout.root,
+                "checkout-index",
+                "-f",
+                "-z",
+                "--stdin",
+                env=env,
+                input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in to_write),
+            )
+    done = tuple(c for c in changes if c.action == "delete" or c.path in set(to_write))
+    return RestoreResult(target, done, False, pre, tuple(skipped))
+
+
+def _remove_dir_if_empty(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        if stat.S_ISDIR(path.lstat().st_mode):
+            path.rmdir()

@@ -1,0 +1,217 @@
+"""Snapshot the working tree into `refs/nexus/checkpoints/<id>` without touching anything else.
+
+The snapshot is built in a temporary index seeded from a copy of the real index, so
+`git add -A` reuses its stat cache (unchanged files are not re-hashed) and the real
+index, its lock, HEAD, the stash and every reflog stay untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from nexusd.checkpoint.gitrun import IDENTITY, git_text, run_git, split_z, try_git_text
+from nexusd.checkpoint.model import (
+    REASONS,
+    REF_PREFIX,
+    Checkpoint,
+    format_message,
+    make_id,
+)
+from nexusd.checkpoint.objects import create_ref, read_head, write_commit
+from nexusd.errors import GitError
+from nexusd.paths import RepoLayout
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+# Default for `checkpoint.max_untracked_file_bytes`: 0 snapshots untracked files of any size.
+MAX_UNTRACKED_BYTES = 50 * 1024 * 1024
+
+# Files in a worktree's git dir that mean an operation is half done.
+IN_PROGRESS = (
+    ("MERGE_HEAD", "merge"),
+    ("rebase-merge", "rebase"),
+    ("rebase-apply", "rebase"),
+    ("CHERRY_PICK_HEAD", "cherry-pick"),
+    ("REVERT_HEAD", "revert"),
+)
+
+
+@dataclass(frozen=True)
+class RepoState:
+    """HEAD, branch and any half-done operation of one worktree."""
+
+    head: str | None
+    branch: str | None
+    operation: str | None
+
+
+def repo_state(layout: RepoLayout) -> RepoState:
+    """Read HEAD (None when unborn), the branch (None when detached) and a merge/rebase."""
+    known, head = read_head(layout)
+    if not known:
+        head = try_git_text(layout.root, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+    branch: str | None = None
+    with contextlib.suppress(OSError):
+        text = (layout.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        if text.startswith("ref: refs/heads/"):
+            branch = text.removeprefix("ref: refs/heads/")
+    operation = next((name for f, name in IN_PROGRESS if (layout.git_dir / f).exists()), None)
+    return RepoState(head=head or None, branch=branch, operation=operation)
+
+
+@contextlib.contextmanager
+def temp_index(layout: RepoLayout, *, seed: bool = True) -> Iterator[dict[str, str]]:
+    """Yield the env for a private index file, a copy of the real one when `seed`."""
+    tmp_dir = layout.nexus_dir / "tmp"
+    tmp_dir.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=tmp_dir)
+    os.close(fd)
+    path = Path(name)
+    try:
+        real = layout.git_dir / "index"
+        if seed and real.exists():
+            # copy2 keeps the index mtime, so git's racy-clean checks behave exactly as on the
+            # real index; the copy is taken without index.lock (git replaces index atomically).
+            shutil.copy2(real, path)
+        else:
+            path.unlink()
+        yield {"GIT_INDEX_FILE": str(path)}
+    finally:
+        for leftover in (path, path.with_name(path.name + ".lock")):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+
+
+def snapshot_tree(layout: RepoLayout, *, max_untracked_bytes: int = MAX_UNTRACKED_BYTES) -> str:
+    """Write the tree of the working tree (tracked + untracked, not ignored); return its id."""
+    return build_tree(layout, max_untracked_bytes)[0]
+
+
+def _oversized_untracked(layout: RepoLayout, env: dict[str, str], limit: int) -> list[str]:
+    out = run_git(layout.root, "ls-files", "-z", "-o", "--exclude-standard", env=env)
+    big: list[str] = []
+    for rel in split_z(out):
+        with contextlib.suppress(OSError):
+            st = (layout.root / rel).lstat()
+            if stat.S_ISREG(st.st_mode) and st.st_size > limit:
+                big.append(rel)
+    return big
+
+
+def build_tree(layout: RepoLayout, max_untracked_bytes: int) -> tuple[str, list[str]]:
+    """(tree id, untracked files left out for being larger than `max_untracked_bytes`)."""
+    with temp_index(layout) as env:
+        # Untracked files over the limit (datasets, build outputs nobody ignored) stay out of
+        # every snapshot, so restores never touch them and the object store does not balloon.
+        big = _oversized_untracked(layout, env, max_untracked_bytes) if max_untracked_bytes else []
+        specs = [":/", *(f":(top,literal,exclude){p}" for p in big)]
+        run_git(
+            layout.root,
+            "-c",
+            "advice.addEmbeddedRepo=false",
+            "-c",
+            "core.safecrlf=false",
+            "add",
+            "-A",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+            env=env,
+            input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in specs),
+        )
+        return git_text(layout.root, "write-tree", env=env), big
+
+
+def _normalize_trailers(trailers: Mapping[str, str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in (trailers or {}).items():
+        name = key if key.startswith("Nexus-") else "Nexus-" + key.replace("_", "-").title()
+        out[name] = str(value)
+    return out
+
+
+def create_checkpoint(
+    layout: RepoLayout,
+    *,
+    reason: str,
+    message: str | None = None,
+    trailers: Mapping[str, str] | None = None,
+    now: datetime | None = None,
+    max_untracked_bytes: int = MAX_UNTRACKED_BYTES,
+) -> Checkpoint:
+    """Snapshot the working tree as a new checkpoint; HEAD, index and stash are untouched."""
+    if reason not in REASONS:
+        raise GitError(
+            f"unknown checkpoint reason {reason!r}",
+            hint="use one of: " + ", ".join(sorted(REASONS)),
+        )
+    state = repo_state(layout)
+    tree, big = build_tree(layout, max_untracked_bytes)
+    extra = _normalize_trailers(trailers)
+    info: dict[str, str] = {"Nexus-Reason": reason}
+    for key in ("Nexus-Cycle", "Nexus-Request"):
+        if key in extra:
+            info[key] = extra.pop(key)
+    info["Nexus-Branch"] = state.branch or "(detached)"
+    info["Nexus-Head"] = state.head or "(unborn)"
+    if state.operation:
+        # A snapshot in the middle of a merge/rebase is allowed but flagged.
+        info["Nexus-State"] = state.operation
+    if big:
+        info["Nexus-Skipped"] = f"{len(big)} untracked file(s) over {max_untracked_bytes} bytes"
+    info.update(extra)
+    subject = message.strip().splitlines()[0] if message and message.strip() else ""
+    subject = subject or f"nexusd checkpoint ({reason})"
+    body = "\n".join(message.strip().splitlines()[1:]) if message else None
+    when = (now or datetime.now(UTC)).astimezone(UTC)
+    stamp = f"{int(when.timestamp())} +0000"
+    env = {**IDENTITY, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    args = ["commit-tree", "--no-gpg-sign", tree, *(["-p", state.head] if state.head else [])]
+    for bump in range(64):
+        cid = make_id(when, bump)
+        # The id in the message makes every checkpoint its own commit (notes attach to commits).
+        text = format_message(subject, {**info, "Nexus-Id": cid}, body)
+        commit = (
+            _commit(layout, tree, state.head, stamp, text)
+            or run_git(layout.root, *args, "-F", "-", env=env, input=text.encode("utf-8"))
+            .decode()
+            .strip()
+        )
+        if _create_ref(layout, REF_PREFIX + cid, commit):
+            return Checkpoint(
+                id=cid,
+                commit=commit,
+                tree=tree,
+                created_at=when,
+                reason=reason,
+                parent=state.head,
+                subject=subject,
+                trailers={**info, "Nexus-Id": cid},
+            )
+    raise GitError("could not allocate a checkpoint id", hint="retry in a moment")
+
+
+def _commit(layout: RepoLayout, tree: str, parent: str | None, stamp: str, text: str) -> str:
+    ident = f"{IDENTITY['GIT_COMMITTER_NAME']} <{IDENTITY['GIT_COMMITTER_EMAIL']}> {stamp}"
+    lines = [f"tree {tree}", *([f"parent {parent}"] if parent else [])]
+    lines += [f"author {ident}", f"committer {ident}", "", text]
+    return write_commit(layout, "\n".join(lines).encode("utf-8")) or ""
+
+
+def _create_ref(layout: RepoLayout, ref: str, commit: str) -> bool:
+    fast = create_ref(layout, ref, commit)
+    if fast is not None:
+        return fast
+    try:
+        run_git(layout.root, "update-ref", "--no-deref", ref, commit, "")
+    except GitError:
+        if try_git_text(layout.root, "rev-parse", "-q", "--verify", ref):
+            return False
+        raise
+    return True

@@ -1,0 +1,201 @@
+"""`nexusd checkpoint …`: snapshot the working tree as git refs, list, diff, restore, prune."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import click
+
+from nexusd.cli._common import echo_json, open_repo, repo_option
+
+
+@click.group()
+def checkpoint() -> None:
+    """Snapshots of the whole working tree, stored as refs/nexus/checkpoints/<id>.
+
+    \b
+    A checkpoint holds tracked and untracked (not ignored) files. Making one never
+    touches HEAD, the index, the stash or any branch. `restore` changes only the
+    working tree (HEAD and the index stay as they are, so `git status` then shows
+    the restored files as unstaged changes) and first takes a `pre-restore`
+    checkpoint, so every restore can itself be undone.
+    """
+
+
+@checkpoint.command()
+@click.option("-m", "--message", default=None, help="Describe the checkpoint.")
+@click.option("--json", "as_json", is_flag=True, help="Print the checkpoint as JSON.")
+@repo_option
+def create(message: str | None, as_json: bool, repo: Path | None) -> None:
+    """Snapshot the working tree now (reason `manual`)."""
+    from nexusd.checkpoint.snapshot import create_checkpoint
+
+    layout, config = open_repo(repo)
+    limit = int(config.get("checkpoint.max_untracked_file_bytes"))
+    cp = create_checkpoint(layout, reason="manual", message=message, max_untracked_bytes=limit)
+    if as_json:
+        echo_json(cp.to_dict())
+    else:
+        click.echo(f"checkpoint {cp.id}\n  restore with: {cp.restore_command}")
+
+
+@checkpoint.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+@repo_option
+def list_(as_json: bool, repo: Path | None) -> None:
+    """List checkpoints, oldest first, with their reason, cycle and check status."""
+    from nexusd.checkpoint.overview import overview
+
+    layout, _ = open_repo(repo)
+    rows = overview(layout)
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("no checkpoints yet (make one with `nexusd checkpoint create`)")
+    for r in rows:
+        click.echo(
+            f"{r['id']}  {r['reason']:<11} files={r['files_changed']:<4} "
+            f"cycle={r['cycle'] or '-':<4} branch={r['branch'] or '-'}  checks={r['checks'] or '-'}"
+        )
+
+
+@checkpoint.command()
+@click.argument("checkpoint_id")
+@click.option("--json", "as_json", is_flag=True, help="Print metadata and note as JSON.")
+@repo_option
+def show(checkpoint_id: str, as_json: bool, repo: Path | None) -> None:
+    """Show a checkpoint's metadata, check results and changed files."""
+    from nexusd.checkpoint.listing import resolve
+    from nexusd.checkpoint.notes import read_note
+
+    layout, _ = open_repo(repo)
+    cp = resolve(layout, checkpoint_id)
+    data = {**cp.to_dict(), "note": read_note(layout, cp.commit)}
+    if as_json:
+        echo_json(data)
+        return
+    for key in ("id", "time", "reason", "cycle", "branch", "state", "commit", "restore_command"):
+        click.echo(f"{key:>16}: {data[key] if data[key] is not None else '-'}")
+    base = cp.parent or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    _git_passthrough(layout.root, "diff", "--stat", base, cp.commit)
+
+
+@checkpoint.command()
+@click.argument("first")
+@click.argument("second", required=False)
+@click.option("--stat", is_flag=True, help="Only a summary of changed files.")
+@repo_option
+def diff(first: str, second: str | None, stat: bool, repo: Path | None) -> None:
+    """Diff a checkpoint against the working tree (or against a second checkpoint)."""
+    from nexusd.checkpoint.listing import resolve
+    from nexusd.checkpoint.snapshot import snapshot_tree
+
+    layout, config = open_repo(repo)
+    old = resolve(layout, first).tree
+    limit = int(config.get("checkpoint.max_untracked_file_bytes"))
+    new = (
+        resolve(layout, second).tree if second else snapshot_tree(layout, max_untracked_bytes=limit)
+    )
+    _git_passthrough(layout.root, "diff", *(["--stat"] if stat else []), old, new)
+
+
+@checkpoint.command()
+@click.argument("checkpoint_id")
+@click.option("--dry-run", is_flag=True, help="Print what would change; change nothing.")
+@click.option("--paths", "paths", multiple=True, help="Restore only these paths (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@repo_option
+def restore(
+    checkpoint_id: str, dry_run: bool, paths: tuple[str, ...], as_json: bool, repo: Path | None
+) -> None:
+    """Make the working tree match a checkpoint (HEAD and index untouched; undoable)."""
+    from nexusd.checkpoint.restore import restore_checkpoint
+
+    layout, config = open_repo(repo)
+    specs = [os.path.relpath(Path(p).absolute(), layout.root) for p in paths]
+    limit = int(config.get("checkpoint.max_untracked_file_bytes"))
+    result = restore_checkpoint(
+        layout, checkpoint_id, dry_run=dry_run, paths=specs, max_untracked_bytes=limit
+    )
+    if as_json:
+        echo_json(
+            {
+                "checkpoint": result.checkpoint.id,
+                "dry_run": dry_run,
+                "changes": [{"action": c.action, "path": c.path} for c in result.changes],
+                "skipped": [{"path": c.path, "why": c.why} for c in result.skipped],
+                "pre_restore": result.pre_restore.id if result.pre_restore else None,
+            }
+        )
+        return
+    verb = "would change" if dry_run else "changed"
+    click.echo(f"{verb} {len(result.changes)} path(s) to match {result.checkpoint.id}")
+    for change in (*result.changes, *result.skipped):
+        click.echo("  " + change.line())
+    if result.pre_restore:
+        click.echo(f"undo with: {result.pre_restore.restore_command}")
+
+
+@checkpoint.command()
+@click.argument("checkpoint_id")
+@repo_option
+def drop(checkpoint_id: str, repo: Path | None) -> None:
+    """Delete one checkpoint ref."""
+    from nexusd.checkpoint.listing import drop as drop_ref
+    from nexusd.checkpoint.listing import resolve
+
+    layout, _ = open_repo(repo)
+    cp = resolve(layout, checkpoint_id)
+    drop_ref(layout, cp)
+    click.echo(f"dropped {cp.id} (commit {cp.commit[:12]})")
+
+
+@checkpoint.command()
+@click.option("--dry-run", is_flag=True, help="Print what would be dropped; drop nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@repo_option
+def gc(dry_run: bool, as_json: bool, repo: Path | None) -> None:
+    """Apply the retention policy (checkpoint.retention in the config)."""
+    from nexusd.checkpoint.retention import run_gc
+
+    layout, config = open_repo(repo)
+    report = run_gc(layout, config, dry_run=dry_run)
+    if as_json:
+        echo_json({"kept": report.kept, "dropped": report.dropped, "dry_run": dry_run})
+        return
+    verb = "would drop" if dry_run else "dropped"
+    click.echo(f"kept {len(report.kept)}, {verb} {len(report.dropped)}")
+    for cid in report.dropped:
+        click.echo(f"  {verb} {cid}")
+
+
+@checkpoint.command()
+@click.argument("remote")
+@repo_option
+def push(remote: str, repo: Path | None) -> None:
+    """Push all checkpoints and their notes to REMOTE (refs/nexus/*)."""
+    from nexusd.checkpoint.remote import push as push_refs
+
+    layout, _ = open_repo(repo)
+    click.echo(push_refs(layout, remote) or "nothing to push")
+
+
+@checkpoint.command()
+@click.argument("remote")
+@repo_option
+def fetch(remote: str, repo: Path | None) -> None:
+    """Fetch checkpoints and their notes from REMOTE (refs/nexus/*)."""
+    from nexusd.checkpoint.remote import fetch as fetch_refs
+
+    layout, _ = open_repo(repo)
+    click.echo(fetch_refs(layout, remote) or "up to date")
+
+
+def _git_passthrough(root: Path, *args: str) -> None:
+    out = subprocess.run(
+        ["git", "--no-pager", *args], cwd=root, capture_output=True, check=False
+    ).stdout
+    click.echo(out.decode("utf-8", "replace"), nl=False)

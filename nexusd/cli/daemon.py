@@ -1,0 +1,131 @@
+"""`nexusd start|stop|status|logs`: run and inspect this repository's daemon."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.errors import DaemonError
+
+
+@click.command()
+@repo_option
+@click.option("--foreground", is_flag=True, help="Run in this process (for systemd, launchd).")
+@click.option("--timeout", default=30.0, show_default=True, help="Seconds to wait for readiness.")
+@click.option("--detached-child", is_flag=True, hidden=True)
+def start(repo: Path | None, foreground: bool, timeout: float, detached_child: bool) -> None:
+    """Start the daemon that answers plan requests in this repository.
+
+    Without --foreground it detaches and returns once the daemon is ready
+    (watching, startup scan done). One daemon per repository: if one already
+    runs, its pid is printed and the exit code is 0. With --foreground a second
+    daemon exits with code 7 instead; so does a daemon that fails to start or
+    is not ready within --timeout (the log's last lines are shown). State, pid
+    file, lock and logs live in `<git-common-dir>/nexus/`.
+    """
+    layout, config = open_repo(repo)
+    if foreground:
+        from nexusd.daemon.main import run_daemon
+
+        raise SystemExit(run_daemon(layout, config, log_to_stderr=not detached_child))
+    from nexusd.daemon.control import start_detached
+
+    pid, started = start_detached(layout, timeout=timeout)
+    if started:
+        click.echo(f"nexusd started (pid {pid}), watching {layout.root}")
+    else:
+        click.echo(f"nexusd is already running (pid {pid})")
+
+
+@click.command()
+@repo_option
+@click.option("--timeout", default=60.0, show_default=True, help="Seconds to wait for the exit.")
+def stop(repo: Path | None, timeout: float) -> None:
+    """Stop the daemon gracefully: it finishes the request in flight, then exits.
+
+    Exit code 0 also when no daemon was running; 7 when it did not exit in time.
+    """
+    layout, _ = open_repo(repo)
+    from nexusd.daemon.control import stop_daemon
+
+    pid = stop_daemon(layout, timeout=timeout)
+    click.echo("nexusd is not running" if pid is None else f"nexusd stopped (pid {pid})")
+
+
+@click.command()
+@repo_option
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def status(repo: Path | None, as_json: bool) -> None:
+    """Show whether the daemon runs and what it did (answered, errors, queue, last error).
+
+    A stopped daemon's last published figures are shown too (state `crashed`
+    when it was killed). Exit code 0 when running, 7 when not running (like
+    `systemctl status`, so scripts can test it).
+
+    \b
+    answered  requests answered with status ok
+    errors    requests answered with status error (bad input, or no response possible)
+    skipped   requests whose current content was already answered
+    failures  requests whose handling raised (see last error and `nexusd logs`)
+    queued    requests waiting for the worker
+    dropped   paths dropped because the queue was full (a rescan finds them)
+    """
+    layout, _ = open_repo(repo)
+    from nexusd.daemon.control import describe
+
+    data = describe(layout)
+    if as_json:
+        echo_json(data)
+    else:
+        click.echo(_status_text(data))
+    if not data["running"]:
+        raise SystemExit(DaemonError.exit_code)
+
+
+def _status_text(data: dict[str, Any]) -> str:
+    if data["running"]:
+        head = f"nexusd is running (pid {data.get('pid')}, up {data.get('uptime_seconds')} s)"
+    else:
+        head = f"nexusd is not running (last state: {data.get('state')})"
+    rows = [head]
+    for key in ("answered", "errors", "skipped", "failures", "queued", "dropped", "in_flight"):
+        if key in data:
+            rows.append(f"  {key:<10} {data[key]}")
+    for folder in data.get("watched") or []:
+        rows.append(f"  watching   {folder}")
+    for folder in data.get("pending_watch") or []:
+        rows.append(f"  waiting for {folder} (not created yet)")
+    error = data.get("last_error")
+    if isinstance(error, dict):
+        rows.append(
+            f"  last error {error.get('at')} {error.get('path') or ''}: {error.get('message')}"
+        )
+    rows.append(f"  log        {data.get('log_file')}")
+    return "\n".join(rows)
+
+
+@click.command()
+@repo_option
+@click.option("-n", "--lines", default=50, show_default=True, help="How many recent lines.")
+@click.option("-f", "--follow", is_flag=True, help="Keep printing new lines (Ctrl-C stops).")
+@click.option("--json", "as_json", is_flag=True, help="Print the raw JSON lines.")
+def logs(repo: Path | None, lines: int, follow: bool, as_json: bool) -> None:
+    """Print the daemon's log (JSON lines under `<git-common-dir>/nexus/logs/`)."""
+    layout, _ = open_repo(repo)
+    from nexusd.daemon.logs import follow_lines, log_size, render_line, tail_lines
+
+    start = log_size(layout.log_file)
+    for line in tail_lines(layout.log_file, lines):
+        click.echo(render_line(line, as_json=as_json))
+    if follow:
+        try:
+            for line in follow_lines(layout.log_file, start=start):
+                click.echo(render_line(line, as_json=as_json))
+        except KeyboardInterrupt:
+            pass
+    elif not layout.log_file.exists():
+        click.echo(json.dumps({"msg": "no log yet"}) if as_json else "no log yet", err=True)

@@ -1,0 +1,73 @@
+"""`nexusd plan FILE`: answer one plan request in the foreground, no daemon needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from nexusd.cli._common import echo_json, repo_option
+from nexusd.config import load_config
+from nexusd.errors import NexusError, ProtocolError
+from nexusd.paths import find_repo
+from nexusd.protocol.naming import is_request_file
+
+EXIT_ERROR_RESPONSE = ProtocolError.exit_code
+
+
+@click.command("plan")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@repo_option
+@click.option("--stdout", "to_stdout", is_flag=True, help="Print the response; write nothing.")
+@click.option("--force", is_flag=True, help="Answer again even if this content was answered.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+def plan(file: Path, repo: Path | None, to_stdout: bool, force: bool, as_json: bool) -> None:
+    """Answer the plan request FILE and print the response's path.
+
+    FILE is named `<timestamp>_plan_request.md`; the response is written next to it as
+    `<timestamp>_plan_response.md`. A request already answered with the same content is
+    skipped (use --force to answer it again). Exits with 4 when the request cannot be
+    answered as written: the error response says what to fix.
+
+    \b
+    Examples:
+      nexusd plan .scratchpad_logs/2025-05-08T14_02_11_plan_request.md
+      nexusd plan --stdout .scratchpad_logs/2025-05-08T14_02_11_plan_request.md | less
+    """
+    from nexusd.planner.pipeline import answer_request, build_response
+    from nexusd.protocol.render import render_response
+
+    if not is_request_file(file):
+        raise ProtocolError(
+            f"{file.name} is not named like a plan request",
+            hint="name it `<timestamp>_plan_request.md`, e.g. 2025-05-08T14_02_11_plan_request.md",
+        )
+    if not file.is_file():
+        raise NexusError(f"{file} does not exist", hint="pass the path of a request file")
+    layout = find_repo(repo or file.resolve().parent)
+    config = load_config(layout.root)
+    ctx = click.get_current_context()
+    if to_stdout:
+        response = build_response(file.resolve(), layout, config)
+        click.echo(render_response(response), nl=False)
+        ctx.exit(EXIT_ERROR_RESPONSE if response.meta.status == "error" else 0)
+    outcome = answer_request(file.resolve(), layout, config, force=force)
+    if outcome.status == "error" and not outcome.response_path.is_file():
+        raise NexusError(outcome.message, hint="make the request's folder writable")
+    if as_json:
+        echo_json(
+            {
+                "request": str(outcome.request_path),
+                "response": str(outcome.response_path),
+                "status": outcome.status,
+                "revision": outcome.revision,
+                "sha256": outcome.sha256,
+                "timings_ms": dict(outcome.timings_ms),
+                "message": outcome.message,
+            }
+        )
+    else:
+        click.echo(str(outcome.response_path))
+        if outcome.status != "ok":
+            click.echo(f"{outcome.status}: {outcome.message}", err=True)
+    ctx.exit(EXIT_ERROR_RESPONSE if outcome.status == "error" else 0)

@@ -1,0 +1,103 @@
+"""`nexusd request new`: write a canonical plan request into the watched folder."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.protocol.files import create_request_file
+from nexusd.protocol.naming import response_path_for
+from nexusd.protocol.parse import parse_request
+from nexusd.protocol.render import render_request
+
+
+@click.group()
+def request() -> None:
+    """Write plan requests; the daemon (or `nexusd plan FILE`) answers them."""
+
+
+@request.command("new")
+@click.option("--goal", help="What this cycle must achieve (required unless --edit).")
+@click.option("--cycle", type=click.IntRange(min=0), help="Cycle number, e.g. 3.")
+@click.option("--project", help="Project name.")
+@click.option("--previous-goal", help="Goal of the previous cycle.")
+@click.option("--previous-outcome", help="What the previous cycle achieved.")
+@click.option("--blocker", "blockers", multiple=True, help="A current blocker (repeatable).")
+@click.option("--artifact", "artifacts", multiple=True, help="A relevant file (repeatable).")
+@click.option("--history-path", help="The previous cycle's response, relative to the repo.")
+@click.option("--time-box", help="Time box, e.g. '2 hours'.")
+@click.option("--edit", is_flag=True, help="Fill in the request in $EDITOR before writing it.")
+@click.option(
+    "--dir",
+    "folder",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write here (relative to the current directory), not in the first of `watch.paths`.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the paths as JSON.")
+@repo_option
+def new(
+    *,
+    goal: str | None,
+    cycle: int | None,
+    project: str | None,
+    previous_goal: str | None,
+    previous_outcome: str | None,
+    blockers: tuple[str, ...],
+    artifacts: tuple[str, ...],
+    history_path: str | None,
+    time_box: str | None,
+    edit: bool,
+    folder: Path | None,
+    as_json: bool,
+    repo: Path | None,
+) -> None:
+    """Write a new `<UTC timestamp>_plan_request.md` and print its path.
+
+    \b
+    The request uses the canonical front-matter form (see PROTOCOL.md); the
+    daemon answers it with `<same timestamp>_plan_response.md` next to it.
+    Give the goal with --goal, or use --edit to write the whole request in
+    $EDITOR (nothing is written if you quit without saving). The request is
+    checked before it is written: a request without a goal is refused.
+
+    \b
+    Examples:
+      nexusd request new --goal "Fix the flaky login test" --cycle 2
+      nexusd request new --goal "Speed up CI" --artifact .ci/run --blocker "tests time out"
+      nexusd request new --edit
+    """
+    if not goal and not edit:
+        raise click.UsageError("give the goal with --goal TEXT, or write it in $EDITOR with --edit")
+    layout, config = open_repo(repo)
+    target = folder if folder is not None else layout.root / config.get("watch.paths")[0]
+    text = render_request(
+        goal=goal or "",
+        cycle=cycle,
+        project=project,
+        previous_goal=previous_goal,
+        previous_outcome=previous_outcome,
+        blockers=blockers,
+        artifacts=artifacts,
+        history_path=history_path,
+        time_box=time_box,
+    )
+    if edit:
+        edited = click.edit(text, extension=".md", require_save=True)
+        if edited is None:
+            raise click.ClickException("nothing written: the editor was closed without saving")
+        text = edited
+    parse_request(text, "<new request>", max_bytes=config.get("watch.max_request_bytes"))
+    path = create_request_file(target, text, datetime.now(UTC)).resolve()
+    watched = [(layout.root / p).resolve() for p in config.get("watch.paths")]
+    if path.parent.resolve() not in watched:
+        note = f"note: {path.parent} is not in watch.paths; only `nexusd plan FILE` answers it"
+        click.echo(note, err=True)
+    if as_json:
+        echo_json({"request": str(path), "response": str(response_path_for(path))})
+    else:
+        here = Path.cwd().resolve()
+        click.echo(os.path.relpath(path, here) if path.is_relative_to(here) else str(path))

@@ -1,0 +1,126 @@
+"""The daemon process: take the lock, write the pid file, run until SIGTERM/SIGINT/SIGHUP.
+
+`run_daemon` is what `nexusd start --foreground` calls (directly under a service
+manager, or in the detached child `nexusd start` spawns).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import signal
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Any, cast
+
+from nexusd import __version__
+from nexusd.config import Config
+from nexusd.daemon.lock import DaemonLock, remove_pid, write_pid
+from nexusd.daemon.logs import close_logging, log_event, setup_logging
+from nexusd.daemon.runtime import Daemon, DaemonContext
+from nexusd.daemon.status import DaemonStats, write_status
+from nexusd.daemon.worker import Answer
+from nexusd.errors import DaemonError
+from nexusd.paths import RepoLayout
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def pipeline_answer(layout: RepoLayout, config: Config) -> Answer:
+    """`answer(path)` bound to this repository, importing the planner pipeline now."""
+    try:
+        module = importlib.import_module("nexusd.planner.pipeline")
+        answer_request = module.answer_request
+    except (ImportError, AttributeError) as exc:
+        raise DaemonError(
+            f"the planner pipeline cannot be loaded: {exc}",
+            hint="reinstall nexusd (`pip install -e .`) and check `nexusd plan FILE` works",
+        ) from exc
+
+    def answer(path: Path) -> Any:
+        return answer_request(path, layout, config)
+
+    return cast(Answer, answer)
+
+
+def install_extensions(daemon: Daemon) -> None:
+    """Add optional services and jobs (memory search server, retention) to a daemon run."""
+
+
+def run_daemon(layout: RepoLayout, config: Config, *, log_to_stderr: bool) -> int:
+    """Run the daemon in this process until a stop signal; returns the exit code."""
+    layout.nexus_dir.mkdir(parents=True, exist_ok=True)
+    layout.state_dir.mkdir(parents=True, exist_ok=True)
+    lock = DaemonLock(layout.lockfile, layout.pidfile)
+    lock.acquire()  # raises DaemonError (exit 7) when another daemon runs
+    pid = os.getpid()
+    logger = setup_logging(
+        layout.log_file, str(config.get("daemon.log_level")), to_stderr=log_to_stderr
+    )
+    stats = DaemonStats(pid)
+    stop_event = StopEvent()
+    previous = _install_signal_handlers(stop_event)
+    daemon: Daemon | None = None
+    failed = False
+    try:
+        write_pid(layout.pidfile, pid)
+        log_event(
+            logger,
+            logging.INFO,
+            "daemon starting",
+            pid=pid,
+            version=__version__,
+            root=str(layout.root),
+        )
+        ctx = DaemonContext(layout, config, logger, stats, stop_event)
+        daemon = Daemon(ctx, pipeline_answer(layout, config))
+        install_extensions(daemon)
+        daemon.start()
+        while not stop_event.wait(1.0):
+            pass
+        log_event(logger, logging.INFO, "daemon stopping", signal=stop_event.reason)
+        return 0
+    except Exception as exc:
+        failed = True
+        stats.record_error(None, f"{type(exc).__name__}: {exc}")
+        log_event(logger, logging.ERROR, "daemon failed", exc_info=True, error=str(exc))
+        raise
+    finally:
+        if daemon is not None:
+            daemon.stop()
+        if failed:
+            stats.set(state="failed")
+        write_status(layout.state_dir, stats)
+        remove_pid(layout.pidfile, pid)
+        log_event(logger, logging.INFO, "daemon stopped", pid=pid)
+        _restore_signal_handlers(previous)
+        close_logging()
+        lock.release()
+
+
+class StopEvent(threading.Event):
+    """The daemon's stop flag, remembering which signal set it."""
+
+    reason: str | None = None
+
+
+def _install_signal_handlers(stop_event: StopEvent) -> dict[int, Any]:
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return previous  # signals are only delivered to the main thread
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        # No logging here: the handler may interrupt a thread holding the logging lock.
+        stop_event.reason = signal.Signals(signum).name
+        stop_event.set()
+
+    for sig in STOP_SIGNALS:
+        previous[sig] = signal.signal(sig, handler)
+    return previous
+
+
+def _restore_signal_handlers(previous: dict[int, Any]) -> None:
+    for sig, old in previous.items():
+        signal.signal(sig, old)

@@ -1,0 +1,187 @@
+"""The daemon's parts wired together: services started and stopped uniformly, periodic jobs.
+
+Extending the daemon (memory search server, retention jobs, …):
+
+    daemon = Daemon(ctx, answer)
+    daemon.add_service(MySocketServer(...))    # anything with name, start(), stop()
+    daemon.add_job(Job("memory-optimize", 600, optimize))
+
+Services start in the order added (the core ones first) and stop in reverse, so
+an added service starts after the watcher and stops before it. `install_extensions`
+in `nexusd.daemon.main` is the one place that adds the optional ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from nexusd.config import Config
+from nexusd.daemon.debounce import Debouncer
+from nexusd.daemon.inbox_runner import InboxRunner
+from nexusd.daemon.logs import log_event
+from nexusd.daemon.scheduler import Job, Scheduler
+from nexusd.daemon.status import DaemonStats, StatusWriter, utc_now
+from nexusd.daemon.watcher import RequestWatcher, closes_are_reported
+from nexusd.daemon.work_queue import WorkQueue
+from nexusd.daemon.worker import Answer, HandledFiles, Worker
+from nexusd.paths import RepoLayout
+
+STALE_TMP_SECONDS = 60.0
+
+
+class Service(Protocol):
+    """A long-lived part of the daemon with one owner thread (or none)."""
+
+    name: str
+
+    def start(self) -> None:
+        """Start; return once running."""
+
+    def stop(self) -> None:
+        """Stop and join every thread started by `start`."""
+
+
+@dataclass(frozen=True)
+class DaemonContext:
+    """What every part of one daemon run shares."""
+
+    layout: RepoLayout
+    config: Config
+    logger: logging.Logger
+    stats: DaemonStats
+    stop_event: threading.Event
+
+
+class Daemon:
+    """One daemon run: the core services (status, worker, debouncer, inbox, watcher, scheduler)."""
+
+    def __init__(self, ctx: DaemonContext, answer: Answer) -> None:
+        self.ctx = ctx
+        cfg = ctx.config
+        self.queue = WorkQueue(int(cfg.get("watch.queue_size")))
+        self.handled = HandledFiles()
+        self.status_writer = StatusWriter(ctx.layout.state_dir, ctx.stats)
+        self.worker = Worker(
+            self.queue,
+            answer,
+            ctx.stats,
+            ctx.logger,
+            handled=self.handled,
+            on_overflow=self.rescan,
+        )
+        debounce = float(cfg.get("watch.debounce_ms")) / 1000.0
+        self.debouncer = Debouncer(
+            self._enqueue,
+            debounce=debounce,
+            write_grace=float(cfg.get("watch.write_grace_ms")) / 1000.0,
+            track_closes=closes_are_reported(),
+        )
+        self.inbox = InboxRunner(ctx.layout, cfg, ctx.logger, settle=debounce)
+        self.watcher = RequestWatcher(
+            ctx.layout.root,
+            [Path(p) for p in cfg.get("watch.paths")],
+            self.debouncer,
+            ctx.logger,
+            extra_dirs={ctx.layout.inbox_dir: self.inbox.kick},
+            on_watch_change=self._publish_watch,
+        )
+        self.scheduler = Scheduler(
+            [Job("rescan", float(cfg.get("watch.rescan_seconds")), self.rescan)], ctx.logger
+        )
+        self.services: list[Service] = [
+            self.status_writer,
+            self.worker,
+            self.debouncer,
+            self.inbox,
+            self.watcher,
+            self.scheduler,
+        ]
+        self._started: list[Service] = []
+
+    def add_service(self, service: Service) -> None:
+        """Add a service; it starts after the core ones and stops before them."""
+        self.services.append(service)
+
+    def add_job(self, job: Job) -> None:
+        """Run `job.func` every `job.interval` seconds inside the daemon."""
+        self.scheduler.add(job)
+
+    def start(self) -> None:
+        """Start every service, then the startup scan; the daemon is ready when this returns."""
+        layout = self.ctx.layout
+        layout.inbox_dir.mkdir(parents=True, exist_ok=True)
+        for folder in self.watcher.folders:
+            _remove_stale_temp_files(folder)
+        for service in self.services:
+            service.start()
+            self._started.append(service)
+        found = self.watcher.scan()
+        self.inbox.kick()
+        self._publish_watch()
+        self.ctx.stats.set(state="running", ready_at=utc_now())
+        log_event(
+            self.ctx.logger,
+            logging.INFO,
+            "daemon ready",
+            watched=self.watcher.watched(),
+            missing=self.watcher.missing(),
+            startup_requests=found,
+        )
+
+    def stop(self) -> None:
+        """Stop services in reverse order; the worker finishes its request in flight."""
+        if not self._started:
+            return
+        self.ctx.stats.set(state="stopping")
+        while self._started:
+            service = self._started.pop()
+            if service is self.status_writer:
+                self.ctx.stats.set(state="stopped", stopped_at=utc_now(), queued=len(self.queue))
+            try:
+                service.stop()
+            except Exception:
+                log_event(
+                    self.ctx.logger,
+                    logging.ERROR,
+                    "service failed to stop",
+                    exc_info=True,
+                    service=service.name,
+                )
+
+    def rescan(self) -> None:
+        """Find requests missed by the watcher (or written while a folder was not watched)."""
+        found = self.watcher.scan(known=self.handled.is_current)
+        for folder in self.watcher.folders:
+            _remove_stale_temp_files(folder)
+        self.inbox.kick()
+        self.ctx.stats.add("rescans")
+        self._publish_watch()
+        if found:
+            log_event(self.ctx.logger, logging.INFO, "rescan found requests", count=found)
+
+    def _enqueue(self, path: Path) -> None:
+        if self.handled.is_current(path):
+            return
+        if not self.queue.put(path):
+            self.ctx.stats.set(dropped=self.queue.dropped)
+        self.ctx.stats.set(queued=len(self.queue))
+
+    def _publish_watch(self) -> None:
+        self.ctx.stats.set(watched=self.watcher.watched(), pending_watch=self.watcher.missing())
+
+
+def _remove_stale_temp_files(folder: Path) -> None:
+    """Delete temporary response files a killed daemon left (`.<name>_plan_response.md.*.tmp`)."""
+    if not folder.is_dir():
+        return
+    now = time.time()
+    for tmp in folder.glob(".*_plan_response.md.*.tmp"):
+        with contextlib.suppress(OSError):
+            if now - tmp.stat().st_mtime > STALE_TMP_SECONDS:
+                tmp.unlink()

@@ -1,0 +1,250 @@
+"""The watcher: a watchdog observer on each watched folder, feeding the debouncer.
+
+Each configured folder (`watch.paths`, relative to the repository root) that
+exists is watched non-recursively; requests live directly in it. The root is
+watched non-recursively too, so a folder created later (by `nexusd init`, a
+`git checkout`, a `mkdir`) is picked up at once; deeper folders that appear
+later are picked up by the periodic rescan. A folder deleted and recreated is
+re-watched the same way. `scan()` lists every request in the watched folders
+(startup and periodic rescans); `known` filters the ones already handled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import platform
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from watchdog.events import (
+    DirCreatedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver, ObservedWatch
+
+from nexusd.daemon.debounce import Debouncer, Touch
+from nexusd.daemon.logs import log_event
+from nexusd.protocol.naming import is_request_file
+
+_EVENTS: list[type[FileSystemEvent]] = [
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileClosedEvent,
+    DirCreatedEvent,
+    DirMovedEvent,
+]
+
+
+def closes_are_reported() -> bool:
+    """True where the observer reports IN_CLOSE_WRITE (Linux inotify)."""
+    return platform.system() == "Linux"
+
+
+def _as_path(raw: bytes | str) -> Path:
+    return Path(os.fsdecode(raw))
+
+
+def _make_observer() -> BaseObserver:
+    if closes_are_reported():
+        # Full events: a file moved in from an unwatched folder is a move (complete), not a
+        # create (which would make us wait for a close that never comes).
+        from watchdog.observers.inotify import InotifyObserver
+
+        return InotifyObserver(timeout=0.2, generate_full_events=True)
+    return Observer(timeout=0.2)
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, watcher: RequestWatcher) -> None:
+        self.watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        try:
+            self.watcher.handle(event)
+        except Exception:  # an event must never kill the observer thread
+            self.watcher.logger.exception("watcher: failed to handle %s", event)
+
+
+class RequestWatcher:
+    """Watches the request folders and the inbox; owns the watchdog observer."""
+
+    name = "watcher"
+
+    def __init__(
+        self,
+        root: Path,
+        folders: list[Path],
+        debouncer: Debouncer,
+        logger: logging.Logger,
+        *,
+        extra_dirs: dict[Path, Callable[[], None]] | None = None,
+        on_watch_change: Callable[[], None] | None = None,
+    ) -> None:
+        self.root = root
+        self.folders = [Path(os.path.normpath(root / f)) for f in folders]
+        self.debouncer = debouncer
+        self.logger = logger
+        # Other folders whose any change calls a callback (the git-hook inbox).
+        self.extra_dirs = dict(extra_dirs or {})
+        self.on_watch_change = on_watch_change
+        self._observer: BaseObserver | None = None
+        self._watches: dict[Path, tuple[ObservedWatch, tuple[int, int]]] = {}
+        self._lock = threading.Lock()
+        self._handler = _Handler(self)
+
+    def start(self) -> None:
+        """Start the observer and watch every folder that exists now."""
+        observer = _make_observer()
+        observer.start()
+        self._observer = observer
+        self._schedule(self.root)
+        for folder in [*self.folders, *self.extra_dirs]:
+            self.ensure_watched(folder)
+
+    def stop(self) -> None:
+        """Stop the observer and join its threads."""
+        observer, self._observer = self._observer, None
+        if observer is not None:
+            observer.stop()
+            observer.join()
+        with self._lock:
+            self._watches.clear()
+
+    def watched(self) -> list[str]:
+        """The request folders being watched now."""
+        with self._lock:
+            return sorted(str(p) for p in self._watches if p in self.folders)
+
+    def missing(self) -> list[str]:
+        """Configured folders that do not exist (yet)."""
+        return sorted(str(p) for p in self.folders if not p.is_dir())
+
+    def ensure_watched(self, folder: Path, *, renew: bool = False) -> bool:
+        """Watch `folder` if it exists and is not watched (or was deleted and recreated).
+
+        `renew` replaces the watch even if it looks current (the folder was just created:
+        inode numbers are reused, and the old watch dies asynchronously).
+        Returns True when a new watch was added (the caller should scan the folder).
+        """
+        try:
+            st = folder.stat()
+        except OSError:
+            return False
+        if not folder.is_dir():
+            return False
+        ident = (st.st_dev, st.st_ino)
+        with self._lock:
+            current = self._watches.get(folder)
+            if (
+                not renew
+                and current is not None
+                and current[1] == ident
+                and self._alive(current[0])
+            ):
+                return False
+        return self._schedule(folder, ident)
+
+    def _alive(self, watch: ObservedWatch) -> bool:
+        observer = self._observer
+        if observer is None:
+            return False
+        return any(e.watch == watch and e.is_alive() for e in list(observer.emitters))
+
+    def _schedule(self, folder: Path, ident: tuple[int, int] | None = None) -> bool:
+        observer = self._observer
+        if observer is None:
+            return False
+        with self._lock:
+            old = self._watches.pop(folder, None)
+        if old is not None:
+            # KeyError: the emitter already stopped itself when the folder was deleted.
+            with contextlib.suppress(KeyError):
+                observer.unschedule(old[0])
+        try:
+            watch = observer.schedule(
+                self._handler, str(folder), recursive=False, event_filter=_EVENTS
+            )
+        except OSError as exc:
+            log_event(
+                self.logger,
+                logging.WARNING,
+                "cannot watch folder",
+                path=str(folder),
+                error=str(exc),
+            )
+            return False
+        if ident is None:
+            st = folder.stat()
+            ident = (st.st_dev, st.st_ino)
+        with self._lock:
+            self._watches[folder] = (watch, ident)
+        log_event(self.logger, logging.INFO, "watching folder", path=str(folder))
+        if self.on_watch_change is not None:
+            self.on_watch_change()
+        return True
+
+    def handle(self, event: FileSystemEvent) -> None:
+        """Route one watchdog event: request files to the debouncer, new folders to a watch."""
+        if isinstance(event, FileMovedEvent | DirMovedEvent):
+            if not event.dest_path:
+                return  # moved out of a watched folder
+            target = _as_path(event.dest_path)
+        else:
+            target = _as_path(event.src_path)
+        if event.is_directory:
+            wanted = target in self.folders or target in self.extra_dirs
+            if wanted and self.ensure_watched(target, renew=True):
+                self.scan_folder(target)
+            return
+        parent = target.parent
+        callback = self.extra_dirs.get(parent)
+        if callback is not None:
+            callback()
+            return
+        if parent not in self.folders or not is_request_file(target):
+            return
+        if isinstance(event, FileClosedEvent):
+            kind = Touch.CLOSE
+        elif isinstance(event, FileMovedEvent):
+            kind = Touch.APPEAR
+        else:
+            kind = Touch.WRITE
+        self.debouncer.touch(target, kind)
+
+    def scan_folder(self, folder: Path, known: Callable[[Path], bool] | None = None) -> int:
+        """Hand every request in `folder` that `known` does not recognise to the debouncer."""
+        count = 0
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return 0
+        for entry in entries:
+            path = Path(entry.path)
+            if not is_request_file(path) or not entry.is_file():
+                continue
+            if known is not None and known(path):
+                continue
+            self.debouncer.touch(path, Touch.APPEAR)
+            count += 1
+        return count
+
+    def scan(self, known: Callable[[Path], bool] | None = None) -> int:
+        """Re-check folders (watch new ones) and hand unhandled requests on; returns how many."""
+        count = 0
+        for folder in self.folders:
+            self.ensure_watched(folder)
+            count += self.scan_folder(folder, known)
+        for folder in self.extra_dirs:
+            self.ensure_watched(folder)
+        return count

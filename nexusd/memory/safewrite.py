@@ -1,0 +1,94 @@
+"""Writing into files a person may be editing at the same moment, without clobbering them.
+
+Writers in nexusd take a lock per file (under `<git-common-dir>/nexus/locks/`);
+editors take none, so every write also re-reads the file right before it
+commits: appends go through O_APPEND (never a rewrite), a new file is created
+only if none exists (hard link of a complete temporary file), and an insertion
+in the middle is retried when the file changed since it was read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from nexusd.atomic import atomic_write_text
+from nexusd.errors import NexusError
+
+RETRIES = 5
+
+
+@contextlib.contextmanager
+def locked(lock_dir: Path, target: Path) -> Iterator[None]:
+    """Hold an exclusive lock for `target` (between nexusd writers)."""
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha1(str(target.absolute()).encode()).hexdigest()[:20] + ".lock"
+    fd = os.open(lock_dir / name, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def create_exclusive(path: Path, text: str) -> bool:
+    """Create `path` with `text` only if it does not exist; False when it already did."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        Path(tmp).chmod(0o644)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _separator(current: bytes) -> str:
+    """What goes between existing text and a new block: one blank line, no more."""
+    if not current or current.endswith(b"\n\n"):
+        return ""
+    return "\n" if current.endswith(b"\n") else "\n\n"
+
+
+def append_block(path: Path, block: str) -> int:
+    """Append `block` as its own paragraph; returns the 1-based line where it starts."""
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        # Re-read right before writing: what is there now, not what we saw earlier.
+        size = os.fstat(fd).st_size
+        current = os.pread(fd, size, 0) if size else b""
+        sep = _separator(current)
+        os.write(fd, (sep + block.rstrip("\n") + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return current.count(b"\n") + sep.count("\n") + 1 if current else 1
+
+
+def rewrite_checked(path: Path, edit: Callable[[str], str]) -> str:
+    """Apply `edit` to the file's text and replace it atomically, retrying if it changed."""
+    for _ in range(RETRIES):
+        before = path.read_text(encoding="utf-8")
+        after = edit(before)
+        mode = path.stat().st_mode & 0o777
+        if path.read_text(encoding="utf-8") != before:
+            continue
+        atomic_write_text(path, after, mode=mode)
+        return after
+    raise NexusError(
+        f"{path} kept changing while nexusd tried to write to it",
+        hint="save your edits and run the command again",
+    )

@@ -1,0 +1,235 @@
+"""Vector, keyword and hybrid (RRF) search over the chunks table, with filters and recency."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from typing import Any
+
+from nexusd.config import Config
+from nexusd.errors import NexusError
+from nexusd.memory.embedder import Embedder
+from nexusd.memory.fusion import rerank_by_recency, rrf
+from nexusd.memory.sources import glob_regex
+from nexusd.memory.store import MemoryStore, sql_str
+
+MODES = ("hybrid", "vector", "keyword")
+SNIPPET_CHARS = 240
+_WORD = re.compile(r"\w{3,}")
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """Fusion parameters (from `memory.search.*`)."""
+
+    rrf_k: float = 60.0
+    vector_weight: float = 1.0
+    keyword_weight: float = 1.0
+    depth: int = 50
+    recency_half_life_days: float | None = None
+
+    @classmethod
+    def from_config(cls, config: Config) -> SearchSettings:
+        """Read `memory.search.*`."""
+        s = config.get("memory.search")
+        return cls(
+            rrf_k=float(s["rrf_k"]),
+            vector_weight=float(s["vector_weight"]),
+            keyword_weight=float(s["keyword_weight"]),
+            depth=int(s.get("depth", 50)),
+            recency_half_life_days=s["recency_half_life_days"],
+        )
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Restrictions on what may be found."""
+
+    category: str | None = None
+    path_glob: str | None = None
+    since: str | None = None
+    until: str | None = None
+
+    def where(self) -> str | None:
+        """A LanceDB prefilter for these filters (path globs are rechecked exactly later)."""
+        parts: list[str] = []
+        if self.category:
+            parts.append(f"category = {sql_str(self.category.strip().lower())}")
+        if self.since:
+            parts.append(f"date >= {sql_str(_day(self.since))}")
+        if self.until:
+            parts.append(f"date <= {sql_str(_day(self.until))}")
+        if self.path_glob:
+            like = self.path_glob.replace("**", "*").replace("*", "%").replace("?", "_")
+            parts.append(f"path LIKE {sql_str(like)}")
+        return " AND ".join(parts) or None
+
+    def keep(self, path: str) -> bool:
+        """Exact glob check (LIKE is only a superset)."""
+        return not self.path_glob or bool(glob_regex(self.path_glob.lstrip("./")).match(path))
+
+
+def _day(text: str) -> str:
+    try:
+        return date.fromisoformat(text.strip()[:10]).isoformat()
+    except ValueError as exc:
+        raise NexusError(f"not a date: {text!r}", hint="write dates as YYYY-MM-DD") from exc
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One result: where it is, what it says, how well and by whom it was found."""
+
+    path: str
+    line_start: int
+    line_end: int
+    heading: str
+    snippet: str
+    score: float
+    retrievers: tuple[str, ...]
+    category: str = ""
+    date: str = ""
+    tags: tuple[str, ...] = ()
+
+    @property
+    def citation(self) -> str:
+        """`path:line` as plans and the CLI cite it."""
+        return f"{self.path}:{self.line_start}"
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    """Hits for one query, the mode actually used, and a note when degraded."""
+
+    query: str
+    mode: str
+    hits: tuple[SearchHit, ...]
+    note: str | None = None
+    elapsed_ms: float = 0.0
+    retrievers_used: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (for `--json`, the socket and `--queries`)."""
+        data = asdict(self)
+        data["hits"] = [{**asdict(h), "citation": h.citation} for h in self.hits]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SearchResults:
+        """Inverse of to_dict."""
+        hits = tuple(
+            SearchHit(
+                **{
+                    **{k: v for k, v in h.items() if k != "citation"},
+                    "retrievers": tuple(h["retrievers"]),
+                    "tags": tuple(h.get("tags", ())),
+                }
+            )
+            for h in data["hits"]
+        )
+        return cls(
+            query=data["query"],
+            mode=data["mode"],
+            hits=hits,
+            note=data.get("note"),
+            elapsed_ms=float(data.get("elapsed_ms", 0.0)),
+            retrievers_used=tuple(data.get("retrievers_used", ())),
+        )
+
+
+def snippet(body: str, query: str, limit: int = SNIPPET_CHARS) -> str:
+    """A one-line excerpt of `body`, centred on the first query word it contains."""
+    flat = " ".join(body.split())
+    if len(flat) <= limit:
+        return flat
+    lower = flat.lower()
+    positions = [lower.find(w.lower()) for w in _WORD.findall(query)]
+    pos = min((p for p in positions if p >= 0), default=0)
+    start = max(0, min(pos - limit // 3, len(flat) - limit))
+    text = flat[start : start + limit]
+    return ("…" if start else "") + text + ("…" if start + limit < len(flat) else "")
+
+
+def run_search(
+    store: MemoryStore,
+    embedder: Embedder | None,
+    query: str,
+    *,
+    k: int,
+    mode: str,
+    filters: Filters,
+    settings: SearchSettings,
+    today: date | None = None,
+) -> SearchResults:
+    """Search the index; without a ready model, fall back to keyword and say why."""
+    if mode not in MODES:
+        raise NexusError(f"unknown search mode {mode!r}", hint="use hybrid, vector or keyword")
+    started = time.perf_counter()
+    note = None
+    want_vector = mode in ("hybrid", "vector")
+    if want_vector and (embedder is None or not embedder.ready):
+        why = "not configured" if embedder is None else embedder.status
+        if embedder is not None and embedder.error:
+            why += f": {embedder.error}"
+        note = f"embedding model {why}; keyword search only"
+        want_vector, mode_used = False, "keyword"
+    else:
+        mode_used = mode
+    want_keyword = mode_used in ("hybrid", "keyword")
+    where = filters.where()
+    depth = max(settings.depth, k) if mode_used == "hybrid" else k
+    if filters.path_glob:
+        depth *= 4
+    rows: dict[str, dict[str, Any]] = {}
+    rankings: dict[str, list[str]] = {}
+    raw: dict[str, float] = {}
+    if want_vector and query.strip():
+        assert embedder is not None
+        vec = embedder.encode([query])[0].tolist()
+        hits = [r for r in store.vector_search(vec, depth, where) if filters.keep(r["path"])]
+        rankings["vector"] = [r["id"] for r in hits]
+        for r in hits:
+            rows.setdefault(r["id"], r)
+            raw.setdefault(r["id"], 1.0 - float(r["_distance"]))
+    if want_keyword and query.strip():
+        hits = [r for r in store.keyword_search(query, depth, where) if filters.keep(r["path"])]
+        rankings["keyword"] = [r["id"] for r in hits]
+        for r in hits:
+            rows.setdefault(r["id"], r)
+            if mode_used == "keyword":
+                raw[r["id"]] = float(r["_score"])
+    if mode_used == "hybrid":
+        fused = rrf(
+            rankings,
+            k=settings.rrf_k,
+            weights={"vector": settings.vector_weight, "keyword": settings.keyword_weight},
+        )
+        scored = [(f.id, f.score) for f in fused]
+        found_by = {f.id: f.retrievers for f in fused}
+    else:
+        order = rankings.get(mode_used, [])
+        scored = [(i, raw[i]) for i in order]
+        found_by = dict.fromkeys(order, (mode_used,))
+    dates = {i: str(r["date"]) for i, r in rows.items()}
+    scored = rerank_by_recency(
+        scored, dates, today or date.today(), settings.recency_half_life_days
+    )
+    out = tuple(
+        SearchHit(
+            path=rows[i]["path"],
+            line_start=int(rows[i]["line_start"]),
+            line_end=int(rows[i]["line_end"]),
+            heading=rows[i]["heading"],
+            snippet=snippet(rows[i]["body"], query),
+            score=round(score, 6),
+            retrievers=found_by[i],
+            category=rows[i]["category"],
+            date=rows[i]["date"],
+            tags=tuple(rows[i]["tags"] or ()),
+        )
+        for i, score in scored[:k]
+    )
+    elapsed = (time.perf_counter() - started) * 1000
+    return SearchResults(query, mode_used, out, note, round(elapsed, 2), tuple(rankings))

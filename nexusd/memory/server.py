@@ -1,0 +1,147 @@
+"""A local search server: JSON lines over a unix socket, answered by a running MemoryService.
+
+Each request is one JSON object on one line; each answer is one line:
+- `{"op": "ping"}` → `{"ok": true, "model": …, "status": …}`
+- `{"op": "search", "query": …, "k": …, "mode": …, "category": …, "path_glob": …,
+  "since": …, "until": …}` → `{"ok": true, "results": SearchResults.to_dict()}`
+- `{"op": "sync", "paths": [...]}` → `{"ok": true, "report": {...}}`
+- `{"op": "stats"}` → `{"ok": true, "stats": MemoryStats.to_dict()}`
+Errors answer `{"ok": false, "error": "…"}`. The socket is only reachable by
+the user (mode 0600).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import socket
+import socketserver
+import threading
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from nexusd.errors import DaemonError, NexusError
+from nexusd.memory.service import MemoryService
+from nexusd.paths import RepoLayout
+
+log = logging.getLogger("nexusd.memory")
+SERVER_THREAD = "nexusd-memory-server"
+MAX_LINE = 1_048_576
+SEARCH_KEYS = ("k", "mode", "category", "path_glob", "since", "until")
+
+
+def handle_request(service: MemoryService, request: Any) -> dict[str, Any]:
+    """Answer one decoded request (pure dispatch over the service)."""
+    if not isinstance(request, dict):
+        return {"ok": False, "error": "a request is a JSON object"}
+    op = request.get("op")
+    try:
+        if op == "ping":
+            return {"ok": True, **service.describe()}
+        if op == "search":
+            query = request.get("query")
+            if not isinstance(query, str):
+                return {"ok": False, "error": "search needs a string `query`"}
+            kwargs = {k: request[k] for k in SEARCH_KEYS if request.get(k) is not None}
+            return {"ok": True, "results": service.search(query, **kwargs).to_dict()}
+        if op == "stats":
+            return {"ok": True, "stats": service.stats().to_dict()}
+        if op == "sync":
+            paths = request.get("paths")
+            if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+                return {"ok": False, "error": "sync needs `paths`: a list of strings"}
+            report = service.sync_paths([Path(p) for p in paths])
+            return {"ok": True, "report": asdict(report)}
+    except NexusError as exc:
+        return {"ok": False, "error": str(exc)}
+    except Exception as exc:
+        log.exception("memory server request failed")
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+    return {"ok": False, "error": f"unknown op {op!r}; use ping, search, stats or sync"}
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    server: _Server
+    timeout = 30  # an idle client cannot hold stop() up for longer than this
+
+    def handle(self) -> None:
+        for raw in self.rfile:
+            if len(raw) > MAX_LINE:
+                answer: dict[str, Any] = {"ok": False, "error": "request line too long"}
+            else:
+                try:
+                    answer = handle_request(self.server.service, json.loads(raw))
+                except json.JSONDecodeError as exc:
+                    answer = {"ok": False, "error": f"not JSON: {exc}"}
+            self.wfile.write((json.dumps(answer, default=str) + "\n").encode("utf-8"))
+            self.wfile.flush()
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = False
+    block_on_close = True
+
+    def __init__(self, path: str, service: MemoryService) -> None:
+        self.service = service
+        super().__init__(path, _Handler)
+
+
+def socket_alive(path: Path, timeout: float = 0.5) -> bool:
+    """True when something accepts connections on the unix socket at `path`."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
+class SearchServer:
+    """Serves one MemoryService on `layout.socket_path` (start/stop, one thread)."""
+
+    def __init__(self, layout: RepoLayout, service: MemoryService) -> None:
+        self.path = layout.socket_path
+        self.service = service
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Bind the socket (replacing a stale one) and serve in a background thread."""
+        if len(str(self.path)) > 100:
+            raise DaemonError(
+                f"socket path too long for a unix socket: {self.path}",
+                hint="move the repository to a shorter path",
+            )
+        if self.path.exists():
+            if socket_alive(self.path):
+                raise DaemonError(
+                    f"another memory search server answers on {self.path}",
+                    hint="stop the other daemon first (`nexusd stop`)",
+                )
+            self.path.unlink()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        old = os.umask(0o177)
+        try:
+            self._server = _Server(str(self.path), self.service)
+        finally:
+            os.umask(old)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.2}, name=SERVER_THREAD
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop serving, wait for open requests, remove the socket file."""
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join()
+        self._server = self._thread = None
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()

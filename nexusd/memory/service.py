@@ -1,0 +1,221 @@
+"""MemoryService: the memory hub as the daemon runs it (one per repository, start/stop).
+
+start() opens the index and returns at once: the model loads in a background
+thread and a reconcile thread brings the index in line with the markdown (first
+with stored vectors only, again once the model is ready). sync_paths() is what
+the watcher calls; search() never waits for the model (keyword-only meanwhile,
+and the results say so). An index that cannot be read is rebuilt from the
+markdown, with one log line.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from nexusd.config import Config
+from nexusd.errors import IndexStoreError
+from nexusd.memory.embedder import Embedder, shared_embedder
+from nexusd.memory.search import Filters, SearchResults, SearchSettings, run_search
+from nexusd.memory.sources import is_memory_path, relative
+from nexusd.memory.stats import MemoryStats, compute_stats
+from nexusd.memory.store import MemoryStore, is_local
+from nexusd.memory.sync import Progress, Syncer, SyncReport
+from nexusd.paths import RepoLayout
+
+log = logging.getLogger("nexusd.memory")
+T = TypeVar("T")
+RECONCILE_THREAD = "nexusd-memory-reconcile"
+CLEANUP_OLDER_THAN = timedelta(minutes=5)
+
+
+def index_uri(layout: RepoLayout, config: Config) -> str:
+    """`memory.index_uri` when set, else `<git-common-dir>/nexus/index`."""
+    uri = config.get("memory.index_uri")
+    return str(uri) if uri else str(layout.index_dir)
+
+
+class MemoryService:
+    """Sync, search and maintain one repository's memory index."""
+
+    def __init__(
+        self, layout: RepoLayout, config: Config, *, embedder: Embedder | None = None
+    ) -> None:
+        self.layout = layout
+        self.config = config
+        self.embedder = embedder or shared_embedder(str(config.get("memory.model")))
+        self.store = MemoryStore(index_uri(layout, config))
+        self.syncer = Syncer(layout.root, config, self.store, self.embedder)
+        self.settings = SearchSettings.from_config(config)
+        self.last_report: SyncReport | None = None
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._opened = False
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def start(self, *, background: bool = True) -> None:
+        """Open the index, start loading the model, reconcile (in the background by default)."""
+        self._stop.clear()
+        self.embedder.start_loading()
+        self.open()
+        if not background:
+            self._reconcile_loop()
+            return
+        self._thread = threading.Thread(
+            target=self._reconcile_loop, name=RECONCILE_THREAD, daemon=True
+        )
+        self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop the reconcile thread and wait for the model loader."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+        self.embedder.join(timeout)
+
+    def _reconcile_loop(self) -> None:
+        try:
+            report = self.reconcile()
+            while not self._stop.is_set() and not self.embedder.wait(0.2):
+                if self.embedder.status == "unavailable":
+                    return
+            if self._stop.is_set() or not self.embedder.ready:
+                return
+            if report.pending or self.store.dim != self.embedder.dim:
+                self.reconcile()
+        except Exception:  # the daemon carries on; the next reconcile retries
+            log.exception("memory reconcile failed")
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait for the start-up reconcile to finish; True when the model is ready too."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self.embedder.ready
+
+    # -- index access with recovery ----------------------------------------------------
+    def open(self) -> None:
+        """Open (or create) the index; a corrupt one is rebuilt."""
+        with self._lock:
+            dim = self.embedder.dim if self.embedder.ready else None
+            try:
+                self.store.open(dim)
+            except IndexStoreError as exc:
+                self._rebuild(exc)
+            self._opened = True
+
+    def _rebuild(self, why: Exception) -> None:
+        log.warning(
+            "memory index at %s is unreadable (%s); rebuilding it from the markdown",
+            self.store.uri,
+            str(why).splitlines()[0],
+        )
+        self.store.destroy()
+        self.store.open(self.embedder.dim if self.embedder.ready else None)
+        self.last_report = self.syncer.sync([], everything=True)
+
+    def _guarded(self, action: Callable[[], T]) -> T:
+        with self._lock:
+            if not self._opened:
+                self.open()
+            if self.embedder.ready and self.store.dim != self.embedder.dim:
+                self.store.open(self.embedder.dim)
+            if is_local(self.store.uri) and not Path(self.store.uri).exists():
+                self._rebuild(FileNotFoundError("the index directory was deleted"))
+            try:
+                return action()
+            except IndexStoreError as exc:
+                self._rebuild(exc)
+                return action()
+
+    # -- the API the daemon uses -------------------------------------------------------
+    def is_memory_path(self, path: Path) -> bool:
+        """True when a watcher event on `path` concerns memory."""
+        return is_memory_path(self.layout.root, self.config, path)
+
+    def sync_paths(self, paths: Iterable[Path | str]) -> SyncReport:
+        """Incremental sync of changed, created or deleted memory files."""
+        rels = sorted(
+            {
+                rel
+                for p in paths
+                if (rel := relative(self.layout.root, Path(p))) is not None
+                and self.is_memory_path(Path(p))
+            }
+        )
+        if not rels:
+            return SyncReport()
+        report = self._guarded(lambda: self.syncer.sync(rels))
+        self.last_report = report
+        return report
+
+    def reconcile(self) -> SyncReport:
+        """Compare every memory file with the index and fix the drift."""
+        report = self._guarded(lambda: self.syncer.sync([], everything=True))
+        self.last_report = report
+        if report.written or report.removed:
+            log.info(
+                "memory reconcile: %d chunks written, %d removed, %d embedded",
+                report.written,
+                report.removed,
+                report.embedded,
+            )
+        return report
+
+    def reindex(self, progress: Progress | None = None) -> SyncReport:
+        """Drop the index and rebuild it from the markdown."""
+        with self._lock:
+            self.store.destroy()
+            self.store.open(self.embedder.dim if self.embedder.ready else None)
+            self._opened = True
+            report = self.syncer.sync([], everything=True, progress=progress)
+            self.store.optimize(CLEANUP_OLDER_THAN)
+            self.last_report = report
+            return report
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        mode: str | None = None,
+        *,
+        category: str | None = None,
+        path_glob: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> SearchResults:
+        """Search memory; keyword-only (and saying so) while the model is unavailable."""
+        filters = Filters(category=category, path_glob=path_glob, since=since, until=until)
+        return self._guarded(
+            lambda: run_search(
+                self.store,
+                self.embedder,
+                query,
+                k=k or int(self.config.get("memory.search.k")),
+                mode=mode or str(self.config.get("memory.search.mode")),
+                filters=filters,
+                settings=self.settings,
+            )
+        )
+
+    def optimize(self) -> dict[str, int]:
+        """Compact fragments, update the indexes, drop old versions (the scheduled job)."""
+
+        def run() -> dict[str, int]:
+            self.store.optimize(CLEANUP_OLDER_THAN)
+            return self.store.stats()
+
+        return self._guarded(run)
+
+    def stats(self) -> MemoryStats:
+        """Files, chunks, drift, fragments and model status."""
+        return self._guarded(lambda: compute_stats(self.syncer, self.store, self.embedder))
+
+    def describe(self) -> dict[str, Any]:
+        """Model and index summary for status displays."""
+        return {"index_uri": self.store.uri, **self.embedder.describe()}

@@ -1,0 +1,266 @@
+"""The LanceDB store of memory chunks: one table, upserts by id, a native full-text index.
+
+Schema of table `chunks` (one row per chunk, see `chunking.Chunk`):
+
+| column | type | meaning |
+| --- | --- | --- |
+| id | string | `path#heading path#ordinal`, stable across edits of other sections |
+| path | string | repository-relative markdown file |
+| heading | string | heading path, `Top > Section > Sub` |
+| ordinal | int32 | n-th chunk under that heading path in the file |
+| body | string | the chunk's text (snippets come from it) |
+| search_text | string | heading path + body: embedded, and full-text indexed |
+| sha256 | string | sha256 of search_text: the embedding cache key |
+| line_start, line_end | int32 | 1-based inclusive line range in the file |
+| category | string | front matter `category:`, else the `## Section` it sits in, lowercased |
+| tags | list<string> | front matter tags and inline `#tags` |
+| date | string | `YYYY-MM-DD`: the daily note's date, else front matter `date`, else mtime |
+| model | string | model that made `vector`; "" while the model was unavailable (pending) |
+| vector | fixed_size_list<float32>[dim] | unit-length embedding (zeros while pending) |
+
+The markdown is canonical: this table can be deleted at any time and rebuilt.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from nexusd.errors import IndexStoreError
+
+log = logging.getLogger("nexusd.memory")
+
+TABLE = "chunks"
+META_COLUMNS = ["id", "path", "sha256", "model"]
+HIT_COLUMNS = [
+    "id",
+    "path",
+    "heading",
+    "body",
+    "line_start",
+    "line_end",
+    "category",
+    "tags",
+    "date",
+]
+_BATCH = 400
+DEFAULT_DIM = 384  # all-MiniLM-L6-v2, used until a model says otherwise
+
+
+def sql_str(value: str) -> str:
+    """A SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def sql_in(column: str, values: Iterable[str]) -> str:
+    """`column IN (…)` for string values."""
+    return f"{column} IN ({', '.join(sql_str(v) for v in values)})"
+
+
+def _batches(items: Sequence[Any], size: int = _BATCH) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def schema(dim: int) -> Any:
+    """The Arrow schema of the chunks table for vectors of `dim` floats."""
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            pa.field("id", pa.string(), nullable=False),
+            pa.field("path", pa.string()),
+            pa.field("heading", pa.string()),
+            pa.field("ordinal", pa.int32()),
+            pa.field("body", pa.string()),
+            pa.field("search_text", pa.string()),
+            pa.field("sha256", pa.string()),
+            pa.field("line_start", pa.int32()),
+            pa.field("line_end", pa.int32()),
+            pa.field("category", pa.string()),
+            pa.field("tags", pa.list_(pa.string())),
+            pa.field("date", pa.string()),
+            pa.field("model", pa.string()),
+            pa.field("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+def is_local(uri: str) -> bool:
+    """True for a filesystem path (not s3://, gs://, db:// …)."""
+    return "://" not in uri or uri.startswith("file://")
+
+
+class MemoryStore:
+    """The chunks table at `uri`; every LanceDB failure surfaces as IndexStoreError."""
+
+    def __init__(self, uri: str) -> None:
+        self.uri = uri
+        self._db: Any = None
+        self._table: Any = None
+        self.dim = 0
+
+    def _wrap(self, what: str, exc: Exception) -> IndexStoreError:
+        return IndexStoreError(
+            f"memory index at {self.uri}: {what} failed ({type(exc).__name__}: {exc})",
+            hint="run `nexusd memory reindex` to rebuild it from the markdown",
+        )
+
+    def open(self, dim: int | None) -> bool:
+        """Open or create the table for `dim`-float vectors (None: keep the table's, else
+        DEFAULT_DIM); a table of another width is dropped. True when it was created."""
+        import lancedb
+        from lancedb.index import FTS
+
+        try:
+            if is_local(self.uri):
+                Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+            self._db = lancedb.connect(self.uri)
+            if TABLE in self._db.list_tables().tables:
+                table = self._db.open_table(TABLE)
+                self.dim = int(table.schema.field("vector").type.list_size)
+                table.count_rows()
+                self._table = table
+                if dim is None or self.dim == dim:
+                    return False
+                log.warning("memory index vectors have %d floats, model gives %d", self.dim, dim)
+                self._db.drop_table(TABLE)
+            dim = dim or DEFAULT_DIM
+            self._table = self._db.create_table(TABLE, schema=schema(dim))
+            self._table.create_index("search_text", config=FTS())
+            self.dim = dim
+            return True
+        except IndexStoreError:
+            raise
+        except Exception as exc:
+            self._table = None
+            raise self._wrap("open", exc) from exc
+
+    @property
+    def table(self) -> Any:
+        """The open LanceDB table."""
+        if self._table is None:
+            raise IndexStoreError(f"memory index at {self.uri} is not open")
+        return self._table
+
+    def destroy(self) -> None:
+        """Delete the whole index (local directory or remote table)."""
+        import shutil
+
+        self._table = None
+        if is_local(self.uri):
+            shutil.rmtree(self.uri.removeprefix("file://"), ignore_errors=True)
+            return
+        try:
+            if self._db is not None:
+                self._db.drop_table(TABLE)
+        except Exception as exc:
+            raise self._wrap("drop", exc) from exc
+
+    def meta(self) -> dict[str, tuple[str, str, str]]:
+        """id → (path, sha256, model) of every indexed chunk."""
+        try:
+            rows = self.table.search().select(META_COLUMNS).limit(None).to_arrow()
+        except Exception as exc:
+            raise self._wrap("read", exc) from exc
+        cols = [rows.column(c).to_pylist() for c in META_COLUMNS]
+        return {i: (p, s, m) for i, p, s, m in zip(*cols, strict=True)}
+
+    def vectors_for(self, shas: Sequence[str], model: str) -> dict[str, list[float]]:
+        """Stored vectors by content hash (the embedding cache), made by `model`."""
+        found: dict[str, list[float]] = {}
+        try:
+            for batch in _batches(sorted(set(shas))):
+                where = f"{sql_in('sha256', batch)} AND model = {sql_str(model)}"
+                tbl = self.table.search().where(where).select(["sha256", "vector"])
+                got = tbl.limit(None).to_arrow()
+                for sha, vec in zip(
+                    got.column("sha256").to_pylist(), got.column("vector").to_pylist(), strict=True
+                ):
+                    found[sha] = vec
+        except Exception as exc:
+            raise self._wrap("read", exc) from exc
+        return found
+
+    def upsert(self, rows: list[dict[str, Any]]) -> None:
+        """Insert or replace rows by id, in one commit."""
+        if not rows:
+            return
+        import pyarrow as pa
+
+        data = pa.Table.from_pylist(rows, schema=schema(self.dim))
+        try:
+            (
+                self.table.merge_insert("id")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .execute(data)
+            )
+        except Exception as exc:
+            raise self._wrap("write", exc) from exc
+
+    def delete_ids(self, ids: Iterable[str]) -> None:
+        """Remove chunks by id."""
+        try:
+            for batch in _batches(sorted(set(ids))):
+                self.table.delete(sql_in("id", batch))
+        except Exception as exc:
+            raise self._wrap("delete", exc) from exc
+
+    def vector_search(
+        self, vector: Sequence[float], limit: int, where: str | None
+    ) -> list[dict[str, Any]]:
+        """Nearest chunks by cosine distance among embedded rows."""
+        clause = "model != ''" + (f" AND ({where})" if where else "")
+        try:
+            query = self.table.search(list(vector), vector_column_name="vector")
+            query = query.distance_type("cosine").where(clause, prefilter=True)
+            return list(query.select([*HIT_COLUMNS, "_distance"]).limit(limit).to_list())
+        except Exception as exc:
+            raise self._wrap("vector search", exc) from exc
+
+    def keyword_search(self, text: str, limit: int, where: str | None) -> list[dict[str, Any]]:
+        """BM25 matches from the native full-text index (unindexed rows are scanned)."""
+        try:
+            query = self.table.search(text, query_type="fts", fts_columns="search_text")
+            if where:
+                query = query.where(where, prefilter=True)
+            return list(query.select([*HIT_COLUMNS, "_score"]).limit(limit).to_list())
+        except Exception as exc:
+            raise self._wrap("keyword search", exc) from exc
+
+    def optimize(self, cleanup_older_than: timedelta) -> None:
+        """Compact fragments, fold new rows into the indexes, drop old versions."""
+        try:
+            self.table.optimize(cleanup_older_than=cleanup_older_than)
+        except Exception as exc:
+            raise self._wrap("optimize", exc) from exc
+
+    def stats(self) -> dict[str, int]:
+        """Rows, fragments, small fragments, and rows the full-text index has not seen yet."""
+        try:
+            table = self.table
+            st = table.stats()
+            unindexed = 0
+            for index in table.list_indices():
+                idx = table.index_stats(index.name)
+                if idx is not None:
+                    unindexed = max(unindexed, int(idx.num_unindexed_rows))
+            frag = st["fragment_stats"] if isinstance(st, dict) else st.fragment_stats
+            rows = st["num_rows"] if isinstance(st, dict) else st.num_rows
+            num = frag["num_fragments"] if isinstance(frag, dict) else frag.num_fragments
+            small = (
+                frag["num_small_fragments"] if isinstance(frag, dict) else frag.num_small_fragments
+            )
+            return {
+                "rows": int(rows),
+                "fragments": int(num),
+                "small_fragments": int(small),
+                "fts_unindexed_rows": unindexed,
+                "version": int(table.version),
+            }
+        except Exception as exc:
+            raise self._wrap("stats", exc) from exc

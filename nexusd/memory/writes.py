@@ -1,0 +1,109 @@
+"""`nexusd memory add`: one well-formed entry into MEMORY.md (under its category) or today's note.
+
+Never rewrites a file from a stale copy: appends use O_APPEND, an insertion in
+the middle of MEMORY.md re-reads the file and retries if someone saved in
+between (see safewrite).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from nexusd.errors import NexusError
+from nexusd.memory.daily import ensure_daily
+from nexusd.memory.safewrite import append_block, create_exclusive, locked, rewrite_checked
+from nexusd.paths import RepoLayout
+
+DEFAULT_CATEGORY = "Notes"
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_TAG = re.compile(r"^[A-Za-z][\w-]*$")
+
+
+def format_entry(text: str, tags: Sequence[str], when: datetime) -> str:
+    """`- YYYY-MM-DD: text #tag …`, continuation lines indented under the bullet."""
+    lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        raise NexusError("nothing to remember: the text is empty", hint="pass the text to add")
+    clean = [t.strip().lstrip("#") for t in tags if t.strip()]
+    bad = [t for t in clean if not _TAG.match(t)]
+    if bad:
+        raise NexusError(
+            f"invalid tag(s): {', '.join(bad)}",
+            hint="tags start with a letter and use letters, digits, - and _",
+        )
+    suffix = "".join(f" #{t}" for t in clean)
+    head = f"- {when.date().isoformat()}: {lines[0]}"
+    rest = [f"  {line.strip()}" for line in lines[1:]]
+    if rest:
+        rest[-1] += suffix
+    else:
+        head += suffix
+    return "\n".join([head, *rest]) + "\n"
+
+
+def _section_end(lines: list[str], title: str) -> tuple[int, int] | None:
+    """(heading index, end index) of the `## title` section, matched case-insensitively."""
+    in_fence = False
+    start: int | None = None
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        match = None if in_fence else _HEADING.match(line)
+        if match is None:
+            continue
+        level, name = len(match.group(1)), match.group(2).strip()
+        if start is not None and level <= 2:
+            return start, i
+        if start is None and level == 2 and name.lower() == title.lower():
+            start = i
+    return None if start is None else (start, len(lines))
+
+
+def _insert(text: str, title: str, entry: str) -> str:
+    lines = text.split("\n")
+    found = _section_end(lines, title)
+    if found is None:  # the heading vanished while we waited: add it back at the end
+        return text.rstrip("\n") + f"\n\n## {title}\n\n{entry}"
+    _, end = found
+    before = lines[:end]
+    while before and not before[-1].strip():
+        before.pop()
+    return "\n".join([*before, "", entry.rstrip("\n"), "", *lines[end:]])
+
+
+def add_memory(
+    layout: RepoLayout,
+    text: str,
+    *,
+    category: str | None = None,
+    tags: Sequence[str] = (),
+    daily: bool = False,
+    when: datetime | None = None,
+) -> Path:
+    """Write one entry and return the file it went to (indexing is the caller's next step)."""
+    now = when or datetime.now()
+    entry = format_entry(text, tags, now)
+    title = (category or DEFAULT_CATEGORY).strip()
+    title = title[:1].upper() + title[1:]
+    if daily:
+        path = ensure_daily(layout, now)
+        with locked(layout.nexus_dir / "locks", path):
+            append_block(path, f"## {now.strftime('%H:%M')} {title.lower()}\n\n{entry}")
+        return path
+    path = layout.memory_file
+    with locked(layout.nexus_dir / "locks", path):
+        if create_exclusive(path, f"# Memory\n\n## {title}\n\n{entry}"):
+            return path
+        current = path.read_text(encoding="utf-8", errors="replace")
+        found = _section_end(current.split("\n"), title)
+        if found is None:
+            append_block(path, f"## {title}\n\n{entry}")
+        elif found[1] >= len(current.rstrip("\n").split("\n")):
+            append_block(path, entry)
+        else:
+            rewrite_checked(path, lambda t: _insert(t, title, entry))
+    return path

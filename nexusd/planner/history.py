@@ -1,0 +1,135 @@
+"""The previous cycle: which response it was, what it planned, how it ended."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nexusd.planner.artifacts import resolve_inside
+
+RESPONSE_SUFFIX = "_plan_response.md"
+MAX_HISTORY_BYTES = 1_048_576
+_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
+_NUMBERED = re.compile(r"^\s{0,3}(\d+)[.)]\s+(.*\S)")
+_CHECKBOX = re.compile(r"^\s*[-*]\s+\[([ xX])\]\s+(.*\S)")
+_PLAN_TITLES = ("plan", "task breakdown", "action", "steps")
+
+
+@dataclass(frozen=True)
+class PreviousCycle:
+    """The response of the cycle before this one, summarised."""
+
+    path: str  # repository-relative
+    source: str  # "history_path" or "newest older response"
+    cycle: int | None
+    status: str | None
+    planner: str | None
+    actions: tuple[str, ...]
+    checklist: tuple[tuple[bool, str], ...]
+    note: str = ""
+
+
+def _strip_md(text: str) -> str:
+    return re.sub(r"\*\*|`", "", text).strip()
+
+
+def summarize_response(text: str) -> tuple[tuple[str, ...], tuple[tuple[bool, str], ...]]:
+    """The numbered actions of the plan-like section and the checklist items of a response."""
+    actions: list[str] = []
+    fallback: list[str] = []
+    checklist: list[tuple[bool, str]] = []
+    in_plan = False
+    in_fence = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            title = heading.group(1).lower()
+            in_plan = any(word in title for word in _PLAN_TITLES) and "next" not in title
+            continue
+        numbered = _NUMBERED.match(line)
+        if numbered:
+            (actions if in_plan else fallback).append(_strip_md(numbered.group(2))[:200])
+        box = _CHECKBOX.match(line)
+        if box:
+            checklist.append((box.group(1) != " ", _strip_md(box.group(2))[:200]))
+    return tuple(actions or fallback), tuple(checklist)
+
+
+def _older_responses(
+    folder: Path, request_name: str, order_key: Callable[[str], Any]
+) -> list[Path]:
+    mine = order_key(request_name)
+    found: list[tuple[Any, str, Path]] = []
+    own_response = request_name.replace("_plan_request.md", RESPONSE_SUFFIX)
+    for path in folder.glob(f"*{RESPONSE_SUFFIX}"):
+        if path.name == own_response or path.name.startswith("."):
+            continue
+        key = order_key(path.name)
+        if key < mine:
+            found.append((key, path.name, path))
+    found.sort(key=lambda item: (item[0], item[1]))
+    return [path for _, _, path in found]
+
+
+def find_previous(
+    root: Path,
+    request_path: Path,
+    history_path: str | None,
+    order_key: Callable[[str], Any],
+) -> tuple[Path | None, str, str]:
+    """(path, how it was found, note): history_path when present, else the newest older response."""
+    note = ""
+    if history_path and history_path.strip().lower() not in ("none", "n/a", "-"):
+        wanted = Path(history_path.strip().strip("`'\""))
+        reasons: list[str] = []
+        for base in (root, request_path.parent):
+            resolved, reason = resolve_inside(root, str(base / wanted))
+            if resolved is None:
+                reasons.append(reason)
+            elif resolved.is_file():
+                return resolved, "history_path", ""
+        if len(reasons) == 2:
+            note = f"history_path `{history_path}` {reasons[0]}"
+        else:
+            note = f"history_path `{history_path}` does not exist"
+    older = _older_responses(request_path.parent, request_path.name, order_key)
+    if older:
+        return older[-1], "newest older response in the folder", note
+    return None, "", note
+
+
+def read_previous(
+    root: Path,
+    path: Path,
+    source: str,
+    meta_reader: Callable[[str], dict[str, Any] | None],
+    note: str = "",
+) -> PreviousCycle:
+    """Read and summarise a previous response (its front matter via `meta_reader`)."""
+    rel = path.resolve().relative_to(root.resolve()).as_posix()
+    try:
+        with path.open("rb") as fh:
+            text = fh.read(MAX_HISTORY_BYTES).decode("utf-8", "replace")
+    except OSError as exc:
+        return PreviousCycle(rel, source, None, None, None, (), (), note=f"unreadable: {exc}")
+    meta = meta_reader(text) or {}
+    actions, checklist = summarize_response(text)
+    cycle = meta.get("cycle")
+    return PreviousCycle(
+        path=rel,
+        source=source,
+        cycle=cycle if isinstance(cycle, int) else None,
+        status=str(meta["status"]) if meta.get("status") else None,
+        planner=str(meta["planner"]) if meta.get("planner") else None,
+        actions=actions,
+        checklist=checklist,
+        note=note,
+    )

@@ -1,0 +1,273 @@
+"""The pipeline that answers one request: read → parse → librarian → architect → render → write.
+
+Each phase is a small function taking and returning values; the lead wires the
+checkpoint and critic (checks) phases in between librarian and architect. The
+response file is the record of what was answered: it names the request's sha256,
+so a request is answered exactly once, across crashes, and again only when edited.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from nexusd.atomic import atomic_write_text
+from nexusd.config import Config
+from nexusd.errors import NexusError, ProtocolError
+from nexusd.paths import RepoLayout
+from nexusd.planner.architect import PLANNER_NAME, standard_sections, title_for
+from nexusd.planner.catalog import load_catalog, match_practices
+from nexusd.planner.librarian import ContextBundle, gather
+from nexusd.planner.rejection import error_response
+from nexusd.planner.requested import requested_sections
+from nexusd.protocol.models import PlanRequest, PlanResponse, ResponseMeta, Section
+from nexusd.protocol.naming import response_path_for
+from nexusd.protocol.parse import parse_request
+from nexusd.protocol.render import read_response_meta, render_response
+
+OutcomeStatus = Literal["ok", "error", "skipped"]
+_CHUNK = 1 << 20
+_META_BYTES = 65_536
+# Responses are read by editors and agents: rw-r--r-- (mkstemp alone would give 0600).
+RESPONSE_MODE = 0o644
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What answering one request did; the daemon logs it and counts it in `status`."""
+
+    request_path: Path
+    response_path: Path
+    status: OutcomeStatus  # skipped = this exact content was already answered
+    revision: int
+    sha256: str
+    timings_ms: Mapping[str, float]
+    message: str = ""  # error summary for logs and `nexusd status`
+
+
+@dataclass(frozen=True)
+class RawRequest:
+    """The bytes read from a request file (at most cap + 1) and the sha256 of all of it."""
+
+    data: bytes
+    sha256: str
+    size: int
+
+
+class PhaseClock:
+    """Per-phase wall-clock timings in milliseconds."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self._start = self._mark = time.perf_counter()
+
+    def lap(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.timings[phase] = round((now - self._mark) * 1000.0, 3)
+        self._mark = now
+
+    def add(self, phase: str, ms: float) -> None:
+        self.timings[phase] = round(ms, 3)
+
+    def total(self) -> float:
+        return round((time.perf_counter() - self._start) * 1000.0, 3)
+
+
+def read_request(path: Path, max_bytes: int) -> RawRequest:
+    """Read at most `max_bytes + 1` bytes; the hash still covers the whole file (raises OSError)."""
+    with path.open("rb") as fh:
+        data = fh.read(max_bytes + 1)
+        digest = hashlib.sha256(data)
+        size = len(data)
+        if size > max_bytes:
+            # Over the cap: hash the rest without keeping it, so the record stays exact.
+            while chunk := fh.read(_CHUNK):
+                digest.update(chunk)
+                size += len(chunk)
+    return RawRequest(data=data, sha256=digest.hexdigest(), size=size)
+
+
+def _rel(layout: RepoLayout, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(layout.root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def parse_phase(raw: RawRequest, rel: str, max_bytes: int) -> PlanRequest:
+    """Parse the request (raises ProtocolError, also for files over the size cap)."""
+    if raw.size > max_bytes:
+        raise ProtocolError(
+            f"the request is {raw.size} bytes, over the {max_bytes}-byte limit",
+            hint="keep requests short: list large material as artifacts instead of pasting it,"
+            " or raise `watch.max_request_bytes` in .nexus/config.yaml",
+        )
+    return parse_request(raw.data, rel, max_bytes=max_bytes)
+
+
+def librarian_phase(
+    request: PlanRequest, request_path: Path, layout: RepoLayout, config: Config
+) -> ContextBundle:
+    """Phase 1: the context bundle (facts only)."""
+    return gather(request, request_path, layout.root, config, response_path_for(request_path))
+
+
+def architect_phase(bundle: ContextBundle, config: Config) -> tuple[Section, ...]:
+    """Phase 3: the offline planner's sections (the requested ones when the request names any)."""
+    max_actions = int(config.get("planner.max_actions"))
+    if bundle.request.requested_sections:
+        return requested_sections(bundle, bundle.request.requested_sections, max_actions)
+    return standard_sections(bundle, max_actions)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def respond(
+    raw: RawRequest,
+    *,
+    request_path: Path,
+    layout: RepoLayout,
+    config: Config,
+    revision: int,
+    clock: PhaseClock,
+) -> PlanResponse:
+    """Parse and plan an already-read request; a ProtocolError becomes an error response."""
+    max_bytes = int(config.get("watch.max_request_bytes"))
+    try:
+        request = parse_phase(raw, _rel(layout, request_path), max_bytes)
+    except ProtocolError as exc:
+        clock.lap("parse")
+        return error_response(
+            exc,
+            request_name=request_path.name,
+            sha256=raw.sha256,
+            revision=revision,
+            created_at=_now(),
+            timings=clock.timings,
+        )
+    clock.lap("parse")
+    bundle = librarian_phase(request, request_path, layout, config)
+    clock.lap("librarian")
+    for name, ms in bundle.timings_ms.items():
+        clock.add(f"librarian.{name}", ms)
+    # [checkpoint] and [critic: checks] phases go here; they extend the bundle.
+    sections = architect_phase(bundle, config)
+    clock.lap("architect")
+    meta = ResponseMeta(
+        request_file=request_path.name,
+        request_sha256=raw.sha256,
+        revision=revision,
+        status="ok",
+        planner=PLANNER_NAME,
+        created_at=_now(),
+        cycle=request.cycle,
+        timings_ms=tuple(clock.timings.items()),
+        checkpoint=bundle.checkpoint,
+        checks=bundle.check_results,
+        warnings=bundle.warnings,
+    )
+    return PlanResponse(meta=meta, title=title_for(bundle), sections=sections)
+
+
+def build_response(
+    request_path: Path, layout: RepoLayout, config: Config, *, revision: int = 1
+) -> PlanResponse:
+    """The response for a request file, without writing it (raises OSError if unreadable)."""
+    clock = PhaseClock()
+    raw = read_request(request_path, int(config.get("watch.max_request_bytes")))
+    clock.lap("read")
+    return respond(
+        raw,
+        request_path=request_path,
+        layout=layout,
+        config=config,
+        revision=revision,
+        clock=clock,
+    )
+
+
+def _existing_meta(response_path: Path) -> tuple[bool, dict[str, object] | None]:
+    try:
+        with response_path.open("rb") as fh:
+            # The front matter is at the top; a huge foreign file is not read whole.
+            text = fh.read(_META_BYTES).decode("utf-8", "replace")
+    except FileNotFoundError:
+        return False, None
+    except OSError:
+        return True, None
+    return True, read_response_meta(text)
+
+
+def answer_request(
+    request_path: Path, layout: RepoLayout, config: Config, *, force: bool = False
+) -> Outcome:
+    """Answer one request file exactly once per content; never raises for bad requests.
+
+    `request_path` must be named `*_plan_request.md` (ValueError otherwise). Unreadable
+    requests, unwritable responses and configuration errors come back as status `error`
+    with the message; nothing is written for them.
+    """
+    clock = PhaseClock()
+    response_path = response_path_for(request_path)
+    max_bytes = int(config.get("watch.max_request_bytes"))
+
+    def done(status: OutcomeStatus, revision: int, sha: str, message: str = "") -> Outcome:
+        timings = {**clock.timings, "total": clock.total()}
+        return Outcome(request_path, response_path, status, revision, sha, timings, message)
+
+    try:
+        raw = read_request(request_path, max_bytes)
+    except OSError as exc:
+        return done("error", 0, "", f"cannot read {request_path}: {exc.strerror or exc}")
+    clock.lap("read")
+    exists, old = _existing_meta(response_path)
+    old_revision = _int(old.get("revision")) if old else 0
+    if exists and not force:
+        if old is None:
+            # Someone else (a person, another planner) answered it: never clobber their file.
+            note = f"{response_path.name} exists but was not written by nexusd; kept it"
+            return done("skipped", 0, raw.sha256, note)
+        if old.get("request_sha256") == raw.sha256:
+            return done("skipped", old_revision, raw.sha256, "already answered")
+    revision = old_revision + 1
+    try:
+        response = respond(
+            raw,
+            request_path=request_path,
+            layout=layout,
+            config=config,
+            revision=revision,
+            clock=clock,
+        )
+    except NexusError as exc:
+        # Not the request's fault (e.g. a bad `planner.catalog`): write nothing, so the same
+        # content is answered once the configuration is fixed.
+        return done("error", revision, raw.sha256, str(exc))
+    text = render_response(response)
+    clock.lap("render")
+    try:
+        atomic_write_text(response_path, text, mode=RESPONSE_MODE)
+    except OSError as exc:
+        message = f"cannot write {response_path}: {exc.strerror or exc}"
+        return done("error", revision, raw.sha256, message)
+    clock.lap("write")
+    error = response.meta.error
+    if error is not None:
+        return done("error", revision, raw.sha256, error.message)
+    return done("ok", revision, raw.sha256)
+
+
+def warm_up(root: Path, config: Config) -> None:
+    """Load the catalog and compile its patterns now, so the first request is not slower."""
+    match_practices(load_catalog(root, config.get("planner.catalog")), "")
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

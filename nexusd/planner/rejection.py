@@ -1,0 +1,57 @@
+"""Error responses: what is wrong with a request, where, how to fix it, and a valid example."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from nexusd.errors import ProtocolError
+from nexusd.planner.architect import PLANNER_NAME
+from nexusd.protocol.models import PlanResponse, ResponseMeta, Section
+from nexusd.protocol.render import error_info, error_sections
+from nexusd.protocol.request_form import render_request
+
+EXAMPLE_GOAL = "Make the login test pass reliably"
+
+
+def example_request() -> str:
+    """A minimal valid request in the canonical form, for error responses to show."""
+    return render_request(
+        goal=EXAMPLE_GOAL,
+        cycle=1,
+        blockers=["test_login fails about 1 run in 10 on CI"],
+        artifacts=["src/app/login.py", "tests/test_login.py"],
+    )
+
+
+def error_response(
+    exc: ProtocolError,
+    *,
+    request_name: str,
+    sha256: str,
+    revision: int,
+    created_at: str,
+    timings: Mapping[str, float],
+) -> PlanResponse:
+    """An error response (`status: error`) for a request that cannot be answered as written."""
+    info = error_info(exc)
+    example = Section(
+        "Example",
+        "A request that nexusd answers (only `goal` is required; the free-form and Template A "
+        "layouts described in PROTOCOL.md work too):\n\n"
+        f"````markdown\n{example_request().rstrip()}\n````",
+    )
+    meta = ResponseMeta(
+        request_file=request_name,
+        request_sha256=sha256,
+        revision=revision,
+        status="error",
+        planner=PLANNER_NAME,
+        created_at=created_at,
+        timings_ms=tuple(timings.items()),
+        error=info,
+    )
+    return PlanResponse(
+        meta=meta,
+        title=f"Cannot answer {request_name}",
+        sections=(*error_sections(info), example),
+    )

@@ -1,0 +1,103 @@
+"""One role's routed model for one job: reliable calls, the prompt log, summed usage."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from nexusd.paths import RepoLayout
+from nexusd.planner.prompting import save_prompt
+from nexusd.planner.providers import Message, ModelCall, create_provider
+from nexusd.planner.reliability import BREAKERS, BreakerBoard, Deadline, RetryPolicy, call_reliably
+from nexusd.planner.routing import Route
+from nexusd.planner.telemetry import Usage
+
+
+class RoutedModel:
+    """Calls `route`'s provider within `deadline_s`, retrying and tripping its breaker."""
+
+    def __init__(
+        self,
+        layout: RepoLayout,
+        route: Route,
+        *,
+        deadline_s: float,
+        max_retries: int,
+        breakers: BreakerBoard = BREAKERS,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.layout, self.route, self.sleep = layout, route, sleep
+        self.deadline = Deadline(deadline_s)
+        self.policy = RetryPolicy(max_retries=max_retries)
+        self.breaker = breakers.get(
+            route.provider.name,
+            route.provider.circuit_failures,
+            route.provider.circuit_reset_ms / 1000.0,
+        )
+        self.provider = create_provider(route.provider)
+        self.usage = Usage(route.provider.name, route.model)
+
+    def ask(
+        self,
+        messages: Sequence[Message],
+        attempt: str,
+        spec: Any = None,
+        dropped: Sequence[str] = (),
+    ) -> tuple[str | None, str]:
+        """The model's text, or None and the reason it failed; the prompt is logged first."""
+        save_prompt(
+            self.layout,
+            role=self.route.role,
+            planner=self.route.planner_name,
+            messages=messages,
+            attempt=attempt,
+            dropped=dropped,
+        )
+        call = ModelCall(
+            messages=tuple(messages),
+            model=self.route.model,
+            temperature=self.route.temperature,
+            max_tokens=self.route.max_tokens,
+            format=self.route.format,
+            timeout_s=self.route.provider.timeout_s,
+            schema=spec,
+        )
+        started = time.monotonic()
+        out = call_reliably(
+            self.provider,
+            call,
+            policy=self.policy,
+            breaker=self.breaker,
+            deadline=self.deadline,
+            sleep=self.sleep,
+        )
+        done = out.completion
+        u = self.usage
+        self.usage = Usage(
+            provider=u.provider,
+            model=(done.model if done else None) or u.model,
+            tokens_in=u.tokens_in + ((done.tokens_in or 0) if done else 0),
+            tokens_out=u.tokens_out + ((done.tokens_out or 0) if done else 0),
+            retries=u.retries + out.retries,
+            calls=u.calls + out.attempts,
+            duration_ms=u.duration_ms + (time.monotonic() - started) * 1000.0,
+        )
+        if done is None:
+            return None, out.error.message if out.error else "no answer"
+        return done.text, ""
+
+
+def merge_usage(first: Usage | None, second: Usage | None) -> Usage | None:
+    """Two roles' usage added up (provider and model of the first)."""
+    if first is None or second is None:
+        return first or second
+    return Usage(
+        provider=first.provider,
+        model=first.model,
+        tokens_in=first.tokens_in + second.tokens_in,
+        tokens_out=first.tokens_out + second.tokens_out,
+        retries=first.retries + second.retries,
+        calls=first.calls + second.calls,
+        duration_ms=first.duration_ms + second.duration_ms,
+    )

@@ -1,0 +1,248 @@
+"""Form 1: YAML front matter with the Template A fields; questions as markdown sections."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from nexusd.errors import ProtocolError
+from nexusd.protocol.fields import (
+    ARTIFACT_SEPARATORS,
+    BLOCKER_SEPARATORS,
+    STRING_FIELDS,
+    Draft,
+    clean_value,
+    question_key,
+    split_items,
+    to_cycle,
+    words,
+)
+from nexusd.protocol.freeform import parse_freeform
+from nexusd.protocol.template_a import looks_like_template_a, parse_template_a
+from nexusd.protocol.yamlio import FrontMatter, load_yaml
+
+# snake_cased front matter key -> PlanRequest field (camelCase keys are snake_cased first).
+ALIASES: dict[str, str] = {
+    "cycle": "cycle",
+    "cycle_number": "cycle",
+    "project": "project",
+    "project_name": "project",
+    "previous_goal": "previous_goal",
+    "previous_outcome": "previous_outcome",
+    "blockers": "blockers",
+    "current_blockers": "blockers",
+    "goal": "goal",
+    "next_goal": "goal",
+    "history_path": "history_path",
+    "time_box": "time_box",
+    "timebox": "time_box",
+    "artifacts": "artifacts",
+    "relevant_artifacts": "artifacts",
+    "scratchpad_delta": "scratchpad_delta",
+    "tools_file": "tools_file",
+    "available_tools": "tools_file",
+    "available_mcp_tools": "tools_file",
+    "adr_link": "adr_link",
+    "adr": "adr_link",
+    "questions": "questions",
+    "sections": "requested_sections",
+    "requested_sections": "requested_sections",
+}
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_TITLE = re.compile(r"^#\s")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+def snake_case(key: str) -> str:
+    """`nextGoal`, `Next Goal`, `next-goal` -> `next_goal`."""
+    key = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key.strip())
+    return re.sub(r"[\s\-]+", "_", key).lower()
+
+
+def parse_front_matter(fm: FrontMatter) -> Draft:
+    """Fill a Draft from front matter fields and the question sections of the body."""
+    draft = Draft(form="frontmatter")
+    data = _load(fm)
+    seen: dict[str, str] = {}
+    key_lines = _key_lines(fm)
+    for raw_key, value in data.items():
+        key = str(raw_key)
+        line = key_lines.get(key)
+        target = ALIASES.get(snake_case(key))
+        if target is None:
+            draft.unknown(key, line)
+            continue
+        if target in seen:
+            draft.warnings.append(f"`{key}` repeats `{seen[target]}`; the later value is used")
+        seen[target] = key
+        if line is not None:
+            draft.lines[target] = line
+        _assign(draft, target, key, value, line)
+    _read_body(draft, fm)
+    return draft
+
+
+def _load(fm: FrontMatter) -> dict[Any, Any]:
+    try:
+        data = load_yaml(fm.yaml_text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = None if mark is None else mark.line + fm.yaml_first_line
+        problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
+        where = f" on line {line}" if line is not None else ""
+        raise ProtocolError(
+            f"the front matter is not valid YAML: {problem}",
+            hint=(
+                f"fix the YAML{where}: quote a value that contains `: ` or starts with a special"
+                " character such as `[`, `{`, `*`, `&`, `@`; or remove the `---` lines to send"
+                " the request as free-form markdown"
+            ),
+            line=line,
+        ) from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ProtocolError(
+            f"the front matter must be `key: value` lines, not a {type(data).__name__}",
+            hint="write fields such as `goal: Fix the login test` between the `---` lines",
+            line=fm.yaml_first_line,
+        )
+    return data
+
+
+_KEY = re.compile(r"""^(['"]?)([^'"\s#][^:'"]*?)\1\s*:(?:\s|$)""")
+
+
+def _key_lines(fm: FrontMatter) -> dict[str, int]:
+    """Line number of each top-level key, found in one pass over the YAML text."""
+    lines: dict[str, int] = {}
+    for offset, text in enumerate(fm.yaml_text.split("\n")):
+        match = _KEY.match(text)
+        if match:
+            lines.setdefault(match.group(2).strip(), fm.yaml_first_line + offset)
+    return lines
+
+
+def _scalar(value: Any, key: str, line: int | None) -> str | None:
+    # Only scalars: nested lists or mappings (and YAML alias bombs) are refused, not stringified.
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | dict):
+        raise ProtocolError(
+            f"`{key}` must be text (or a list of text), not a nested {type(value).__name__}",
+            hint=f"write `{key}` as plain text, quoted if it contains `: `",
+            line=line,
+            field=key,
+        )
+    return clean_value(str(value))
+
+
+def _text(value: Any, key: str, line: int | None) -> str | None:
+    if isinstance(value, list):
+        parts = (_scalar(v, key, line) for v in value)
+        return clean_value("\n".join(p for p in parts if p is not None))
+    return _scalar(value, key, line)
+
+
+def _items(value: Any, separators: str, key: str, line: int | None) -> tuple[str, ...]:
+    if isinstance(value, list):
+        return tuple(t for t in (_scalar(v, key, line) for v in value) if t is not None)
+    return split_items(_scalar(value, key, line), separators)
+
+
+def _assign(draft: Draft, target: str, key: str, value: Any, line: int | None) -> None:
+    if target == "cycle":
+        draft.cycle = to_cycle(value, line=line)
+    elif target == "blockers":
+        draft.blockers = _items(value, BLOCKER_SEPARATORS, key, line)
+    elif target == "artifacts":
+        draft.artifacts = _items(value, ARTIFACT_SEPARATORS, key, line)
+    elif target == "requested_sections":
+        draft.requested_sections = list(_items(value, ARTIFACT_SEPARATORS, key, line))
+    elif target == "questions":
+        if not isinstance(value, dict):
+            raise ProtocolError(
+                f"`{key}` must be a mapping such as `plan: …`, got {type(value).__name__}",
+                hint="write the questions as `## Plan` sections below the front matter",
+                line=line,
+                field=key,
+            )
+        for name, question in value.items():
+            attr = question_key(str(name))
+            if attr is None:
+                draft.unknown(f"{key}.{name}", line)
+            else:
+                draft.questions[attr] = _text(question, f"{key}.{name}", line)
+    elif target in STRING_FIELDS:
+        draft.values[target] = _text(value, key, line)
+
+
+def _read_body(draft: Draft, fm: FrontMatter) -> None:
+    """Question sections (`## Plan` …), a `## Goal` section, else the body text as the goal."""
+    # (title, line, lines); the first entry, titled None, is the text before any `##` heading.
+    sections: list[tuple[str | None, int, list[str]]] = [(None, fm.body_first_line, [])]
+    for offset, line in enumerate(fm.body.split("\n")):
+        match = _HEADING.match(line)
+        if match and len(match.group(1)) >= 2:
+            sections.append((match.group(2), fm.body_first_line + offset, [line]))
+        else:
+            sections[-1][2].append(line)
+    free: list[str] = []  # body text that is neither a question nor the goal
+    ignored: list[str] = []
+    for title, line_no, lines in sections:
+        if title is None:
+            free.extend(lines)
+            continue
+        body = clean_value(_COMMENT.sub("", "\n".join(lines[1:])))
+        if re.fullmatch(r"(next )?goal|目标|下一目标", words(title)):
+            if body is not None and not draft.values.get("goal"):
+                draft.values["goal"] = body
+            continue
+        attr = question_key(title)
+        if attr is None:
+            if body is not None:
+                free.extend(lines)
+                ignored.append(
+                    f"section `{title}` (line {line_no}) is not a question section; ignored"
+                )
+            continue
+        if body is not None or attr not in draft.questions:
+            draft.questions[attr] = body
+    if draft.values.get("goal"):
+        draft.warnings.extend(ignored)
+    else:
+        _goal_from_body(draft, fm, "\n".join(free))
+
+
+def _goal_from_body(draft: Draft, fm: FrontMatter, free: str) -> None:
+    """No goal field: read the body as Template A or free-form (notes apps add front matter)."""
+    if looks_like_template_a(fm.body):
+        other = parse_template_a(fm.body, first_line=fm.body_first_line)
+    else:
+        text = _COMMENT.sub("", free)
+        if not any(line.strip() and not _TITLE.match(line) for line in text.split("\n")):
+            return  # only a `# title` and comments: there is no goal to find
+        other = parse_freeform(text)
+    for key, value in other.values.items():
+        if value is not None and draft.values.get(key) is None:
+            draft.values[key] = value
+            if key in other.lines:
+                draft.lines.setdefault(key, other.lines[key])
+    draft.cycle = other.cycle if draft.cycle is None else draft.cycle
+    draft.blockers = draft.blockers or other.blockers
+    draft.artifacts = draft.artifacts or other.artifacts
+    draft.artifact_notes.extend(other.artifact_notes)
+    draft.requested_sections = draft.requested_sections or other.requested_sections
+    for key, question in other.questions.items():
+        if draft.questions.get(key) is None:
+            draft.questions[key] = question
+    draft.unknown_fields.extend(other.unknown_fields)
+    draft.warnings.extend(other.warnings)
+
+
+__all__ = ["ALIASES", "parse_front_matter", "snake_case"]

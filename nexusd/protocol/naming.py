@@ -1,0 +1,169 @@
+"""File names of the protocol: which files are requests, their responses, their timestamps.
+
+Pure functions on names; nothing here touches the file system except
+`new_request_name`, which may look at a folder to avoid a name that is taken.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+REQUEST_SUFFIX = "plan_request.md"
+RESPONSE_SUFFIX = "plan_response.md"
+# The separator before the suffix: `<ts>_plan_request.md` (canonical) or `<ts>-plan_request.md`.
+SEPARATORS = ("_", "-")
+
+# Names editors and tools use for partial or backup files; never requests.
+_TEMP_PATTERNS = re.compile(
+    r"""^(?:\.|\#|~\$)            # hidden, emacs lock/autosave, office lock
+    | (?:~|\.tmp|\.swp|\.swx|\.swo|\.bak|\.orig|\.part|\.crdownload|\#)$
+    | ^\d+$                       # vim's `4913` write probe
+    """,
+    re.VERBOSE,
+)
+
+_ZONE = r"(?P<zone>Z|z|[+-]\d{2}(?::?\d{2})?)?"
+_TIMESTAMP_PATTERNS: tuple[re.Pattern[str], ...] = (
+    # 2025-04-20T08_11_37, 2025-04-20T08:11:37Z, 2025-04-20 08-11-37+02:00, ...
+    re.compile(
+        r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})[T_ t]"
+        r"(?P<h>\d{2})(?P<sep>[:_.-])(?P<mi>\d{2})(?P=sep)(?P<s>\d{2})"
+        r"(?:[.,](?P<frac>\d{1,9}))?" + _ZONE + r"(?=$|[^\d])"
+    ),
+    # 20250420T081137, 20250420T081137Z, 20250420_081137
+    re.compile(
+        r"(?P<y>\d{4})(?P<mo>\d{2})(?P<d>\d{2})[Tt_-]?(?P<h>\d{2})(?P<mi>\d{2})(?P<s>\d{2})"
+        r"(?:[.,](?P<frac>\d{1,9}))?" + _ZONE + r"(?=$|[^\d])"
+    ),
+)
+_EPOCH = re.compile(r"(?P<int>\d{9,13})(?:\.(?P<frac>\d{1,9}))?(?=$|[^\d])")
+
+
+def is_request_file(path: Path | str) -> bool:
+    """True for `<stem>_plan_request.md` (or `<stem>-plan_request.md`), never a temp file."""
+    name = Path(path).name
+    if _TEMP_PATTERNS.search(name):
+        return False
+    return _split(name, REQUEST_SUFFIX) is not None
+
+
+def is_response_file(path: Path | str) -> bool:
+    """True when the name is `<stem>_plan_response.md` (or `-plan_response.md`), not hidden."""
+    name = Path(path).name
+    if _TEMP_PATTERNS.search(name):
+        return False
+    return _split(name, RESPONSE_SUFFIX) is not None
+
+
+def response_path_for(request: Path) -> Path:
+    """`<stem>_plan_request.md` -> `<stem>_plan_response.md` in the same folder."""
+    parts = _split(request.name, REQUEST_SUFFIX)
+    if parts is None:
+        raise ValueError(f"{request.name} is not a plan request name (*_{REQUEST_SUFFIX})")
+    stem, sep = parts
+    return request.with_name(f"{stem}{sep}{RESPONSE_SUFFIX}")
+
+
+def request_path_for(response: Path) -> Path:
+    """`<stem>_plan_response.md` -> `<stem>_plan_request.md` in the same folder."""
+    parts = _split(response.name, RESPONSE_SUFFIX)
+    if parts is None:
+        raise ValueError(f"{response.name} is not a plan response name (*_{RESPONSE_SUFFIX})")
+    stem, sep = parts
+    return response.with_name(f"{stem}{sep}{REQUEST_SUFFIX}")
+
+
+def request_timestamp(name: str) -> datetime | None:
+    """The timestamp a request or response name starts with, timezone-aware (zone-less = UTC)."""
+    stem = name.rsplit("/", 1)[-1]
+    for suffix in (REQUEST_SUFFIX, RESPONSE_SUFFIX):
+        parts = _split(stem, suffix)
+        if parts is not None:
+            stem = parts[0]
+            break
+    for pattern in _TIMESTAMP_PATTERNS:
+        match = pattern.match(stem)
+        if match:
+            return _from_fields(match)
+    match = _EPOCH.match(stem)
+    if match:
+        return _from_epoch(match)
+    return None
+
+
+def format_timestamp(moment: datetime) -> str:
+    """The canonical file-name timestamp `YYYY-MM-DDTHH_MM_SS` (aware times in UTC)."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H_%M_%S")
+
+
+def new_request_name(now: datetime, folder: Path | None = None) -> str:
+    """Canonical `YYYY-MM-DDTHH_MM_SS_plan_request.md`; `_2`, `_3`… when `folder` has it."""
+    base = format_timestamp(now)
+    candidate = f"{base}_{REQUEST_SUFFIX}"
+    if folder is None:
+        return candidate
+    n = 1
+    while _taken(folder, candidate):
+        n += 1
+        candidate = f"{base}_{n}_{REQUEST_SUFFIX}"
+    return candidate
+
+
+def _taken(folder: Path, name: str) -> bool:
+    request = folder / name
+    return request.exists() or response_path_for(request).exists()
+
+
+def _split(name: str, suffix: str) -> tuple[str, str] | None:
+    """(stem, separator) of `<stem><sep><suffix>`, or None; the stem is never empty."""
+    if not name.endswith(suffix) or name.startswith("."):
+        return None
+    head = name[: -len(suffix)]
+    if len(head) < 2 or head[-1] not in SEPARATORS:
+        return None
+    return head[:-1], head[-1]
+
+
+def _from_fields(match: re.Match[str]) -> datetime | None:
+    frac = (match.group("frac") or "0")[:6].ljust(6, "0")
+    try:
+        moment = datetime(
+            int(match.group("y")),
+            int(match.group("mo")),
+            int(match.group("d")),
+            int(match.group("h")),
+            int(match.group("mi")),
+            int(match.group("s")),
+            int(frac),
+        )
+    except ValueError:
+        return None
+    zone = _zone(match.group("zone"))
+    return None if zone is None else moment.replace(tzinfo=zone)
+
+
+def _zone(text: str | None) -> timezone | None:
+    if not text or text in "Zz":
+        return UTC
+    sign = -1 if text[0] == "-" else 1
+    digits = text[1:].replace(":", "")
+    hours, minutes = int(digits[:2]), int(digits[2:4] or 0)
+    if hours > 23 or minutes > 59:
+        return None
+    return timezone(sign * timedelta(hours=hours, minutes=minutes))
+
+
+def _from_epoch(match: re.Match[str]) -> datetime | None:
+    whole = match.group("int")
+    frac = match.group("frac") or ""
+    seconds = float(f"{whole}.{frac}") if frac else float(whole)
+    if len(whole) >= 12:  # milliseconds
+        seconds /= 1000.0
+    try:
+        return datetime.fromtimestamp(seconds, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None

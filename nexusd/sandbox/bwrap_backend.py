@@ -1,0 +1,130 @@
+"""bubblewrap backend: read-only system dirs, a temp copy of the tree as the only writable place.
+
+Mounted: /usr (and the /bin, /lib… symlinks or dirs), /etc read-only, fresh
+/proc, /dev and /tmp (tmpfs), the workspace copy at /workspace, and any
+`sandbox.ro_binds`; nothing else of the host (no home, no live repository).
+
+All namespaces are unshared (no network unless the check asks for it), the
+sandbox dies with nexusd (`--die-with-parent`) and gets a new session (no
+terminal injection). Memory, CPU time and processes are bounded with rlimits
+(RLIMIT_AS, RLIMIT_CPU, RLIMIT_NPROC); as root nexusd starts bwrap as uid
+65534 so that RLIMIT_NPROC applies (root is exempt from it). Killing bwrap at
+the timeout kills the sandbox's pid namespace, hence every process in it.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from nexusd.errors import SandboxError
+from nexusd.sandbox.process import (
+    drop_to,
+    limits_for,
+    memory_exhausted,
+    run_tree,
+    scrubbed_env,
+)
+from nexusd.sandbox.result import CheckResult, captured
+from nexusd.sandbox.spec import WORKDIR, CheckSpec
+from nexusd.sandbox.workspace import extract
+
+NAME = "bwrap"
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def bwrap_path() -> str | None:
+    """The bwrap executable on PATH, if any."""
+    return shutil.which("bwrap")
+
+
+@functools.cache
+def usable() -> tuple[bool, str]:
+    """(True, version) when bwrap can create its namespaces here, else (False, why)."""
+    exe = bwrap_path()
+    if exe is None:
+        return False, "bwrap is not installed"
+    uid = drop_to()
+    proc = subprocess.run(
+        [exe, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+        capture_output=True,
+        text=True,
+        user=uid,
+        group=uid,
+        extra_groups=[] if uid is not None else None,
+        check=False,
+        timeout=10,
+    )
+    if proc.returncode != 0:
+        return False, f"bwrap cannot create namespaces: {proc.stderr.strip()}"
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False)
+    return True, version.stdout.strip()
+
+
+def bwrap_argv(
+    exe: str, workspace: Path, command: str, *, network: bool, ro_binds: Sequence[str] = ()
+) -> list[str]:
+    """The bwrap command line that runs `command` in `workspace` mounted at /workspace."""
+    argv = [exe, "--unshare-all", "--die-with-parent", "--new-session"]
+    if network:
+        argv.append("--share-net")
+    for path in _SYSTEM_DIRS:
+        if Path(path).is_symlink():
+            argv += ["--symlink", str(Path(path).readlink()), path]
+        elif Path(path).is_dir():
+            argv += ["--ro-bind", path, path]
+    # One read-only bind of /etc (each extra mount costs ~0.5 ms); secrets in it are
+    # root-only files, and as root nexusd runs the sandbox as uid 65534.
+    argv += ["--ro-bind", "/etc", "/etc"]
+    for path in ro_binds:
+        argv += ["--ro-bind-try", path, path]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    argv += ["--bind", str(workspace), WORKDIR, "--chdir", WORKDIR]
+    # Everything not bound above (the root tmpfs bwrap builds) becomes read-only.
+    argv += ["--remount-ro", "/", "--", "/bin/sh", "-c", command]
+    return argv
+
+
+def run(
+    spec: CheckSpec, tree_tar: bytes, *, ro_binds: Sequence[str] = (), reason: str = ""
+) -> CheckResult:
+    """Run one check in a bubblewrap sandbox on an exported tree."""
+    ok, why = usable()
+    exe = bwrap_path()
+    if not ok or exe is None:
+        raise SandboxError(
+            f"bubblewrap is not usable: {why}",
+            hint="run scripts/setup-sandbox.sh (installs bubblewrap), or set sandbox.backend",
+        )
+    uid = drop_to()
+    with tempfile.TemporaryDirectory(prefix="nexusd-bwrap-") as tmp:
+        workspace = Path(tmp) / "workspace"
+        # The sandbox user must be able to reach the workspace it binds.
+        Path(tmp).chmod(0o711)
+        extract(tree_tar, workspace, owner=uid)
+        # Limits are on bwrap itself and inherited by the sandbox; nproc counts bwrap's two.
+        limits = limits_for(spec.timeout, spec.memory_bytes, spec.pids + 2, spec.cpus)
+        outcome = run_tree(
+            bwrap_argv(exe, workspace, spec.run, network=spec.network, ro_binds=ro_binds),
+            cwd=str(workspace),
+            env=scrubbed_env(WORKDIR, spec.env),
+            timeout=spec.timeout,
+            limits=limits,
+            output_limit=spec.output_limit,
+            uid=uid,
+        )
+    return CheckResult(
+        name=spec.name,
+        backend=NAME,
+        exit_code=outcome.exit_code,
+        duration_ms=outcome.duration_ms,
+        timed_out=outcome.timed_out,
+        oom_killed=memory_exhausted(outcome, outcome.timed_out),
+        isolated=True,
+        reason=reason,
+        **captured(outcome.stdout, outcome.stderr),
+    )

@@ -1,0 +1,119 @@
+"""What isolation this machine offers, which backend `auto` picks, and how to get better."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nexusd.config import Config
+from nexusd.errors import SandboxError
+from nexusd.sandbox import bwrap_backend, docker_backend
+
+SETUP = "scripts/setup-sandbox.sh"
+
+
+@dataclass(frozen=True)
+class Capability:
+    """One thing doctor checks: is it there, what was seen, the command that fixes it."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The backend a run will use and why (fallbacks say what was missing)."""
+
+    backend: str
+    reason: str
+    client: Any = field(default=None, compare=False, repr=False)
+
+
+def docker_status(images: list[str]) -> tuple[list[Capability], Any]:
+    """Engine reachable? each image present? (and the connected client, if any)."""
+    try:
+        client = docker_backend.connect(timeout=3)
+    except SandboxError as exc:
+        engine_fix = "sudo " + SETUP if os.geteuid() != 0 else SETUP
+        return [Capability("docker engine", False, exc.message, engine_fix)], None
+    version = client.version().get("Version", "?")
+    caps = [Capability("docker engine", True, f"reachable, version {version}")]
+    for image in images:
+        try:
+            docker_backend.require_image(client, image)
+            caps.append(Capability(f"image {image}", True, "present"))
+        except SandboxError as exc:
+            caps.append(Capability(f"image {image}", False, exc.message, SETUP))
+    return caps, client
+
+
+def userns_status() -> Capability:
+    """Whether user namespaces can be created (bwrap needs them as a non-root user)."""
+    limit = Path("/proc/sys/user/max_user_namespaces")
+    value = limit.read_text().strip() if limit.exists() else "?"
+    ok = value not in ("0",)
+    return Capability(
+        "user namespaces",
+        ok,
+        f"max_user_namespaces={value}",
+        "" if ok else "sysctl -w user.max_user_namespaces=15000",
+    )
+
+
+def bwrap_status() -> Capability:
+    """Whether bwrap is installed and can build its sandbox here."""
+    ok, detail = bwrap_backend.usable()
+    fix = "" if ok else (SETUP if shutil.which("bwrap") is None else "enable user namespaces")
+    return Capability("bubblewrap", ok, detail, fix)
+
+
+def choose(config: Config, images: list[str] | None = None) -> Choice:
+    """Resolve `sandbox.backend` to a backend, connecting to docker when it is picked."""
+    wanted = config.get("sandbox.backend")
+    images = images or [config.get("sandbox.image")]
+    if wanted == "subprocess":
+        return Choice("subprocess", "sandbox.backend is subprocess (NOT isolated)")
+    if wanted == "bwrap":
+        return Choice("bwrap", "sandbox.backend is bwrap")
+    if wanted == "docker":
+        client = docker_backend.connect()
+        return Choice("docker", "sandbox.backend is docker", client)
+    caps, client = docker_status(images)
+    missing = [c for c in caps if not c.ok]
+    if not missing:
+        return Choice("docker", "auto: docker engine reachable and image present", client)
+    why = "; ".join(f"{c.name}: {c.detail}" for c in missing)
+    bwrap = bwrap_status()
+    if bwrap.ok:
+        return Choice("bwrap", f"auto: docker unavailable ({why}); using bubblewrap")
+    return Choice(
+        "subprocess",
+        f"auto: docker unavailable ({why}); bwrap unavailable ({bwrap.detail}); "
+        "falling back to an UNISOLATED subprocess",
+    )
+
+
+def report(config: Config) -> dict[str, Any]:
+    """Everything `nexusd doctor` prints: capabilities, the choice and fixes."""
+    images = sorted(
+        {config.get("sandbox.image")}
+        | {c.get("image") or config.get("sandbox.image") for c in config.get("checks")}
+    )
+    caps, _client = docker_status(images)
+    caps += [bwrap_status(), userns_status()]
+    choice = choose(config, images)
+    return {
+        "configured": config.get("sandbox.backend"),
+        "backend": choice.backend,
+        "reason": choice.reason,
+        "isolated": choice.backend != "subprocess",
+        "running_as_root": os.geteuid() == 0,
+        "capabilities": [
+            {"name": c.name, "ok": c.ok, "detail": c.detail, "fix": c.fix} for c in caps
+        ],
+    }

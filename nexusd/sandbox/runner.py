@@ -1,0 +1,104 @@
+"""Run the configured checks on an exact snapshot, one at a time, on the chosen backend.
+
+The snapshot is a git tree (a checkpoint's commit, or a temporary snapshot of the
+working tree made through a throw-away index); it is exported with `git archive`
+into the sandbox's workspace, so the live working tree is never mounted or changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from nexusd.config import Config
+from nexusd.errors import SandboxError
+from nexusd.paths import RepoLayout
+from nexusd.sandbox import bwrap_backend, docker_backend, subprocess_backend
+from nexusd.sandbox.pool import WarmPool
+from nexusd.sandbox.probe import Choice, choose
+from nexusd.sandbox.result import CheckResult
+from nexusd.sandbox.spec import CheckSpec, check_specs
+from nexusd.sandbox.workspace import archive, resolve_tree
+
+
+def run_checks(
+    layout: RepoLayout,
+    config: Config,
+    *,
+    treeish: str | None = None,
+    names: Sequence[str] = (),
+    when: str | None = None,
+    pool: WarmPool | None = None,
+) -> tuple[CheckResult, ...]:
+    """Run the selected checks on `treeish` (None: the working tree as it is now)."""
+    specs = check_specs(config, names, when)
+    if not specs:
+        return ()
+    tree = resolve_tree(layout, treeish)
+    tree_tar = archive(layout, tree)
+    choice = choose(config, sorted({spec.image for spec in specs}))
+    ro_binds = tuple(config.get("sandbox.ro_binds"))
+    results = []
+    for spec in specs:
+        result = run_one(spec, tree_tar, choice, pool=pool, ro_binds=ro_binds)
+        results.append(dataclasses.replace(result, tree=tree))
+    return tuple(results)
+
+
+def run_one(
+    spec: CheckSpec,
+    tree_tar: bytes,
+    choice: Choice,
+    *,
+    pool: WarmPool | None = None,
+    ro_binds: Sequence[str] = (),
+) -> CheckResult:
+    """One check on one backend; a sandbox failure becomes an `error` result, not a crash."""
+    started = time.monotonic()
+    try:
+        if choice.backend == "docker":
+            if pool is not None and pool.accepts(spec):
+                warm = pool.run(spec, tree_tar, reason=choice.reason)
+                if warm is not None:
+                    return warm
+            return docker_backend.run(spec, tree_tar, client=choice.client, reason=choice.reason)
+        if choice.backend == "bwrap":
+            return bwrap_backend.run(spec, tree_tar, ro_binds=ro_binds, reason=choice.reason)
+        return subprocess_backend.run(spec, tree_tar, reason=choice.reason)
+    except SandboxError as exc:
+        return CheckResult(
+            name=spec.name,
+            backend=choice.backend,
+            exit_code=None,
+            duration_ms=int((time.monotonic() - started) * 1000),
+            isolated=choice.backend != "subprocess",
+            reason=choice.reason,
+            error=str(exc),
+        )
+
+
+def overall_status(results: Sequence[CheckResult]) -> str:
+    """`passed` when every check passed, `none` without checks, else `failed`."""
+    if not results:
+        return "none"
+    return "passed" if all(r.status == "passed" for r in results) else "failed"
+
+
+def note_payload(results: Sequence[CheckResult]) -> dict[str, Any]:
+    """What goes into the checkpoint's note under `checks`."""
+    return {
+        "checks": {
+            "status": overall_status(results),
+            "tree": results[0].tree if results else "",
+            "results": {r.name: r.to_dict() for r in results},
+        }
+    }
+
+
+def attach_results(layout: RepoLayout, commit_or_id: str, results: Sequence[CheckResult]) -> None:
+    """Record results on a checkpoint as a git note (`refs/notes/nexus`)."""
+    from nexusd.checkpoint.notes import attach_note
+
+    attach_note(layout, commit_or_id, note_payload(results))

@@ -1,0 +1,108 @@
+"""Export an exact snapshot (a git tree) into a sandbox's workspace; never touch live files.
+
+The working tree is snapshotted through a temporary index (a copy of the real one,
+`git add -A`, `git write-tree`), so the user's index and files stay as they were.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path
+
+from nexusd.errors import GitError
+from nexusd.paths import RepoLayout
+
+SANDBOX_UID = 65534  # "nobody" on Debian: owns nothing on the host.
+
+
+def _git(layout: RepoLayout, *args: str, env: dict[str, str] | None = None) -> bytes:
+    proc = subprocess.run(
+        ["git", *args], cwd=layout.root, capture_output=True, env=env, check=False
+    )
+    if proc.returncode != 0:
+        raise GitError(
+            f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace').strip()}",
+            hint="check that the repository and the snapshot id are valid",
+        )
+    return proc.stdout
+
+
+def snapshot_tree(layout: RepoLayout) -> str:
+    """Tree id of the working tree as it is now (tracked + untracked, minus ignored)."""
+    with tempfile.TemporaryDirectory(prefix="nexusd-index-") as tmp:
+        index = Path(tmp) / "index"
+        real_index = layout.git_dir / "index"
+        if real_index.is_file():
+            shutil.copyfile(real_index, index)
+        env = {**os.environ, "GIT_INDEX_FILE": str(index)}
+        _git(layout, "add", "-A", "--", ".", env=env)
+        return _git(layout, "write-tree", env=env).decode().strip()
+
+
+def resolve_tree(layout: RepoLayout, treeish: str | None) -> str:
+    """The tree id of a commit/tree/ref, or of the working tree when `treeish` is None."""
+    if treeish is None:
+        return snapshot_tree(layout)
+    proc = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", f"{treeish}^{{tree}}"],
+        cwd=layout.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise GitError(
+            f"{treeish!r} is not a commit or tree in {layout.root}",
+            hint="pass a checkpoint id (`nexusd checkpoint list`) or a commit sha",
+        )
+    return proc.stdout.strip()
+
+
+def archive(layout: RepoLayout, tree: str) -> bytes:
+    """The tree as an uncompressed tar (paths relative to the workspace)."""
+    return _git(layout, "archive", "--format=tar", tree)
+
+
+def extract(tar_bytes: bytes, dest: Path, *, owner: int | None = None) -> None:
+    """Unpack a tree tar into `dest` (safe `data` filter); as root, owned by `owner`."""
+    dest.mkdir(parents=True, exist_ok=True)
+
+    def owned(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
+        safe = tarfile.data_filter(member, path)
+        if safe is None or owner is None:
+            return safe
+        # tarfile chowns to these ids when it runs as root (numeric_owner=True).
+        return safe.replace(uid=owner, gid=owner, uname="", gname="", deep=False)
+
+    with tarfile.open(fileobj=io.BytesIO(tar_bytes)) as tar:
+        tar.extractall(dest, filter=owned, numeric_owner=True)
+    if owner is not None:
+        os.chown(dest, owner, owner)
+
+
+def retag(tar_bytes: bytes, *, prefix: str, owner: int) -> bytes:
+    """Re-emit a tree tar under `prefix/`, every entry owned by `owner` (for put_archive)."""
+    out = io.BytesIO()
+    with (
+        tarfile.open(fileobj=io.BytesIO(tar_bytes)) as src,
+        tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as dst,
+    ):
+        root = tarfile.TarInfo(prefix)
+        root.type = tarfile.DIRTYPE
+        root.mode = 0o755
+        root.uid = root.gid = owner
+        dst.addfile(root)
+        for member in src.getmembers():
+            if member.type == tarfile.XGLTYPE or member.name in ("pax_global_header",):
+                continue
+            member.name = f"{prefix}/{member.name}"
+            member.uid = member.gid = owner
+            member.uname = member.gname = ""
+            data = src.extractfile(member) if member.isfile() else None
+            dst.addfile(member, data)
+    return out.getvalue()

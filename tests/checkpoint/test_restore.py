@@ -1,0 +1,107 @@
+"""Restore: exact dry runs, path limits, refusals, and closest-id suggestions."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nexusd.checkpoint.restore import restore_checkpoint
+from nexusd.checkpoint.snapshot import create_checkpoint
+from nexusd.errors import GitError
+from nexusd.paths import find_repo
+
+from .gitutil import git, git_state
+
+
+def test_dry_run_lists_exact_changes_and_changes_nothing(repo: Path) -> None:
+    layout = find_repo(repo)
+    (repo / "keep.txt").write_text("v1\n")
+    cp = create_checkpoint(layout, reason="manual")
+    (repo / "keep.txt").write_text("v2\n")
+    (repo / "README.md").unlink()
+    (repo / "extra.txt").write_text("new\n")
+    before = (repo / "keep.txt").read_text()
+    result = restore_checkpoint(layout, cp.id, dry_run=True)
+    assert [(c.action, c.path) for c in result.changes] == [
+        ("add", "README.md"),
+        ("delete", "extra.txt"),
+        ("modify", "keep.txt"),
+    ]
+    assert result.pre_restore is None
+    assert (repo / "keep.txt").read_text() == before
+    assert (repo / "extra.txt").exists()
+
+
+def test_paths_limit_the_restore(repo: Path) -> None:
+    layout = find_repo(repo)
+    (repo / "a.txt").write_text("a1\n")
+    (repo / "b.txt").write_text("b1\n")
+    cp = create_checkpoint(layout, reason="manual")
+    (repo / "a.txt").write_text("a2\n")
+    (repo / "b.txt").write_text("b2\n")
+    result = restore_checkpoint(layout, cp.id, paths=["a.txt"])
+    assert [c.path for c in result.changes] == ["a.txt"]
+    assert (repo / "a.txt").read_text() == "a1\n"
+    assert (repo / "b.txt").read_text() == "b2\n"
+
+
+def test_nothing_to_do_makes_no_pre_restore(repo: Path) -> None:
+    layout = find_repo(repo)
+    cp = create_checkpoint(layout, reason="manual")
+    result = restore_checkpoint(layout, cp.id)
+    assert result.changes == ()
+    assert result.pre_restore is None
+
+
+def test_unknown_id_lists_closest(repo: Path) -> None:
+    layout = find_repo(repo)
+    cp = create_checkpoint(layout, reason="manual")
+    typo = cp.id[:-1] + ("0" if cp.id[-1] != "0" else "1")
+    with pytest.raises(GitError) as info:
+        restore_checkpoint(layout, typo)
+    assert cp.id in str(info.value)
+    assert "did you mean" in str(info.value)
+
+
+def test_ignored_file_in_the_way_is_kept(repo: Path) -> None:
+    layout = find_repo(repo)
+    (repo / "cache.txt").write_text("snapshotted\n")
+    cp = create_checkpoint(layout, reason="manual")
+    (repo / "cache.txt").write_text("now ignored and precious\n")
+    (repo / ".gitignore").write_text("cache.txt\n")
+    result = restore_checkpoint(layout, cp.id)
+    assert (repo / "cache.txt").read_text() == "now ignored and precious\n"
+    assert [c.path for c in result.skipped] == ["cache.txt"]
+    assert not (repo / ".gitignore").exists()  # not in the snapshot: removed, kept in pre-restore
+
+
+def test_refuses_during_a_merge(repo: Path) -> None:
+    layout = find_repo(repo)
+    cp = create_checkpoint(layout, reason="manual")
+    git(repo, "checkout", "-q", "-b", "other")
+    (repo / "README.md").write_text("other\n")
+    git(repo, "commit", "-qam", "other")
+    git(repo, "checkout", "-q", "main")
+    (repo / "README.md").write_text("main\n")
+    git(repo, "commit", "-qam", "main")
+    subprocess.run(["git", "merge", "other"], cwd=repo, capture_output=True, check=False)
+    before = git_state(repo)
+    with pytest.raises(GitError, match="merge is in progress"):
+        restore_checkpoint(layout, cp.id)
+    assert git_state(repo) == before
+
+
+def test_file_becomes_directory_and_back(repo: Path) -> None:
+    layout = find_repo(repo)
+    (repo / "thing").write_text("a file\n")
+    cp_file = create_checkpoint(layout, reason="manual")
+    (repo / "thing").unlink()
+    (repo / "thing").mkdir()
+    (repo / "thing" / "inner.txt").write_text("inner\n")
+    cp_dir = create_checkpoint(layout, reason="manual")
+    restore_checkpoint(layout, cp_file.id)
+    assert (repo / "thing").read_text() == "a file\n"
+    restore_checkpoint(layout, cp_dir.id)
+    assert (repo / "thing" / "inner.txt").read_text() == "inner\n"

@@ -1,0 +1,97 @@
+"""`nexusd checkpoint …` end to end through click."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from nexusd.cli import cli
+
+
+def run(repo: Path, *args: str, code: int = 0) -> str:
+    result = CliRunner().invoke(cli, ["checkpoint", *args, "-C", str(repo)])
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def test_create_list_show_diff_restore_drop(repo: Path) -> None:
+    (repo / "README.md").write_text("v1\n")
+    made = json.loads(run(repo, "create", "-m", "first try", "--json"))
+    assert made["reason"] == "manual"
+    assert made["restore_command"] == f"nexusd checkpoint restore {made['id']}"
+    rows = json.loads(run(repo, "list", "--json"))
+    assert [r["id"] for r in rows] == [made["id"]]
+    assert rows[0]["files_changed"] == 1
+    assert rows[0]["branch"] == "main"
+    assert set(rows[0]) >= {"id", "time", "reason", "cycle", "branch", "files_changed", "checks"}
+    assert made["id"] in run(repo, "list")
+    assert "first try" in run(repo, "show", made["id"], "--json")
+
+    (repo / "README.md").write_text("v2\n")
+    (repo / "scratch.txt").write_text("new\n")
+    diff = run(repo, "diff", made["id"])
+    assert "-v1" in diff and "+v2" in diff and "scratch.txt" in diff
+    dry = run(repo, "restore", made["id"], "--dry-run")
+    assert "would change 2 path(s)" in dry
+    assert "delete  scratch.txt" in dry and "modify  README.md" in dry
+    assert (repo / "README.md").read_text() == "v2\n"
+    out = run(repo, "restore", made["id"])
+    assert "undo with: nexusd checkpoint restore" in out
+    assert (repo / "README.md").read_text() == "v1\n"
+    assert not (repo / "scratch.txt").exists()
+    undo = out.rsplit("restore ", 1)[1].strip()
+    run(repo, "restore", undo)
+    assert (repo / "scratch.txt").read_text() == "new\n"
+
+    rows = json.loads(run(repo, "list", "--json"))
+    assert [r["reason"] for r in rows] == ["manual", "pre-restore", "pre-restore"]
+    second = rows[1]["id"]
+    stat = run(repo, "diff", made["id"], second, "--stat")
+    assert "scratch.txt" in stat and "README.md" in stat
+    assert "dropped" in run(repo, "drop", second)
+    assert len(json.loads(run(repo, "list", "--json"))) == 2
+
+
+def test_unknown_id_is_an_error_with_suggestions(repo: Path) -> None:
+    made = json.loads(run(repo, "create", "--json"))
+    wrong = made["id"][:-2] + "zz"
+    result = CliRunner().invoke(cli, ["checkpoint", "restore", wrong, "-C", str(repo)])
+    assert result.exit_code == 5
+    assert "did you mean" in result.output and made["id"] in result.output
+
+
+def test_gc_dry_run(repo: Path) -> None:
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus" / "config.yaml").write_text(
+        "checkpoint:\n  retention:\n    keep_last: 1\n    keep_days: 0\n    daily_beyond: false\n"
+    )
+    for _ in range(3):
+        run(repo, "create")
+    out = run(repo, "gc", "--dry-run")
+    assert "kept 1, would drop 2" in out
+    assert len(json.loads(run(repo, "list", "--json"))) == 3
+    report = json.loads(run(repo, "gc", "--json"))
+    assert len(report["dropped"]) == 2
+    assert len(json.loads(run(repo, "list", "--json"))) == 1
+
+
+def test_push_and_fetch(repo: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    remote = tmp_path / "r.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    made = json.loads(run(repo, "create", "--json"))
+    run(repo, "push", str(remote))
+    listed = subprocess.run(
+        ["git", "for-each-ref", "refs/nexus/"],
+        cwd=remote,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    assert made["commit"] in listed
+    run(repo, "drop", made["id"])
+    run(repo, "fetch", str(remote))
+    assert [r["id"] for r in json.loads(run(repo, "list", "--json"))] == [made["id"]]

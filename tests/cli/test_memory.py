@@ -1,0 +1,106 @@
+"""`nexusd memory …` through click's CliRunner, on real repositories, model and tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nexusd.cli import cli
+from nexusd.config import load_config
+from nexusd.memory.embedder import shared_embedder
+from nexusd.memory.server import SearchServer
+from nexusd.memory.service import MemoryService
+from nexusd.paths import find_repo
+
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _model() -> None:
+    """Load the packaged model once into the process-wide cache the CLI uses."""
+    import lancedb  # noqa: F401  (its event-loop thread starts before the leak guard looks)
+
+    emb = shared_embedder("all-MiniLM-L6-v2")
+    assert emb.load(), emb.error
+
+
+def run(repo: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["memory", *args, "-C", str(repo)], catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_add_then_search_by_meaning_and_words(repo: Path) -> None:
+    code, out, _ = run(
+        repo,
+        "add",
+        "Never run the migrations on Fridays",
+        "--category",
+        "lessons",
+        "--tags",
+        "ops,db",
+    )
+    assert (code, out.strip()) == (0, "added to MEMORY.md and indexed")
+    code, out, err = run(repo, "search", "database schema changes at the end of the week")
+    assert code == 0
+    assert out.splitlines()[0].startswith("MEMORY.md:5  ")
+    assert "Fridays" in out and "no daemon running" in err and "loaded" in err
+    code, out, _ = run(repo, "search", "Fridays", "--mode", "keyword", "--json")
+    data = json.loads(out)
+    assert data["mode"] == "keyword"
+    assert data["hits"][0]["citation"] == "MEMORY.md:5"
+    assert data["hits"][0]["tags"] == ["ops", "db"]
+    code, out, _ = run(repo, "search", "Fridays", "--category", "decisions", "--json")
+    assert json.loads(out)["hits"] == []
+
+
+def test_queries_file_prints_one_json_line_per_query(repo: Path, tmp_path: Path) -> None:
+    run(repo, "add", "Cache pip downloads in CI", "--daily")
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        '{"id": "q1", "query": "pip cache"}\n\n{"id": 2, "query": "zebra"}\n', encoding="utf-8"
+    )
+    code, out, _ = run(repo, "search", "--queries", str(queries), "-k", "1")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [line["id"] for line in lines] == ["q1", 2]
+    assert lines[0]["hits"][0]["path"].startswith("memory/daily/")
+
+
+def test_stats_and_reindex(repo: Path) -> None:
+    (repo / "MEMORY.md").write_text("# M\n\n## A\n\none\n\n## B\n\ntwo\n", encoding="utf-8")
+    code, out, _ = run(repo, "reindex", "--json")
+    assert code == 0 and json.loads(out)["written"] == 2
+    code, out, _ = run(repo, "stats", "--json")
+    data = json.loads(out)
+    assert (data["files_on_disk"], data["chunks_indexed"], data["drift"]) == (1, 2, 0)
+    (repo / "MEMORY.md").write_text("# M\n\n## A\n\none, edited\n", encoding="utf-8")
+    code, out, err = run(repo, "stats")
+    assert code == 0 and "drift: 2 chunks differ" in err
+    assert "chunks indexed: 2" in out
+
+
+def test_search_asks_the_running_server_first(repo: Path) -> None:
+    (repo / "MEMORY.md").write_text(
+        "# M\n\n## Lessons\n\nUse short socket paths.\n", encoding="utf-8"
+    )
+    layout = find_repo(repo)
+    service = MemoryService(layout, load_config(layout.root))
+    service.start(background=False)
+    server = SearchServer(layout, service)
+    server.start()
+    try:
+        code, out, err = run(repo, "search", "socket paths", "-k", "1")
+        stats_code, stats_out, _ = run(repo, "stats", "--json")
+    finally:
+        server.stop()
+        service.stop()
+    assert stats_code == 0
+    assert code == 0 and out.startswith("MEMORY.md:5") and "no daemon" not in err
+    assert json.loads(stats_out)["model_status"] == "ready"
+
+
+def test_search_needs_a_query(repo: Path) -> None:
+    result = CliRunner().invoke(cli, ["memory", "search", "-C", str(repo)])
+    assert result.exit_code == 2 and "QUERY" in result.output

@@ -1,0 +1,120 @@
+"""`nexusd plan FILE`: one request answered in the foreground."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nexusd.cli import cli
+from nexusd.protocol.render import read_response_meta
+
+NAME = "2025-05-08T14_02_11_plan_request.md"
+RESPONSE = "2025-05-08T14_02_11_plan_response.md"
+GOOD = "---\ncycle: 1\ngoal: Make the README explain the quickstart\nartifacts: [README.md]\n---\n"
+
+
+def _plan(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["plan", *args], catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _request(repo: Path, text: str, name: str = NAME) -> Path:
+    folder = repo / ".scratchpad_logs"
+    folder.mkdir(exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_plan_writes_the_response_and_prints_its_path(repo: Path) -> None:
+    request = _request(repo, GOOD)
+    code, out, _ = _plan(str(request))
+    assert code == 0
+    assert out.strip() == str(request.with_name(RESPONSE))
+    meta = read_response_meta(request.with_name(RESPONSE).read_text())
+    assert meta is not None and meta["status"] == "ok" and meta["revision"] == 1
+
+
+def test_plan_again_is_skipped_unless_forced(repo: Path) -> None:
+    request = _request(repo, GOOD)
+    assert _plan(str(request))[0] == 0
+    code, out, _ = _plan(str(request), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (data["status"], data["revision"]) == ("skipped", 1)
+    code, out, _ = _plan(str(request), "--force", "--json")
+    assert (code, json.loads(out)["revision"]) == (0, 2)
+
+
+def test_plan_stdout_writes_nothing(repo: Path) -> None:
+    request = _request(repo, GOOD)
+    code, out, _ = _plan(str(request), "--stdout")
+    assert code == 0
+    assert out.startswith("---\nprotocol_version: 1\n")
+    assert "# Plan for cycle 1: Make the README explain the quickstart" in out
+    assert "## Executor Follow-up Checklist" in out
+    assert not request.with_name(RESPONSE).exists()
+
+
+@pytest.mark.parametrize("stdout", [False, True])
+def test_error_response_exits_4(repo: Path, stdout: bool) -> None:
+    request = _request(repo, "---\nproject: demo\n---\n")
+    args = [str(request), "--stdout"] if stdout else [str(request)]
+    code, out, err = _plan(*args)
+    assert code == 4
+    if stdout:
+        assert "status: error" in out
+        assert not request.with_name(RESPONSE).exists()
+    else:
+        assert "no goal" in err
+        assert "status: error" in request.with_name(RESPONSE).read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "create", "code", "needle"),
+    [
+        ("notes.md", True, 4, "not named like a plan request"),
+        (NAME, False, 1, "does not exist"),
+    ],
+)
+def test_bad_arguments(repo: Path, name: str, create: bool, code: int, needle: str) -> None:
+    path = repo / name
+    if create:
+        path.write_text(GOOD)
+    result_code, _, err = _plan(str(path))
+    assert result_code == code
+    assert needle in err and "fix:" in err
+
+
+def test_unwritable_response_is_an_error(repo: Path) -> None:
+    request = _request(repo, GOOD)
+    request.with_name(RESPONSE).mkdir()  # the response path is taken by a folder
+    code, _, err = _plan(str(request), "--force")
+    assert code == 1
+    assert "cannot write" in err
+
+
+def test_python_dash_m_nexusd_plan(repo: Path) -> None:
+    request = _request(repo, GOOD)
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "nexusd", "plan", str(request), "--json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["status"] == "ok"
+    assert Path(data["response"]) == request.with_name(RESPONSE)
+    assert data["timings_ms"]["total"] > 0

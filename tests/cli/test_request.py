@@ -1,0 +1,132 @@
+"""`nexusd request new` inside a real git repository."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nexusd.cli import cli
+from nexusd.protocol.naming import is_request_file, request_timestamp
+from nexusd.protocol.parse import parse_request
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["request", "new", *args], catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_new_writes_a_canonical_request(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    code, out, _ = _run(
+        "--goal", "Fix the flaky login test", "--cycle", "2",
+        "--blocker", "times out on CI", "--blocker", "no logs",
+        "--artifact", "tests/test_login.py", "--project", "demo",
+    )  # fmt: skip
+    assert code == 0
+    path = repo / out.strip()
+    assert path.parent == repo / ".scratchpad_logs"
+    assert is_request_file(path)
+    assert request_timestamp(path.name) is not None
+    req = parse_request(path.read_bytes(), str(path))
+    assert req.form == "frontmatter"
+    assert req.goal == "Fix the flaky login test"
+    assert req.cycle == 2
+    assert req.project == "demo"
+    assert req.blockers == ("times out on CI", "no logs")
+    assert req.artifacts == ("tests/test_login.py",)
+
+
+def test_second_request_in_the_same_second_gets_its_own_file(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    outs = [_run("--goal", f"goal {i}", "--json")[1] for i in range(3)]
+    paths = [Path(json.loads(out)["request"]) for out in outs]
+    assert len(set(paths)) == 3
+    for path, out in zip(paths, outs, strict=True):
+        assert json.loads(out)["response"] == str(path).replace(
+            "_plan_request.md", "_plan_response.md"
+        )
+        assert path.is_file()
+
+
+def test_json_and_watch_paths_from_config(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus" / "config.yaml").write_text("watch:\n  paths: [plans]\n", encoding="utf-8")
+    monkeypatch.chdir(repo / ".nexus")  # anywhere inside the repository
+    code, out, err = _run("--goal", "Ship it", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert Path(data["request"]).parent == (repo / "plans").resolve()
+    assert data["response"].endswith("_plan_response.md")
+    assert err == ""
+
+
+def test_dir_outside_watch_paths_is_noted(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    code, out, err = _run("--goal", "Ship it", "--dir", "elsewhere")
+    assert code == 0
+    assert out.strip().startswith("elsewhere/")
+    assert "not in watch.paths" in err
+
+
+def test_goal_or_edit_is_required(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    code, _, err = _run()
+    assert code == 2
+    assert "--goal" in err and "--edit" in err
+    assert not (repo / ".scratchpad_logs").exists()
+
+
+def test_edit_uses_the_editor(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    editor = tmp_path / "fake-editor"
+    editor.write_text(
+        "#!/bin/sh\nsed -i 's/^goal:$/goal: Written in the editor/' \"$1\"\n", encoding="utf-8"
+    )
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.setenv("VISUAL", str(editor))
+    monkeypatch.chdir(repo)
+    code, out, _ = _run("--edit", "--cycle", "4")
+    assert code == 0
+    req = parse_request((repo / out.strip()).read_bytes(), "edited")
+    assert (req.goal, req.cycle) == ("Written in the editor", 4)
+
+
+def test_edit_without_a_goal_writes_nothing(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = tmp_path / "fake-editor"
+    editor.write_text("#!/bin/sh\necho '# changed' >> \"$1\"\n", encoding="utf-8")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.setenv("VISUAL", str(editor))
+    monkeypatch.chdir(repo)
+    code, _, err = _run("--edit")
+    assert code == 4  # ProtocolError
+    assert "no goal" in err
+    assert "fix:" in err
+    assert not (repo / ".scratchpad_logs").exists()
+
+
+def test_edit_quit_without_saving(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EDITOR", "true")
+    monkeypatch.setenv("VISUAL", "true")
+    monkeypatch.chdir(repo)
+    code, _, err = _run("--edit")
+    assert code == 1
+    assert "without saving" in err
+    assert not (repo / ".scratchpad_logs").exists()
+
+
+def test_outside_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run("--goal", "x")
+    assert code == 5
+    assert "error:" in err

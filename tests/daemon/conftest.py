@@ -1,0 +1,7 @@
+"""Fixtures for the daemon tests (defined in helpers so tests/cli can import them too)."""
+
+from __future__ import annotations
+
+from daemon.helpers import daemon, served, start_daemon
+
+__all__ = ["daemon", "served", "start_daemon"]

@@ -1,0 +1,177 @@
+"""The hook inbox: real hooks enqueue, each event is handled once, crashes lose nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from nexusd.checkpoint.listing import list_checkpoints
+from nexusd.config import config_from_mapping
+from nexusd.daemon import inbox
+from nexusd.hooks.installer import install
+from nexusd.paths import find_repo
+
+
+def git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.fixture
+def recorded() -> Iterator[list[inbox.InboxEvent]]:
+    """Record handled events (post-commit still makes its real checkpoint)."""
+    seen: list[inbox.InboxEvent] = []
+    saved = dict(inbox.HANDLERS)
+
+    def record(layout: object, config: object, event: inbox.InboxEvent) -> None:
+        seen.append(event)
+
+    for hook in ("post-merge", "post-checkout"):
+        inbox.HANDLERS[hook] = record
+
+    def commit_then_record(layout: object, config: object, event: inbox.InboxEvent) -> None:
+        saved["post-commit"](layout, config, event)  # type: ignore[arg-type]
+        seen.append(event)
+
+    inbox.HANDLERS["post-commit"] = commit_then_record
+    yield seen
+    inbox.HANDLERS.clear()
+    inbox.HANDLERS.update(saved)
+
+
+def test_real_hooks_enqueue_and_drain_once(repo: Path, recorded: list[inbox.InboxEvent]) -> None:
+    layout = find_repo(repo)
+    install(layout)
+    (repo / "f.txt").write_text("1")
+    git(repo, "add", "f.txt")
+    git(repo, "commit", "-qm", "one")
+    git(repo, "checkout", "-q", "-b", "feature")
+    files = sorted(layout.inbox_dir.glob("*.jsonl"))
+    assert [f.name.split(".")[0] for f in files] == ["post-commit", "post-checkout"] or sorted(
+        f.name.split(".")[0] for f in files
+    ) == ["post-checkout", "post-commit"]
+    line = json.loads(next(f for f in files if f.name.startswith("post-commit")).read_text())
+    assert line["head"] == git(repo, "rev-parse", "HEAD").strip()
+    assert Path(line["worktree"]) == repo
+
+    config = config_from_mapping({})
+    assert inbox.drain_and_handle(layout, config) == 2
+    assert {e.hook for e in recorded} == {"post-commit", "post-checkout"}
+    checkout = next(e for e in recorded if e.hook == "post-checkout")
+    assert len(checkout.args) == 3 and checkout.args[2] == "1"
+    cps = list_checkpoints(layout)
+    assert [c.reason for c in cps] == ["commit"]
+    assert cps[0].trailers["Nexus-Commit"] == line["head"]
+    assert inbox.drain_and_handle(layout, config) == 0
+    assert len(recorded) == 2
+    assert list(layout.inbox_dir.glob("*.jsonl")) == []
+    assert list((layout.inbox_dir / "claimed").iterdir()) == []
+
+
+def test_on_commit_false_makes_no_checkpoint(repo: Path) -> None:
+    layout = find_repo(repo)
+    install(layout)
+    (repo / "g.txt").write_text("1")
+    git(repo, "add", "g.txt")
+    git(repo, "commit", "-qm", "g")
+    config = config_from_mapping({"checkpoint": {"on_commit": False}})
+    assert inbox.drain_and_handle(layout, config) == 1
+    assert list_checkpoints(layout) == []
+
+
+def test_crash_between_claim_and_handle_reprocesses(
+    repo: Path, recorded: list[inbox.InboxEvent]
+) -> None:
+    layout = find_repo(repo)
+    install(layout)
+    git(repo, "checkout", "-q", "-b", "x")
+    events = inbox.drain(layout)  # claimed, then "the process dies" before handling
+    assert [e.hook for e in events] == ["post-checkout"]
+    assert list(layout.inbox_dir.glob("*.jsonl")) == []
+    assert inbox.drain_and_handle(layout, config_from_mapping({})) == 1
+    assert [e.hook for e in recorded] == ["post-checkout"]
+    assert inbox.drain_and_handle(layout, config_from_mapping({})) == 0
+
+
+def test_failing_handler_goes_to_dead_letters(repo: Path) -> None:
+    layout = find_repo(repo)
+    saved = dict(inbox.HANDLERS)
+
+    def boom(layout: object, config: object, event: inbox.InboxEvent) -> None:
+        raise RuntimeError("handler broke")
+
+    inbox.HANDLERS["post-merge"] = boom
+    try:
+        inbox.enqueue(layout, inbox.InboxEvent(hook="post-merge", args=("0",)))
+        assert inbox.drain_and_handle(layout, config_from_mapping({})) == 0
+    finally:
+        inbox.HANDLERS.clear()
+        inbox.HANDLERS.update(saved)
+    dead = inbox.dead_letters(layout)
+    assert len(dead) == 1
+    assert "handler broke" in dead[0]["error"]
+    assert json.loads(dead[0]["event"])["hook"] == "post-merge"
+    assert inbox.requeue_dead(layout) == 1
+    assert [e.hook for e in inbox.drain(layout)] == ["post-merge"]
+
+
+def test_partial_and_garbage_files(repo: Path) -> None:
+    layout = find_repo(repo)
+    layout.inbox_dir.mkdir(parents=True)
+    (layout.inbox_dir / "post-commit.1.0.jsonl").write_text('{"v":1,"hook":"post-co')
+    (layout.inbox_dir / "junk.2.0.jsonl").write_text("not json\n")
+    events = inbox.drain(layout)
+    assert events == []  # the partial one waits for its writer, the junk is a dead letter
+    assert (layout.inbox_dir / "post-commit.1.0.jsonl").exists()
+    assert "unreadable" in inbox.dead_letters(layout)[0]["error"]
+
+
+def test_many_commits_coalesce_into_one_checkpoint(repo: Path) -> None:
+    layout = find_repo(repo)
+    install(layout)
+    for i in range(4):
+        (repo / f"f{i}").write_text(str(i))
+        git(repo, "add", f"f{i}")
+        git(repo, "commit", "-qm", f"c{i}")
+    assert len(list(layout.inbox_dir.glob("post-commit.*.jsonl"))) == 4
+    assert inbox.drain_and_handle(layout, config_from_mapping({})) == 4
+    cps = list_checkpoints(layout)
+    assert len(cps) == 1
+    assert cps[0].trailers["Nexus-Commit"] == git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_concurrent_hook_runs_never_mix_lines(repo: Path) -> None:
+    layout = find_repo(repo)
+    install(layout)
+    hook = layout.git_common_dir / "hooks" / "post-merge"
+    procs = [
+        subprocess.Popen([str(hook), "0"], cwd=repo, stdout=subprocess.DEVNULL) for _ in range(20)
+    ]
+    for proc in procs:
+        assert proc.wait() == 0
+    events = inbox.drain(layout)
+    assert len(events) == 20
+    assert all(e.hook == "post-merge" and e.args == ("0",) for e in events)
+    inbox.ack(events)
+    assert list((layout.inbox_dir / "claimed").iterdir()) == []
+
+
+def test_linked_worktree_commit_checkpoints_that_worktree(repo: Path, tmp_path: Path) -> None:
+    layout = find_repo(repo)
+    install(layout)
+    wt = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(wt))
+    (wt / "side.txt").write_text("side\n")
+    git(wt, "add", "side.txt")
+    git(wt, "commit", "-qm", "side")
+    (wt / "dirty.txt").write_text("uncommitted\n")
+    inbox.drain_and_handle(layout, config_from_mapping({}))
+    cps = [c for c in list_checkpoints(layout) if c.reason == "commit"]
+    assert len(cps) == 1
+    assert cps[0].branch == "side"
+    assert "dirty.txt" in git(repo, "ls-tree", "-r", "--name-only", cps[0].commit)

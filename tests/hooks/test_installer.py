@@ -1,0 +1,201 @@
+"""Hook installer with real `git commit`: chaining, pre-commit, husky, uninstall."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nexusd.hooks.installer import hooks_dir, install, status, uninstall
+from nexusd.paths import find_repo
+
+
+def git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, f"git {args}: {proc.stderr}"
+    return proc.stdout
+
+
+def fingerprint(directory: Path) -> dict[str, tuple[int, bytes]]:
+    """Every entry of a hooks directory: name -> (mode, bytes or link target)."""
+    if not directory.exists():
+        return {}
+    out = {}
+    for path in sorted(directory.rglob("*")):
+        st = path.lstat()
+        if stat.S_ISLNK(st.st_mode):
+            out[str(path.relative_to(directory))] = (st.st_mode, os.readlink(path).encode())
+        elif stat.S_ISREG(st.st_mode):
+            out[str(path.relative_to(directory))] = (st.st_mode, path.read_bytes())
+    return out
+
+
+def events(repo: Path, hook: str) -> list[Path]:
+    return sorted((repo / ".git" / "nexus" / "inbox").glob(f"{hook}.*.jsonl"))
+
+
+def commit(repo: Path, name: str) -> None:
+    (repo / name).write_text(name)
+    git(repo, "add", name)
+    git(repo, "commit", "-qm", name)
+
+
+def test_install_fresh_then_uninstall(repo: Path) -> None:
+    layout = find_repo(repo)
+    before = fingerprint(hooks_dir(layout))
+    rows = install(layout)
+    assert [r.state for r in rows] == ["installed"] * 3
+    assert install(layout) == rows  # idempotent
+    commit(repo, "a.txt")
+    assert len(events(repo, "post-commit")) == 1
+    uninstall(layout)
+    assert fingerprint(hooks_dir(layout)) == before
+    assert [r.state for r in status(layout)] == ["missing"] * 3
+
+
+@pytest.mark.parametrize("user_hook", ['#!/bin/sh\necho "$@" >> "$MARK"\n', "LINK"])
+def test_user_hook_is_chained_and_restored(repo: Path, tmp_path: Path, user_hook: str) -> None:
+    layout = find_repo(repo)
+    directory = hooks_dir(layout)
+    mark = tmp_path / "mark"
+    real = tmp_path / "user-post-checkout"
+    real.write_text('#!/bin/sh\necho "$@" >> "$MARK"\nexit 3\n')
+    real.chmod(0o750)
+    target = directory / "post-checkout"
+    if user_hook == "LINK":
+        target.symlink_to(real)
+    else:
+        target.write_text(user_hook)
+        target.chmod(0o751)
+    before = fingerprint(directory)
+    install(layout)
+    assert status(layout)[2].chained == directory / "post-checkout.nexusd-chained"
+    env = {**os.environ, "MARK": str(mark)}
+    proc = subprocess.run(
+        ["git", "checkout", "-q", "-b", "topic"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert mark.read_text().split() == [head, head, "1"]
+    assert len(events(repo, "post-checkout")) == 1
+    uninstall(layout)
+    assert fingerprint(directory) == before
+
+
+def _pre_commit(repo: Path, *args: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _pre_commit_config(repo: Path, mark: Path) -> None:
+    entry = f"sh -c 'echo $0 >> {mark}'"
+    (repo / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n"
+        f"  - id: pre\n    name: pre\n    entry: {entry} pre\n    language: system\n"
+        "    pass_filenames: false\n    always_run: true\n    stages: [pre-commit]\n"
+        f"  - id: post\n    name: post\n    entry: {entry} post\n    language: system\n"
+        "    pass_filenames: false\n    always_run: true\n    stages: [post-commit]\n"
+    )
+    git(repo, "add", ".pre-commit-config.yaml")
+    git(repo, "commit", "-qm", "pre-commit config", "--no-verify")
+
+
+@pytest.mark.parametrize("order", ["pre-commit-first", "nexusd-first"])
+def test_pre_commit_framework_either_order(repo: Path, tmp_path: Path, order: str) -> None:
+    layout = find_repo(repo)
+    directory = hooks_dir(layout)
+    mark = tmp_path / "mark"
+    _pre_commit_config(repo, mark)
+    pristine = fingerprint(directory)
+    if order == "pre-commit-first":
+        _pre_commit(repo, "install", "-t", "pre-commit", "-t", "post-commit")
+        with_pre_commit = fingerprint(directory)
+        install(layout)
+        assert status(layout)[0].state == "installed"
+    else:
+        install(layout)
+        _pre_commit(repo, "install", "-t", "pre-commit", "-t", "post-commit")
+        assert status(layout)[0].state == "behind-pre-commit"
+    commit(repo, "b.txt")
+    assert mark.read_text().split() == ["pre", "post"]
+    assert len(events(repo, "post-commit")) == 1
+    uninstall(layout)
+    if order == "pre-commit-first":
+        assert fingerprint(directory) == with_pre_commit
+    _pre_commit(repo, "uninstall", "-t", "pre-commit", "-t", "post-commit")
+    assert fingerprint(directory) == pristine
+
+
+HUSKY_H = """#!/usr/bin/env sh
+n=$(basename "$0")
+s=$(dirname "$(dirname "$0")")/$n
+[ ! -f "$s" ] && exit 0
+sh -e "$s" "$@"
+"""
+
+
+def test_husky_hooks_path(repo: Path, tmp_path: Path) -> None:
+    husky = repo / ".husky"
+    (husky / "_").mkdir(parents=True)
+    (husky / "_" / "h").write_text(HUSKY_H)
+    for hook in ("post-commit", "post-merge", "post-checkout", "pre-commit"):
+        stub = husky / "_" / hook
+        stub.write_text('#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n')
+        stub.chmod(0o755)
+    (husky / "_" / ".gitignore").write_text("*\n")
+    mark = tmp_path / "mark"
+    (husky / "post-commit").write_text(f"echo husky-post-commit >> {mark}\n")
+    git(repo, "config", "core.hooksPath", ".husky/_")
+    layout = find_repo(repo)
+    assert hooks_dir(layout) == husky / "_"
+    before = fingerprint(husky)
+    install(layout)
+    commit(repo, "c.txt")
+    assert mark.read_text() == "husky-post-commit\n"
+    assert len(events(repo, "post-commit")) == 1
+    uninstall(layout)
+    assert fingerprint(husky) == before
+
+
+def test_custom_hooks_path_created_and_removed(repo: Path) -> None:
+    git(repo, "config", "core.hooksPath", "githooks")
+    layout = find_repo(repo)
+    install(layout)
+    assert (repo / "githooks" / "post-commit").exists()
+    commit(repo, "d.txt")
+    assert len(events(repo, "post-commit")) == 1
+    uninstall(layout)
+    assert not (repo / "githooks").exists()
+
+
+def test_hooks_fail_open(repo: Path, tmp_path: Path) -> None:
+    layout = find_repo(repo)
+    directory = hooks_dir(layout)
+    (directory / "post-commit").write_text("#!/bin/sh\nexit 7\n")
+    (directory / "post-commit").chmod(0o755)
+    install(layout)
+    # The inbox cannot be created: a file sits where its folder should be.
+    inbox = layout.inbox_dir
+    inbox.rmdir()
+    inbox.write_text("in the way")
+    proc = subprocess.run(
+        [str(directory / "post-commit")], cwd=repo, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0
+    assert proc.stdout == "" and proc.stderr == ""
+    commit(repo, "e.txt")  # git commit succeeds
+    assert inbox.read_text() == "in the way"

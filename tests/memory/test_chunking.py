@@ -1,0 +1,119 @@
+"""Chunking is pure: markdown text in, chunks out."""
+
+from __future__ import annotations
+
+import pytest
+
+from nexusd.memory.chunking import chunk_markdown, hashtags, parse_front_matter
+
+DOC = """\
+# Memory
+
+Intro line.
+
+## Lessons
+
+- Pin the CPU wheel of torch. #deps
+
+### Testing
+
+Use real repos in tmp_path.
+
+```
+# not a heading
+```
+
+## Decisions
+
+We chose LanceDB.
+"""
+
+
+def chunks(text: str, path: str = "MEMORY.md", max_chars: int = 1500):
+    return chunk_markdown(path, text, max_chars=max_chars, default_date="2026-01-02")
+
+
+def test_sections_follow_headings_with_their_path_and_lines() -> None:
+    got = chunks(DOC)
+    assert [c.heading for c in got] == [
+        "Memory",
+        "Memory > Lessons",
+        "Memory > Lessons > Testing",
+        "Memory > Decisions",
+    ]
+    testing = got[2]
+    assert "# not a heading" in testing.body  # fenced code is not a heading
+    lines = DOC.splitlines()
+    assert lines[testing.line_start - 1] == "Use real repos in tmp_path."
+    assert lines[testing.line_end - 1] == "```"
+    assert got[1].id == "MEMORY.md#Memory > Lessons#0"
+
+
+@pytest.mark.parametrize(
+    ("index", "category"), [(0, "memory"), (1, "lessons"), (2, "lessons"), (3, "decisions")]
+)
+def test_category_is_the_level_two_section(index: int, category: str) -> None:
+    assert chunks(DOC)[index].category == category
+
+
+def test_front_matter_category_tags_and_date_win() -> None:
+    text = "---\ncategory: ADR\ntags: [db, storage]\ndate: 2025-03-04\n---\n# T\n\nBody #extra\n"
+    (only,) = chunks(text, "docs/adr/1.md")
+    assert only.category == "adr"
+    assert only.tags == ("db", "storage", "extra")
+    assert only.date == "2025-03-04"
+    assert only.line_start == 8
+
+
+def test_daily_note_date_comes_from_the_file_name() -> None:
+    (only,) = chunks("# day\n\nDid things.\n", "memory/daily/2026-11-20.md")
+    assert (only.date, only.category) == ("2026-11-20", "daily")
+
+
+def test_long_sections_split_on_paragraphs_with_ordinals() -> None:
+    paras = [f"Paragraph {i} " + "word " * 40 for i in range(6)]
+    text = "## Big\n\n" + "\n\n".join(paras) + "\n"
+    got = chunks(text, max_chars=500)
+    assert len(got) >= 3
+    assert [c.ordinal for c in got] == list(range(len(got)))
+    assert all(len(c.body) <= 500 for c in got)
+    assert " ".join(c.body for c in got).split() == " ".join(paras).split()
+    lines = text.splitlines()
+    for c in got:
+        assert lines[c.line_start - 1].startswith("Paragraph")
+
+
+def test_one_huge_paragraph_is_split_on_lines() -> None:
+    text = "## X\n\n" + "\n".join("line " * 30 for _ in range(20)) + "\n"
+    got = chunks(text, max_chars=400)
+    assert len(got) > 1 and all(len(c.body) <= 400 for c in got)
+
+
+def test_editing_one_section_keeps_other_ids_and_hashes() -> None:
+    before = {c.id: c.sha256 for c in chunks(DOC)}
+    after = {c.id: c.sha256 for c in chunks(DOC.replace("We chose LanceDB.", "We chose Qdrant."))}
+    assert before.keys() == after.keys()
+    changed = [i for i in before if before[i] != after[i]]
+    assert changed == ["MEMORY.md#Memory > Decisions#0"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\ncategory: [unclosed\n---\n# A\n\nbody\n",
+        "---\n- a list\n---\n# A\n\nbody\n",
+        "---\nno closing fence\n# A\n\nbody\n",
+    ],
+)
+def test_malformed_front_matter_is_reported_and_the_body_still_chunks(text: str) -> None:
+    assert parse_front_matter(text.split("\n")).warning
+    assert any("body" in c.body for c in chunks(text))
+
+
+def test_crlf_and_empty_sections() -> None:
+    got = chunks("# A\r\n\r\n## Empty\r\n## Full\r\ntext\r\n")
+    assert [c.heading for c in got] == ["A > Full"]
+
+
+def test_hashtags_ignore_headings_code_and_numbers() -> None:
+    assert hashtags("fix #ci and #Flaky-tests, not #12 or `#x` or a#b") == ("ci", "flaky-tests")

@@ -1,0 +1,51 @@
+"""Rank fusion and recency are pure arithmetic."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from nexusd.memory.fusion import recency_factor, rerank_by_recency, rrf
+
+
+def test_rrf_sums_weighted_reciprocal_ranks_and_names_retrievers() -> None:
+    fused = rrf({"vector": ["a", "b", "c"], "keyword": ["b", "d"]}, k=60)
+    assert fused[0].id == "b"
+    assert fused[0].score == pytest.approx(1 / 62 + 1 / 61)
+    assert fused[0].retrievers == ("keyword", "vector")
+    assert {f.id: f.retrievers for f in fused}["d"] == ("keyword",)
+    assert [f.id for f in fused] == ["b", "a", "d", "c"]
+
+
+def test_weights_change_the_order() -> None:
+    rankings = {"vector": ["a", "b"], "keyword": ["b", "a"]}
+    assert rrf(rankings, k=1, weights={"vector": 3.0, "keyword": 1.0})[0].id == "a"
+    assert rrf(rankings, k=1, weights={"vector": 1.0, "keyword": 3.0})[0].id == "b"
+
+
+def test_duplicates_within_one_ranking_count_once() -> None:
+    fused = rrf({"vector": ["a", "a", "b"]}, k=0)
+    assert [(f.id, f.score) for f in fused] == [("a", 1.0), ("b", 1 / 3)]
+
+
+@pytest.mark.parametrize(
+    ("day", "half_life", "expected"),
+    [
+        ("2026-01-10", None, 1.0),
+        ("2026-01-10", 10.0, 1.0),
+        ("2025-12-31", 10.0, 0.75),
+        ("2025-12-21", 10.0, 0.625),
+        ("not a date", 10.0, 1.0),
+        ("2026-02-01", 10.0, 1.0),
+    ],
+)
+def test_recency_factor(day: str, half_life: float | None, expected: float) -> None:
+    assert recency_factor(day, date(2026, 1, 10), half_life) == pytest.approx(expected)
+
+
+def test_recency_rerank_lets_a_recent_note_overtake_an_old_one() -> None:
+    scored = [("old", 1.0), ("new", 0.9)]
+    dates = {"old": "2020-01-01", "new": "2026-01-10"}
+    assert rerank_by_recency(scored, dates, date(2026, 1, 10), None)[0][0] == "old"
+    assert rerank_by_recency(scored, dates, date(2026, 1, 10), 30.0)[0][0] == "new"

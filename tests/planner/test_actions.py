@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nexusd.planner.actions import is_test_path, plan_actions
+from tests.planner.helpers import bundle_for, config, kitchen_repo, request
+
+
+@pytest.mark.parametrize("max_actions", [2, 3, 5, 8, 12])
+@pytest.mark.parametrize("with_previous", [True, False])
+def test_plan_is_bounded_review_first_checks_last(
+    repo: Path, max_actions: int, with_previous: bool
+) -> None:
+    kitchen_repo(repo)
+    if with_previous:
+        folder = repo / ".scratchpad_logs"
+        folder.mkdir()
+        (folder / "2025-05-08T11_40_03_plan_response.md").write_text("## Plan\n\n1. Old step\n")
+    bundle = bundle_for(repo, request())
+    actions = plan_actions(bundle, max_actions)
+    assert 2 <= len(actions) <= max(max_actions, 2)
+    assert actions[0].title.startswith("Review")
+    assert actions[-1].title == "Run the checks"
+    if with_previous:
+        assert actions[0].files == (".scratchpad_logs/2025-05-08T11_40_03_plan_response.md",)
+        assert "1 actions" in actions[0].how
+    assert all(a.verify for a in actions)
+    if max_actions >= 8:
+        titles = [a.title for a in actions]
+        assert any(t.startswith("Reproduce blocker 1") for t in titles)
+        assert any(t.startswith("Reproduce blocker 2") for t in titles)
+        assert any("`kitchen/shelves.py`" in t for t in titles)
+
+
+def test_configured_checks_drive_the_last_action(repo: Path) -> None:
+    cfg = config(
+        checks=[{"name": "unit", "run": "pytest -q tests"}, {"name": "lint", "run": "ruff check"}]
+    )
+    bundle = bundle_for(repo, request(), cfg)
+    last = plan_actions(bundle, 8)[-1]
+    assert "unit: `pytest -q tests`" in last.how and "lint: `ruff check`" in last.how
+    assert "`nexusd check`" in last.how
+
+
+def test_missing_artifacts_get_a_create_action(repo: Path) -> None:
+    bundle = bundle_for(repo, request(artifacts=("src/billing/invoice.py",), blockers=()))
+    titles = [a.title for a in plan_actions(bundle, 8)]
+    assert "Create the missing artifact(s) `src/billing/invoice.py`" in titles
+
+
+@pytest.mark.parametrize(
+    ("path", "is_test"),
+    [
+        ("tests/test_x.py", True),
+        ("pkg/x_test.py", True),
+        ("src/a.spec.ts", True),
+        ("src/x.py", False),
+    ],
+)
+def test_is_test_path(path: str, is_test: bool) -> None:
+    assert is_test_path(path) is is_test

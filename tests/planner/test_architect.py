@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from nexusd.planner.architect import OFFLINE_NOTE, standard_sections, title_for
+from nexusd.protocol.models import STANDARD_SECTIONS
+from tests.planner.helpers import bundle_for, kitchen_repo, request
+
+
+def _numbered(body: str) -> list[str]:
+    return re.findall(r"^\d+\. \*\*(.*?)\*\*", body, flags=re.M)
+
+
+def test_six_standard_sections(repo: Path) -> None:
+    kitchen_repo(repo)
+    bundle = bundle_for(repo, request())
+    sections = standard_sections(bundle, 8)
+    assert tuple(s.title for s in sections) == STANDARD_SECTIONS
+    body = {s.title: s.body for s in sections}
+    analysis = body["Analysis and Justification"]
+    assert OFFLINE_NOTE in analysis
+    assert "branch `main`" in analysis
+    assert "| `kitchen/shelves.py` | ok |" in analysis
+    assert "Shelf, OverflowShelf, place_order, drain" in analysis
+    # The executor's analysis question is answered from facts.
+    assert "You asked: “Is a single global lock" in analysis
+    assert "Protect shared state with one lock order" in analysis
+    plan = _numbered(body["Plan"])
+    assert 2 <= len(plan) <= 8
+    assert plan[0].startswith("Review") and plan[-1] == "Run the checks."
+    assert "Best Practices" in body and "(matched: lock" in body["Best Practices"]
+    assert "`run_pytest`" in body["Recommended Tool Calls"]
+    checklist = body["Executor Follow-up Checklist"]
+    assert "cycle 4 request with `history_path: .scratchpad_logs/2025-05-08T14_02_11" in checklist
+
+
+def test_each_blocker_has_evidence_and_a_diagnostic(repo: Path) -> None:
+    kitchen_repo(repo)
+    blockers = (
+        "Order lost on the overflow shelf under contention",
+        "pytest-timeout kills the stress test on CI after 60 s",
+        "The frobnicator quux is xyzzy",  # matches nothing: still gets a next step
+    )
+    bundle = bundle_for(repo, request(blockers=blockers))
+    body = {s.title: s.body for s in standard_sections(bundle, 8)}["Blocker Solutions"]
+    parts = re.split(r"^### ", body, flags=re.M)[1:]
+    assert len(parts) == 3
+    for part, blocker in zip(parts, blockers, strict=True):
+        assert part.startswith(f"{blockers.index(blocker) + 1}. {blocker}")
+        assert "- Evidence" in part
+        assert "- Next diagnostic step: " in part
+    assert "`kitchen/shelves.py:" in parts[0]
+    assert "`tests/test_concurrency.py:" in parts[1]
+    assert "no relevant artifact mentions" in parts[2]
+    assert "git bisect" in parts[2]
+
+
+def test_no_blockers_says_so(repo: Path) -> None:
+    bundle = bundle_for(repo, request(blockers=(), artifacts=()))
+    body = {s.title: s.body for s in standard_sections(bundle, 8)}
+    assert body["Blocker Solutions"].startswith("No blockers were reported")
+    # Without artifacts the plan starts by locating the code.
+    assert "Locate the code the goal is about" in body["Plan"]
+    tools = body["Recommended Tool Calls"]
+    assert "`git log --oneline -n 5`: what changed recently." in tools
+
+
+def test_missing_tools_file_gives_generic_tools(repo: Path) -> None:
+    bundle = bundle_for(repo, request(tools_file=".cursor/none.md", artifacts=("README.md",)))
+    tools = {s.title: s.body for s in standard_sections(bundle, 8)}["Recommended Tool Calls"]
+    assert "`.cursor/none.md` does not exist; generic tools instead" in tools
+    for generic in ("git log --oneline -n 5 -- README.md", "nexusd checkpoint create", "pytest"):
+        assert generic in tools
+
+
+def test_output_is_deterministic(repo: Path) -> None:
+    kitchen_repo(repo)
+    first = standard_sections(bundle_for(repo, request()), 8)
+    second = standard_sections(bundle_for(repo, request()), 8)
+    assert first == second
+
+
+@pytest.mark.parametrize(
+    ("cycle", "title"),
+    [(3, "Plan for cycle 3: Find and fix"), (None, "Plan: Find and fix")],
+)
+def test_title(repo: Path, cycle: int | None, title: str) -> None:
+    assert title_for(bundle_for(repo, request(cycle=cycle))).startswith(title)
+
+
+def test_table_cells_escape_pipes(repo: Path) -> None:
+    req = request(artifacts=("README.md",), artifact_notes=(("README.md", "intro | overview"),))
+    analysis = standard_sections(bundle_for(repo, req), 8)[0].body
+    row = next(line for line in analysis.splitlines() if line.startswith("| `README.md`"))
+    assert "intro \\| overview" in row
+    assert row.count(" | ") == 5

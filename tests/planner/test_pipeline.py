@@ -1,0 +1,323 @@
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nexusd.config import Config, config_from_mapping
+from nexusd.errors import ConfigError
+from nexusd.paths import find_repo
+from nexusd.planner.pipeline import answer_request, build_response, read_request, warm_up
+from nexusd.protocol.models import STANDARD_SECTIONS
+from nexusd.protocol.render import markdown_sections, read_response_meta
+from nexusd.protocol.yamlio import split_front_matter
+from tests.planner.helpers import kitchen_repo
+
+NAME = "2025-05-08T14_02_11_plan_request.md"
+CANONICAL = """---
+cycle: 3
+goal: Find and fix the lost-order race on the overflow shelf
+blockers:
+  - Order lost on the overflow shelf under contention
+artifacts:
+  - kitchen/shelves.py
+---
+
+## Analysis
+
+Is one lock enough?
+"""
+
+
+def _write(root: Path, data: bytes | str, name: str = NAME) -> Path:
+    folder = root / ".scratchpad_logs"
+    folder.mkdir(exist_ok=True)
+    path = folder / name
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return path
+
+
+def _meta(path: Path) -> dict[str, object]:
+    meta = read_response_meta(path.read_text(encoding="utf-8"))
+    assert meta is not None
+    return meta
+
+
+def _sections(path: Path) -> list[str]:
+    split = split_front_matter(path.read_text(encoding="utf-8"))
+    assert split is not None
+    return [s.title for s in markdown_sections(split.body)[1]]
+
+
+def _cfg(**layer: object) -> Config:
+    return config_from_mapping(layer)
+
+
+def test_answer_writes_a_grounded_response(repo: Path) -> None:
+    kitchen_repo(repo)
+    request = _write(repo, CANONICAL)
+    outcome = answer_request(request, find_repo(repo), _cfg())
+    assert outcome.status == "ok", outcome.message
+    assert outcome.response_path == request.with_name("2025-05-08T14_02_11_plan_response.md")
+    assert outcome.revision == 1
+    assert outcome.sha256 == hashlib.sha256(CANONICAL.encode()).hexdigest()
+    assert {"read", "parse", "librarian", "architect", "render", "write", "total"} <= set(
+        outcome.timings_ms
+    )
+    meta = _meta(outcome.response_path)
+    assert meta["request_sha256"] == outcome.sha256
+    assert meta["request_file"] == NAME
+    assert (meta["status"], meta["planner"], meta["revision"], meta["cycle"]) == (
+        "ok",
+        "offline",
+        1,
+        3,
+    )
+    assert {"read", "parse", "librarian", "librarian.git", "architect"} <= set(meta["timings_ms"])  # type: ignore[arg-type]
+    assert _sections(outcome.response_path) == list(STANDARD_SECTIONS)
+    text = outcome.response_path.read_text()
+    assert "# Plan for cycle 3: Find and fix the lost-order race" in text
+    assert "offline planner" in text
+    assert "`kitchen/shelves.py:" in text  # evidence from the real file
+    assert oct(outcome.response_path.stat().st_mode & 0o777) == "0o644"
+
+
+def test_same_content_is_answered_once(repo: Path) -> None:
+    request = _write(repo, CANONICAL)
+    first = answer_request(request, find_repo(repo), _cfg())
+    before = first.response_path.read_bytes()
+    stat = first.response_path.stat()
+    again = answer_request(request, find_repo(repo), _cfg())
+    assert again.status == "skipped"
+    assert (again.revision, again.sha256) == (1, first.sha256)
+    assert first.response_path.read_bytes() == before
+    assert first.response_path.stat().st_ino == stat.st_ino
+
+
+def test_edited_request_gets_revision_two_replacing_the_file(repo: Path) -> None:
+    request = _write(repo, CANONICAL)
+    first = answer_request(request, find_repo(repo), _cfg())
+    inode = first.response_path.stat().st_ino
+    _write(repo, CANONICAL.replace("Is one lock enough?", "Is one lock enough, really?"))
+    second = answer_request(request, find_repo(repo), _cfg())
+    assert second.status == "ok"
+    assert second.revision == 2
+    assert second.sha256 != first.sha256
+    meta = _meta(second.response_path)
+    assert (meta["revision"], meta["request_sha256"]) == (2, second.sha256)
+    # Replaced by rename (atomic), not rewritten in place; no temporary files left.
+    assert second.response_path.stat().st_ino != inode
+    assert sorted(p.name for p in request.parent.iterdir()) == [
+        NAME,
+        "2025-05-08T14_02_11_plan_response.md",
+    ]
+    assert answer_request(request, find_repo(repo), _cfg()).status == "skipped"
+
+
+def test_force_answers_again_with_next_revision(repo: Path) -> None:
+    request = _write(repo, CANONICAL)
+    answer_request(request, find_repo(repo), _cfg())
+    forced = answer_request(request, find_repo(repo), _cfg(), force=True)
+    assert (forced.status, forced.revision) == ("ok", 2)
+
+
+def test_a_response_not_written_by_nexusd_is_kept(repo: Path) -> None:
+    request = _write(repo, CANONICAL)
+    foreign = request.with_name("2025-05-08T14_02_11_plan_response.md")
+    foreign.write_text("# A human wrote this plan\n")
+    outcome = answer_request(request, find_repo(repo), _cfg())
+    assert outcome.status == "skipped"
+    assert "not written by nexusd" in outcome.message
+    assert foreign.read_text() == "# A human wrote this plan\n"
+    assert answer_request(request, find_repo(repo), _cfg(), force=True).status == "ok"
+    assert _meta(foreign)["revision"] == 1
+
+
+BAD = [
+    pytest.param(b"", "the request is empty", None, id="empty"),
+    pytest.param(b"   \n\n", "the request is empty", None, id="blank"),
+    pytest.param(b"PK\x03\x04\x00\x00binary", "binary", None, id="binary"),
+    pytest.param("goal: caf\xe9\n".encode("latin-1"), "not valid UTF-8", None, id="latin-1"),
+    pytest.param(b"---\nproject: demo\ncycle: 2\n---\n", "no goal", "goal", id="missing-goal"),
+    pytest.param(b"---\ngoal: [unclosed\n---\n", "", None, id="bad-yaml"),
+    pytest.param(b"---\ngoal: x\ncycle: three\n---\n", "cycle", "cycle", id="bad-cycle"),
+]
+
+
+@pytest.mark.parametrize(("data", "message", "field"), BAD)
+def test_bad_requests_get_an_error_response(
+    repo: Path, data: bytes, message: str, field: str | None
+) -> None:
+    request = _write(repo, data)
+    outcome = answer_request(request, find_repo(repo), _cfg())
+    assert outcome.status == "error"
+    assert message in outcome.message
+    meta = _meta(outcome.response_path)
+    assert meta["status"] == "error"
+    assert meta["request_sha256"] == hashlib.sha256(data).hexdigest()
+    error = meta["error"]
+    assert isinstance(error, dict)
+    assert error["message"] and error["fix"]
+    if field:
+        assert error["field"] == field
+    assert _sections(outcome.response_path) == ["What Is Wrong", "How to Fix It", "Example"]
+    text = outcome.response_path.read_text()
+    assert "goal: Make the login test pass reliably" in text  # the example request
+    # The same bad content is not answered twice either.
+    assert answer_request(request, find_repo(repo), _cfg()).status == "skipped"
+
+
+def test_request_over_the_size_cap(repo: Path) -> None:
+    data = ("---\ngoal: big\n---\n" + "x" * 5000).encode()
+    request = _write(repo, data)
+    cfg = _cfg(watch={"max_request_bytes": 1000})
+    raw = read_request(request, 1000)
+    assert len(raw.data) == 1001  # never more than cap + 1 bytes in memory
+    assert raw.size == len(data)
+    assert raw.sha256 == hashlib.sha256(data).hexdigest()
+    outcome = answer_request(request, find_repo(repo), cfg)
+    assert outcome.status == "error"
+    assert "over the 1000-byte limit" in outcome.message
+    error = _meta(outcome.response_path)["error"]
+    assert isinstance(error, dict) and "max_request_bytes" in error["fix"]
+
+
+def test_response_path_taken_by_a_folder_is_an_error_outcome(repo: Path) -> None:
+    request = _write(repo, CANONICAL)
+    request.with_name("2025-05-08T14_02_11_plan_response.md").mkdir()
+    outcome = answer_request(request, find_repo(repo), _cfg(), force=True)
+    assert outcome.status == "error"
+    assert outcome.message.startswith("cannot write")
+    assert outcome.revision == 1 and outcome.sha256
+
+
+def test_request_whose_parent_is_a_file(repo: Path) -> None:
+    (repo / "afile").write_text("not a folder\n")
+    request = repo / "afile" / NAME
+    outcome = answer_request(request, find_repo(repo), _cfg())
+    assert outcome.status == "error"
+    assert outcome.message.startswith("cannot read")
+    assert not outcome.response_path.exists()
+
+
+UNWRITABLE = """
+import json, resource, signal, sys
+from pathlib import Path
+from nexusd.config import load_config
+from nexusd.paths import find_repo
+from nexusd.planner.pipeline import answer_request
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+# Root ignores file modes; a file-size limit makes every write of the response fail.
+resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+layout = find_repo(Path(sys.argv[1]))
+o = answer_request(Path(sys.argv[1]), layout, load_config(layout.root))
+print(json.dumps({"status": o.status, "message": o.message}))
+"""
+
+
+def test_unwritable_response_is_reported_not_raised(repo: Path) -> None:
+    request = _write(repo, CANONICAL)
+    proc = subprocess.run(
+        [sys.executable, "-c", UNWRITABLE, str(request)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["status"] == "error"
+    assert "cannot write" in result["message"]
+    assert not request.with_name("2025-05-08T14_02_11_plan_response.md").exists()
+    assert [p.name for p in request.parent.iterdir()] == [NAME]  # no temp file left behind
+
+
+def test_configuration_errors_write_nothing_and_retry_later(repo: Path) -> None:
+    request = _write(repo, CANONICAL)
+    cfg = _cfg(planner={"catalog": "practices.yaml"})
+    with pytest.raises(ConfigError):
+        warm_up(repo, cfg)  # the daemon can report it at start-up
+    outcome = answer_request(request, find_repo(repo), cfg)
+    assert outcome.status == "error"
+    assert "planner.catalog" in outcome.message and "fix:" in outcome.message
+    assert not outcome.response_path.exists()
+    (repo / "practices.yaml").write_text(
+        "entries:\n  - id: a\n    title: A\n    keywords: [race]\n    practice: Do A.\n"
+    )
+    warm_up(repo, cfg)
+    assert answer_request(request, find_repo(repo), cfg).status == "ok"
+    assert "**A.** Do A." in outcome.response_path.read_text()
+
+
+def test_build_response_writes_nothing(repo: Path) -> None:
+    request = _write(repo, CANONICAL)
+    response = build_response(request, find_repo(repo), _cfg(), revision=3)
+    assert response.meta.revision == 3
+    assert response.meta.status == "ok"
+    assert [s.title for s in response.sections] == list(STANDARD_SECTIONS)
+    assert list(request.parent.iterdir()) == [request]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "headings"),
+    [
+        ("2025-05-08T14_02_11_plan_request.md", list(STANDARD_SECTIONS)),
+        (
+            "2025-04-20T08_11_37_plan_request.md",
+            [
+                "Key Challenges and Analysis",
+                "Verifiable Success Criteria",
+                "High-level Task Breakdown",
+                "Next Steps and Action Items",
+            ],
+        ),
+    ],
+)
+def test_oppie_fixtures(repo: Path, shared_dir: Path, fixture: str, headings: list[str]) -> None:
+    kitchen_repo(repo)
+    request = _write(repo, (shared_dir / "fixtures" / "oppie" / fixture).read_bytes(), fixture)
+    outcome = answer_request(request, find_repo(repo), _cfg())
+    assert outcome.status == "ok", outcome.message
+    assert _sections(outcome.response_path) == headings
+
+
+def test_previous_cycle_is_read_through_history_path(repo: Path) -> None:
+    kitchen_repo(repo)
+    first = _write(
+        repo, CANONICAL.replace("cycle: 3", "cycle: 2"), "2025-05-08T11_40_03_plan_request.md"
+    )
+    answered = answer_request(first, find_repo(repo), _cfg())
+    second = _write(
+        repo,
+        CANONICAL.replace(
+            "artifacts:",
+            "history_path: .scratchpad_logs/2025-05-08T11_40_03_plan_response.md\nartifacts:",
+        ),
+    )
+    outcome = answer_request(second, find_repo(repo), _cfg())
+    text = outcome.response_path.read_text()
+    assert "**Review cycle 2: compare its plan with what happened.**" in text
+    assert "  1. Review the starting point (no previous cycle found)." in text
+    assert "Its follow-up checklist: 0 of 6 ticked." in text
+    assert (
+        f"`{answered.response_path.relative_to(repo).as_posix()}` (history_path; planner offline"
+        in text
+    )
+
+
+def test_pipeline_import_stays_light() -> None:
+    code = (
+        "import sys, nexusd.planner.pipeline\n"
+        "heavy = ('torch', 'sentence_transformers', 'lancedb', 'docker', 'watchdog', 'git')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert proc.stdout.strip() == ""

@@ -1,0 +1,36 @@
+"""create_request_file: whole files on first sight, never replacing another request."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+from nexusd.protocol.files import create_request_file
+from nexusd.protocol.naming import is_request_file
+from nexusd.protocol.parse import parse_request
+from nexusd.protocol.render import render_request
+
+NOW = datetime(2025, 4, 20, 8, 11, 37, tzinfo=UTC)
+
+
+def test_creates_folder_and_canonical_name(tmp_path: Path) -> None:
+    folder = tmp_path / ".scratchpad_logs"
+    path = create_request_file(folder, render_request(goal="Ship it"), NOW)
+    assert path == folder / "2025-04-20T08_11_37_plan_request.md"
+    assert parse_request(path.read_bytes(), str(path)).goal == "Ship it"
+    assert path.stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in folder.iterdir()] == [path.name]  # no temp file left
+
+
+def test_same_second_never_overwrites(tmp_path: Path) -> None:
+    goals = [f"goal {i}" for i in range(20)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        paths = list(
+            pool.map(lambda g: create_request_file(tmp_path, render_request(goal=g), NOW), goals)
+        )
+    assert len(set(paths)) == 20
+    assert all(is_request_file(p) for p in paths)
+    found = sorted(parse_request(p.read_bytes(), str(p)).goal for p in paths)
+    assert found == sorted(goals)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)

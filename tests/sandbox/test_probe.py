@@ -1,0 +1,29 @@
+"""What doctor sees and what `auto` picks, on this machine's real engine and bwrap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from nexusd.config import config_from_mapping
+from nexusd.sandbox.probe import choose, report
+
+
+@pytest.mark.parametrize("backend", ["bwrap", "subprocess"])
+def test_forced_backend_is_used_as_configured(backend: str) -> None:
+    choice = choose(config_from_mapping({"sandbox": {"backend": backend}}))
+    assert choice.backend == backend and backend in choice.reason
+
+
+@pytest.mark.docker
+def test_report_lists_capabilities_and_the_choice(docker_client: Any) -> None:
+    data = report(config_from_mapping({"checks": [{"name": "x", "run": "true", "image": "no:pe"}]}))
+    caps = {c["name"]: c for c in data["capabilities"]}
+    assert caps["docker engine"]["ok"]
+    assert caps["image nexusd-python:bookworm"]["ok"]
+    assert not caps["image no:pe"]["ok"] and "setup-sandbox.sh" in caps["image no:pe"]["fix"]
+    assert {"bubblewrap", "user namespaces"} <= set(caps)
+    # One configured image is missing, so auto does not pick docker, and says why.
+    assert data["backend"] in {"bwrap", "subprocess"}
+    assert "no:pe" in data["reason"]

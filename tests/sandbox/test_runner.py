@@ -1,0 +1,102 @@
+"""run_checks on real repositories: the snapshot is what runs, the live tree is untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nexusd.config import config_from_mapping
+from nexusd.paths import find_repo
+from nexusd.sandbox.runner import attach_results, note_payload, overall_status, run_checks
+from tests.conftest import git
+
+CHECKS = [
+    {"name": "content", "run": "cat README.md; ls"},
+    {"name": "fails", "run": "echo 'assert False' > t.py && python3 t.py", "when": "commit"},
+]
+
+
+def _config(backend: str, **sandbox: Any) -> Any:
+    return config_from_mapping({"sandbox": {"backend": backend, **sandbox}, "checks": CHECKS})
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("docker", marks=pytest.mark.docker),
+        pytest.param("bwrap", marks=pytest.mark.bwrap),
+        "subprocess",
+    ]
+)
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each backend name, with its availability fixture."""
+    if request.param == "docker":
+        request.getfixturevalue("docker_client")
+    if request.param == "bwrap":
+        request.getfixturevalue("bwrap_usable")
+    return str(request.param)
+
+
+def test_working_tree_snapshot_runs_and_live_tree_is_untouched(repo: Path, backend: str) -> None:
+    (repo / "README.md").write_text("# uncommitted edit\n")
+    (repo / "extra.txt").write_text("new\n")
+    status = git(repo, "status", "--porcelain")
+    results = run_checks(find_repo(repo), _config(backend))
+    content, fails = results
+    assert content.backend == backend and content.status == "passed"
+    assert "# uncommitted edit" in content.stdout and "extra.txt" in content.stdout
+    assert fails.status == "failed" and "AssertionError" in fails.stderr
+    assert content.tree == fails.tree and len(content.tree) == 40
+    assert git(repo, "status", "--porcelain") == status
+    assert not (repo / "t.py").exists()
+    assert content.isolated == (backend != "subprocess")
+
+
+def test_a_commit_runs_as_it_was(repo: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "README.md").write_text("# later\n")
+    (result,) = run_checks(find_repo(repo), _config("subprocess"), treeish=head, names=["content"])
+    assert result.stdout.startswith("# demo")
+
+
+def test_when_selects_checks(repo: Path) -> None:
+    results = run_checks(find_repo(repo), _config("subprocess"), when="commit")
+    assert [r.name for r in results] == ["fails"]
+    assert run_checks(find_repo(repo), _config("subprocess"), when="manual") == ()
+
+
+@pytest.mark.docker
+def test_missing_image_is_an_error_result_saying_how_to_fix(repo: Path, docker_client: Any) -> None:
+    config = _config("docker", image="nexusd-test-missing:none")
+    results = run_checks(find_repo(repo), config, names=["content"])
+    assert results[0].status == "error"
+    assert "setup-sandbox.sh" in results[0].error
+
+
+@pytest.mark.docker
+def test_auto_prefers_docker_and_records_why(repo: Path, docker_client: Any) -> None:
+    (result,) = run_checks(find_repo(repo), _config("auto"), names=["content"])
+    assert result.backend == "docker"
+    assert "auto: docker engine reachable" in result.reason
+
+
+@pytest.mark.bwrap
+def test_auto_falls_back_with_the_reason(repo: Path, bwrap_usable: None) -> None:
+    config = _config("auto", image="nexusd-test-missing:none")
+    (result,) = run_checks(find_repo(repo), config, names=["content"])
+    assert result.backend == "bwrap"
+    assert "docker unavailable" in result.reason and "nexusd-test-missing:none" in result.reason
+
+
+def test_results_attach_to_a_checkpoint_note(repo: Path) -> None:
+    from nexusd.checkpoint.notes import check_status, read_note
+
+    layout = find_repo(repo)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    results = run_checks(layout, _config("subprocess"), treeish=head)
+    attach_results(layout, head, results)
+    note = read_note(layout, head)
+    assert check_status(note) == overall_status(results) == "failed"
+    assert note["checks"]["results"]["fails"]["status"] == "failed"
+    assert note == note_payload(results) | {}

@@ -1,0 +1,64 @@
+"""Snapshots: the working tree is exported without touching the index or the files."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from nexusd.errors import GitError
+from nexusd.paths import find_repo
+from nexusd.sandbox.workspace import archive, extract, resolve_tree, retag, snapshot_tree
+from tests.conftest import git
+
+
+def _names(tar_bytes: bytes) -> set[str]:
+    with tarfile.open(fileobj=io.BytesIO(tar_bytes)) as tar:
+        return {m.name for m in tar.getmembers() if m.isfile()}
+
+
+def test_snapshot_includes_untracked_and_changes_but_not_ignored(repo: Path) -> None:
+    (repo / ".gitignore").write_text("*.log\n")
+    (repo / "new.py").write_text("print(1)\n")
+    (repo / "debug.log").write_text("noise\n")
+    (repo / "README.md").write_text("# changed\n")
+    git(repo, "add", "README.md")
+    index_before = (repo / ".git" / "index").read_bytes()
+    status_before = git(repo, "status", "--porcelain")
+    layout = find_repo(repo)
+    tree = snapshot_tree(layout)
+    assert (repo / ".git" / "index").read_bytes() == index_before
+    assert git(repo, "status", "--porcelain") == status_before
+    names = _names(archive(layout, tree))
+    assert names == {".gitignore", "new.py", "README.md"}
+    out = repo.parent / "out"
+    extract(archive(layout, tree), out)
+    assert (out / "README.md").read_text() == "# changed\n"
+
+
+def test_resolve_tree_of_a_commit_ignores_later_edits(repo: Path) -> None:
+    layout = find_repo(repo)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "README.md").write_text("# edited later\n")
+    out = repo.parent / "at-head"
+    extract(archive(layout, resolve_tree(layout, head)), out)
+    assert (out / "README.md").read_text() == "# demo\n"
+    assert resolve_tree(layout, None) != resolve_tree(layout, head)
+
+
+def test_retag_puts_everything_under_the_prefix_owned_by_the_sandbox_user(repo: Path) -> None:
+    layout = find_repo(repo)
+    tagged = retag(archive(layout, resolve_tree(layout, "HEAD")), prefix="workspace", owner=65534)
+    with tarfile.open(fileobj=io.BytesIO(tagged)) as tar:
+        members = tar.getmembers()
+    assert members[0].name == "workspace" and members[0].isdir()
+    assert {m.name for m in members} == {"workspace", "workspace/README.md"}
+    assert {(m.uid, m.gid) for m in members} == {(65534, 65534)}
+
+
+def test_unknown_snapshot_is_a_git_error_with_a_hint(repo: Path) -> None:
+    with pytest.raises(GitError, match="'deadbeef' is not a commit or tree") as info:
+        resolve_tree(find_repo(repo), "deadbeef")
+    assert "checkpoint" in (info.value.hint or "")

@@ -1,0 +1,166 @@
+"""The one configuration loader: layering, validation that names the key, sources."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from nexusd.config import DEFAULTS, config_from_mapping, load_config, user_config_path
+from nexusd.errors import ConfigError
+from nexusd.templates import template_text
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_without_files(repo: Path) -> None:
+    config = load_config(repo)
+    assert dict(config.data) == DEFAULTS
+    assert config.sources == {}
+    assert config.source("watch.debounce_ms") == "default"
+    assert config.get("planner.max_actions") == 8
+
+
+def test_defaults_are_not_shared_between_loads(repo: Path) -> None:
+    first = load_config(repo)
+    first.get("watch.paths").append("mutated")
+    assert load_config(repo).get("watch.paths") == DEFAULTS["watch"]["paths"]
+    assert "mutated" not in DEFAULTS["watch"]["paths"]
+
+
+def test_repository_file_wins_over_user_file(repo: Path, _isolated_home: Path) -> None:
+    user = _write(
+        _isolated_home / ".config" / "nexusd" / "config.yaml",
+        "watch:\n  debounce_ms: 80\n  rescan_seconds: 5\nplanner:\n  max_actions: 6\n",
+    )
+    assert user_config_path() == user
+    project = _write(repo / ".nexus" / "config.yaml", "planner:\n  max_actions: 4\n")
+    config = load_config(repo)
+    assert config.get("watch.debounce_ms") == 80
+    assert config.get("planner.max_actions") == 4
+    assert config.get("watch.queue_size") == DEFAULTS["watch"]["queue_size"]
+    assert config.source("watch.debounce_ms") == str(user)
+    assert config.source("planner.max_actions") == str(project)
+    assert config.source("watch.queue_size") == "default"
+
+
+def test_explicit_user_file_and_no_root(tmp_path: Path) -> None:
+    user = _write(tmp_path / "u.yaml", "daemon:\n  log_level: debug\n")
+    config = load_config(None, user_file=user)
+    assert config.get("daemon.log_level") == "debug"
+
+
+def test_packaged_config_template_is_exactly_the_defaults(repo: Path) -> None:
+    text = template_text("config")
+    assert yaml.safe_load(text) == DEFAULTS, "update nexusd/templates/config.yaml with DEFAULTS"
+    _write(repo / ".nexus" / "config.yaml", text)
+    assert dict(load_config(repo).data) == DEFAULTS
+    # Commented defaults: the file teaches what each section is for.
+    assert text.count("#") >= 20
+
+
+@pytest.mark.parametrize("text", ["", "# only comments\n", "watch:\n  # debounce_ms: 10\n"])
+def test_empty_files_and_sections_change_nothing(repo: Path, text: str) -> None:
+    _write(repo / ".nexus" / "config.yaml", text)
+    assert dict(load_config(repo).data) == DEFAULTS
+
+
+@pytest.mark.parametrize(
+    ("layer", "needle"),
+    [
+        ({"nope": 1}, "unknown key `nope`"),
+        ({"watch": {"debounce": 1}}, "unknown key `watch.debounce`"),
+        ({"watch": 5}, "`watch` must be a mapping"),
+        ({"watch": {"debounce_ms": "fast"}}, "`watch.debounce_ms` must be a whole number"),
+        ({"watch": {"debounce_ms": -1}}, "`watch.debounce_ms` must be a whole number"),
+        ({"watch": {"debounce_ms": True}}, "`watch.debounce_ms` must be a whole number"),
+        ({"checkpoint": {"on_request": "yes"}}, "`checkpoint.on_request` must be true or false"),
+        ({"sandbox": {"cpus": "two"}}, "`sandbox.cpus` must be a number"),
+        ({"sandbox": {"image": "  "}}, "`sandbox.image` must be a non-empty string"),
+        ({"watch": {"paths": "x"}}, "`watch.paths` must be a list of strings"),
+        ({"watch": {"paths": [1]}}, "`watch.paths` must be a list of strings"),
+        ({"sandbox": {"backend": "vm"}}, "`sandbox.backend` must be one of auto, bwrap"),
+        ({"planner": {"catalog": 3}}, "`planner.catalog` must be a non-empty string"),
+        ({"checks": {"name": "x"}}, "`checks` must be a list"),
+        ({"checks": ["pytest"]}, "`checks[0]` must be a mapping"),
+        ({"checks": [{"name": "t"}]}, "`checks[0].run` is missing"),
+        ({"checks": [{"name": "t", "run": "x", "shell": 1}]}, "unknown key `checks[0].shell`"),
+        ({"checks": [{"name": "t", "run": "x", "when": "never"}]}, "`checks[0].when`"),
+        ({"checks": [{"name": "t", "run": "x", "network": "no"}]}, "`checks[0].network`"),
+        ({"checks": [{"name": "t", "run": "x", "timeout": True}]}, "not a boolean"),
+        ({"checks": [{"name": "t", "run": "x", "env": [1]}]}, "`checks[0].env`"),
+        (
+            {"checks": [{"name": "t", "run": "x"}, {"name": "t", "run": "y"}]},
+            "two checks are named `t`",
+        ),
+    ],
+)
+def test_invalid_values_name_the_key_and_the_file(
+    repo: Path, layer: dict[str, Any], needle: str
+) -> None:
+    path = _write(repo / ".nexus" / "config.yaml", yaml.safe_dump(layer))
+    with pytest.raises(ConfigError) as info:
+        load_config(repo)
+    assert needle in info.value.message
+    assert str(path) in info.value.message
+    assert info.value.hint
+    assert info.value.exit_code == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [("watch: [1\n", "not valid YAML"), ("- a\n- b\n", "top level must be a mapping")],
+)
+def test_unreadable_files(repo: Path, text: str, needle: str) -> None:
+    _write(repo / ".nexus" / "config.yaml", text)
+    with pytest.raises(ConfigError, match=needle):
+        load_config(repo)
+
+
+def test_valid_values_are_normalised() -> None:
+    config = config_from_mapping(
+        {
+            "sandbox": {"cpus": 2},
+            "planner": {"catalog": "docs/practices.yaml"},
+            "memory": {"search": {"recency_half_life_days": 7}},
+            "checks": [{"name": "unit", "run": "pytest -q", "when": "commit"}],
+        },
+        origin="test",
+    )
+    assert config.get("sandbox.cpus") == 2.0 and isinstance(config.get("sandbox.cpus"), float)
+    assert config.get("planner.catalog") == "docs/practices.yaml"
+    assert config.get("memory.search.recency_half_life_days") == 7.0
+    assert config.get("checks") == [
+        {"name": "unit", "run": "pytest -q", "when": ["commit"], "env": []}
+    ]
+    assert config.source("checks") == "test"
+    assert config.source("memory.search.recency_half_life_days") == "test"
+
+
+def test_nullable_keys_accept_null() -> None:
+    config = config_from_mapping({"planner": {"catalog": None}, "memory": {"index_uri": None}})
+    assert config.get("planner.catalog") is None
+
+
+def test_config_from_mapping_does_not_mutate_input() -> None:
+    layer = {"watch": {"debounce_ms": 10}}
+    before = copy.deepcopy(layer)
+    config_from_mapping(layer)
+    assert layer == before
+
+
+def test_get_unknown_key_raises_key_error() -> None:
+    with pytest.raises(KeyError):
+        config_from_mapping({}).get("watch.nope")
+
+
+def test_xdg_default_location(monkeypatch: pytest.MonkeyPatch, _isolated_home: Path) -> None:
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    assert user_config_path() == _isolated_home / ".config" / "nexusd" / "config.yaml"
