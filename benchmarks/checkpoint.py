@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nexusd.checkpoint.snapshot import create_checkpoint
+from nexusd.checkpoint.snapshot import MAX_UNTRACKED_BYTES, create_checkpoint
 from nexusd.paths import find_repo
 
 ENV = {
@@ -90,7 +90,7 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def bench(root: Path, files: int, samples: int) -> dict[str, float]:
+def bench(root: Path, files: int, samples: int, limit: int) -> dict[str, float]:
     layout = find_repo(root)
     stash: list[float] = []
     ours: list[float] = []
@@ -102,7 +102,7 @@ def bench(root: Path, files: int, samples: int) -> dict[str, float]:
 
     def time_ours() -> float:
         t = time.perf_counter()
-        create_checkpoint(layout, reason="request")
+        create_checkpoint(layout, reason="request", max_untracked_bytes=limit)
         return time.perf_counter() - t
 
     for n in range(2):  # warm-up
@@ -123,7 +123,7 @@ def bench(root: Path, files: int, samples: int) -> dict[str, float]:
     for n in range(3):
         change_a_few(root, 500 + n, files)  # 5 modified files + 1 untracked file
         before, before_size = du(objects), size(objects)
-        create_checkpoint(layout, reason="request")
+        create_checkpoint(layout, reason="request", max_untracked_bytes=limit)
         growth.append(du(objects) - before)
         apparent.append(size(objects) - before_size)
     return {
@@ -142,15 +142,24 @@ def bench(root: Path, files: int, samples: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1k and 10k files, fewer samples")
+    parser.add_argument(
+        "--max-untracked-bytes",
+        type=int,
+        default=MAX_UNTRACKED_BYTES,
+        help="checkpoint.max_untracked_file_bytes (0: no size check, one git call fewer)",
+    )
     opts = parser.parse_args()
     sizes = [1000, 10_000] if opts.quick else [1000, 10_000, 50_000]
-    samples = 5 if opts.quick else 9
+    # Small repositories are cheap to sample: more samples there steady a noisy shared machine.
+    per_size = {1000: 21, 10_000: 9} if opts.quick else {1000: 31, 10_000: 15, 50_000: 9}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["GIT_CONFIG_GLOBAL"] = str(Path(tmp) / "gitconfig")
         ENV["GIT_CONFIG_GLOBAL"] = os.environ["GIT_CONFIG_GLOBAL"]
         for files in sizes:
-            rows.append(bench(make_repo(Path(tmp), files), files, samples))
+            rows.append(
+                bench(make_repo(Path(tmp), files), files, per_size[files], opts.max_untracked_bytes)
+            )
     print(
         f"{'files':>7} {'ours med':>9} {'p99':>8} {'max':>8}"
         f" {'stash med':>10} {'ratio':>6} {'disk/cp':>9}"
@@ -168,6 +177,7 @@ def main() -> None:
         metrics[f"ratio_vs_stash_create_{tag}"] = round(r["ratio"], 3)
         metrics[f"checkpoint_ms_median_{tag}"] = round(r["checkpoint_ms_median"], 1)
         metrics[f"checkpoint_ms_p99_{tag}"] = round(r["checkpoint_ms_p99"], 1)
+        metrics[f"samples_{tag}"] = r["samples"]
         metrics[f"stash_create_ms_median_{tag}"] = round(r["stash_create_ms_median"], 1)
         metrics[f"disk_bytes_per_checkpoint_{tag}"] = r["disk_bytes_per_checkpoint"]
         metrics[f"object_bytes_per_checkpoint_{tag}"] = r["object_bytes_per_checkpoint"]
@@ -176,7 +186,8 @@ def main() -> None:
             {
                 "benchmark": "checkpoint",
                 "metrics": metrics,
-                "samples": samples,
+                "samples": min(per_size.values()),
+                "max_untracked_file_bytes": opts.max_untracked_bytes,
                 "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
             }
         )

@@ -79,6 +79,7 @@ DEFAULTS: dict[str, Any] = {
         "search": {
             "mode": "hybrid",
             "k": 8,
+            "fusion": "score",
             "rrf_k": 60,
             "depth": 50,
             "vector_weight": 1.0,
@@ -118,6 +119,7 @@ NULLABLE: dict[str, type] = {
 CHOICES: dict[str, frozenset[str]] = {
     "sandbox.backend": frozenset({"auto", "docker", "bwrap", "subprocess"}),
     "memory.search.mode": frozenset({"hybrid", "vector", "keyword"}),
+    "memory.search.fusion": frozenset({"score", "rrf"}),
     "daemon.log_level": frozenset({"debug", "info", "warning", "error"}),
     **{
         f"routing.{role}.format": frozenset({"json", "text"})

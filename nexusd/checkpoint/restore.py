@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nexusd.checkpoint.gitrun import run_git, split_z
-from nexusd.checkpoint.listing import resolve
+from nexusd.checkpoint.listing import drop, resolve
 from nexusd.checkpoint.model import Checkpoint
 from nexusd.checkpoint.snapshot import (
     MAX_UNTRACKED_BYTES,
@@ -149,7 +149,20 @@ def restore_checkpoint(
             f"a {state.operation} is in progress; restoring now would mix two states",
             hint=f"finish it or abort it (`git {state.operation} --abort`), then restore",
         )
-    current_tree = snapshot_tree(layout, max_untracked_bytes=max_untracked_bytes)
+    pre: Checkpoint | None = None
+    if dry_run:
+        current_tree = snapshot_tree(layout, max_untracked_bytes=max_untracked_bytes)
+    else:
+        # The plan is computed from the pre-restore checkpoint itself, so everything the
+        # restore removes or overwrites is in it by construction.
+        pre = create_checkpoint(
+            layout,
+            reason="pre-restore",
+            message=f"before restoring {target.id}",
+            trailers={"Nexus-Restores": target.id},
+            max_untracked_bytes=max_untracked_bytes,
+        )
+        current_tree = pre.tree
     planned = plan_changes(layout, current_tree, target.tree, paths)
     writes = [c.path for c in planned if c.action != "delete" and not c.mode.startswith("160")]
     ignored = _ignored_existing(layout, writes)
@@ -162,15 +175,10 @@ def restore_checkpoint(
             skipped.append(Change("skip", change.path, why="submodule: run git submodule update"))
         else:
             changes.append(change)
-    if dry_run or not changes:
+    if pre is None or not changes:
+        if pre is not None:
+            drop(layout, pre)  # nothing to undo: do not keep an identical checkpoint
         return RestoreResult(target, tuple(changes), dry_run, None, tuple(skipped))
-    pre = create_checkpoint(
-        layout,
-        reason="pre-restore",
-        message=f"before restoring {target.id}",
-        trailers={"Nexus-Restores": target.id},
-        max_untracked_bytes=max_untracked_bytes,
-    )
     for change in changes:
         if change.action == "delete":
             _remove(layout.root, change.path)
@@ -196,7 +204,8 @@ def restore_checkpoint(
                 env=env,
                 input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in to_write),
             )
-    done = tuple(c for c in changes if c.action == "delete" or c.path in set(to_write))
+    written = set(to_write)
+    done = tuple(c for c in changes if c.action == "delete" or c.path in written)
     return RestoreResult(target, done, False, pre, tuple(skipped))
 
 

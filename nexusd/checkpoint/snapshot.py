@@ -2,7 +2,9 @@
 
 The snapshot is built in a temporary index seeded from a copy of the real index, so
 `git add -A` reuses its stat cache (unchanged files are not re-hashed) and the real
-index, its lock, HEAD, the stash and every reflog stay untouched.
+index, its lock, HEAD, the stash and every reflog stay untouched. The commit and its
+ref are written by `objects` (what `git commit-tree` and `git update-ref` would write,
+without their process start-up), or by those commands in SHA-256/reftable repositories.
 """
 
 from __future__ import annotations

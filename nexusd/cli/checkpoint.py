@@ -21,6 +21,15 @@ def checkpoint() -> None:
     working tree (HEAD and the index stay as they are, so `git status` then shows
     the restored files as unstaged changes) and first takes a `pre-restore`
     checkpoint, so every restore can itself be undone.
+
+    \b
+    Examples:
+      nexusd checkpoint create -m "before the refactor"
+      nexusd checkpoint list
+      nexusd checkpoint diff 20261122T041501Z-a1b2c3          # vs the working tree
+      nexusd checkpoint restore 20261122T041501Z-a1b2c3 --dry-run
+      nexusd checkpoint restore 20261122T041501Z-a1b2c3 --paths src/app.py tests/
+      nexusd checkpoint push origin                          # refs/nexus/* and notes
     """
 
 
@@ -104,18 +113,25 @@ def diff(first: str, second: str | None, stat: bool, repo: Path | None) -> None:
 
 @checkpoint.command()
 @click.argument("checkpoint_id")
+@click.argument("more_paths", nargs=-1, metavar="[PATHS]...")
 @click.option("--dry-run", is_flag=True, help="Print what would change; change nothing.")
-@click.option("--paths", "paths", multiple=True, help="Restore only these paths (repeatable).")
+@click.option("--paths", "paths", multiple=True, help="Restore only these paths (files or dirs).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @repo_option
 def restore(
-    checkpoint_id: str, dry_run: bool, paths: tuple[str, ...], as_json: bool, repo: Path | None
+    *,
+    checkpoint_id: str,
+    more_paths: tuple[str, ...],
+    dry_run: bool,
+    paths: tuple[str, ...],
+    as_json: bool,
+    repo: Path | None,
 ) -> None:
     """Make the working tree match a checkpoint (HEAD and index untouched; undoable)."""
     from nexusd.checkpoint.restore import restore_checkpoint
 
     layout, config = open_repo(repo)
-    specs = [os.path.relpath(Path(p).absolute(), layout.root) for p in paths]
+    specs = [os.path.relpath(Path(p).absolute(), layout.root) for p in (*paths, *more_paths)]
     limit = int(config.get("checkpoint.max_untracked_file_bytes"))
     result = restore_checkpoint(
         layout, checkpoint_id, dry_run=dry_run, paths=specs, max_untracked_bytes=limit

@@ -86,9 +86,17 @@ def status(repo: Path | None, as_json: bool) -> None:
         raise SystemExit(DaemonError.exit_code)
 
 
+def _duration(seconds: Any) -> str:
+    if not isinstance(seconds, int):
+        return "?"
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
 def _status_text(data: dict[str, Any]) -> str:
     if data["running"]:
-        head = f"nexusd is running (pid {data.get('pid')}, up {data.get('uptime_seconds')} s)"
+        head = f"nexusd is running (pid {data.get('pid')}, up {_duration(data['uptime_seconds'])})"
     else:
         head = f"nexusd is not running (last state: {data.get('state')})"
     rows = [head]

@@ -33,15 +33,18 @@ def _local_service(layout: RepoLayout, config: Config, *, quiet: bool = False) -
     from nexusd.memory.service import MemoryService
 
     service = MemoryService(layout, config)
-    started = time.perf_counter()
     service.embedder.load()
+    started = time.perf_counter()
     service.start(background=False)
     if not quiet:
-        took = time.perf_counter() - started
-        state = "loaded" if service.embedder.ready else f"unavailable ({service.embedder.error})"
-        click.echo(
-            f"no daemon running: embedding model {state}, index synced in {took:.1f}s", err=True
+        emb = service.embedder
+        state = (
+            f"loaded the embedding model in {emb.load_seconds or 0:.1f}s"
+            if emb.ready
+            else f"embedding model unavailable ({emb.error}); keyword search only"
         )
+        took = time.perf_counter() - started
+        click.echo(f"no daemon running: {state}; synced the index in {took:.1f}s", err=True)
     return service
 
 

@@ -139,9 +139,13 @@ def claim(layout: RepoLayout) -> list[Path]:
     for path in sorted(inbox.glob("*.jsonl"), key=_sort_key):
         if not _is_complete(path):
             age = time.time() - _sort_key(path)[0] / 1e9
-            if age > STALE_PARTIAL_SECONDS and path.stat().st_size > 0:
-                _bury(layout, path.read_text("utf-8", "replace"), "incomplete line", path.name)
-                path.unlink(missing_ok=True)
+            if age > STALE_PARTIAL_SECONDS:
+                # Its writer died mid-line long ago: keep what is there as a dead letter.
+                with contextlib.suppress(OSError):
+                    text = path.read_text("utf-8", "replace")
+                    if text:
+                        _bury(layout, text, "incomplete line", path.name)
+                    path.unlink()
             continue
         target = claimed / path.name
         with contextlib.suppress(FileNotFoundError):
@@ -266,7 +270,8 @@ _lock = threading.Lock()
 @contextlib.contextmanager
 def _drain_lock(layout: RepoLayout) -> Iterator[None]:
     layout.inbox_dir.mkdir(parents=True, exist_ok=True)
-    with _lock, (layout.inbox_dir / ".drain.lock").open("a") as fh:
+    # Outside inbox/: closing the lock file must not look like a new event to the watcher.
+    with _lock, (layout.nexus_dir / "inbox.lock").open("a") as fh:
         # Between processes (daemon and a foreground `nexusd` command) as well as threads.
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         try:

@@ -46,7 +46,11 @@ def pipeline_answer(layout: RepoLayout, config: Config) -> Answer:
 
 
 def install_extensions(daemon: Daemon) -> None:
-    """Add optional services and jobs (memory search server, retention) to a daemon run."""
+    """Add optional services and jobs (memory search server, retention) to a daemon run.
+
+    Called before `daemon.start()`; e.g. `daemon.add_service(SearchServer(daemon.ctx.layout))`
+    and `daemon.add_job(Job("memory-optimize", 600, optimize))`. Import heavy modules inside.
+    """
 
 
 def run_daemon(layout: RepoLayout, config: Config, *, log_to_stderr: bool) -> int:

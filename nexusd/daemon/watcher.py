@@ -159,7 +159,11 @@ class RequestWatcher:
         observer = self._observer
         if observer is None:
             return False
-        return any(e.watch == watch and e.is_alive() for e in list(observer.emitters))
+        try:
+            emitters = list(observer.emitters)
+        except RuntimeError:  # the set changed while copied: ask again at the next rescan
+            return True
+        return any(e.watch == watch and e.is_alive() for e in emitters)
 
     def _schedule(self, folder: Path, ident: tuple[int, int] | None = None) -> bool:
         observer = self._observer

@@ -11,7 +11,7 @@ from typing import Any
 from nexusd.config import Config
 from nexusd.errors import NexusError
 from nexusd.memory.embedder import Embedder
-from nexusd.memory.fusion import rerank_by_recency, rrf
+from nexusd.memory.fusion import rerank_by_recency, rrf, score_fusion
 from nexusd.memory.sources import glob_regex
 from nexusd.memory.store import MemoryStore, sql_str
 
@@ -24,6 +24,7 @@ _WORD = re.compile(r"\w{3,}")
 class SearchSettings:
     """Fusion parameters (from `memory.search.*`)."""
 
+    fusion: str = "score"
     rrf_k: float = 60.0
     vector_weight: float = 1.0
     keyword_weight: float = 1.0
@@ -35,6 +36,7 @@ class SearchSettings:
         """Read `memory.search.*`."""
         s = config.get("memory.search")
         return cls(
+            fusion=str(s.get("fusion", "score")),
             rrf_k=float(s["rrf_k"]),
             vector_weight=float(s["vector_weight"]),
             keyword_weight=float(s["keyword_weight"]),
@@ -183,35 +185,30 @@ def run_search(
     if filters.path_glob:
         depth *= 4
     rows: dict[str, dict[str, Any]] = {}
-    rankings: dict[str, list[str]] = {}
-    raw: dict[str, float] = {}
+    ranked: dict[str, list[tuple[str, float]]] = {}
     if want_vector and query.strip():
         assert embedder is not None
         vec = embedder.encode([query])[0].tolist()
         hits = [r for r in store.vector_search(vec, depth, where) if filters.keep(r["path"])]
-        rankings["vector"] = [r["id"] for r in hits]
-        for r in hits:
-            rows.setdefault(r["id"], r)
-            raw.setdefault(r["id"], 1.0 - float(r["_distance"]))
+        ranked["vector"] = [(r["id"], 1.0 - float(r["_distance"])) for r in hits]
+        rows.update((r["id"], r) for r in hits)
     if want_keyword and query.strip():
         hits = [r for r in store.keyword_search(query, depth, where) if filters.keep(r["path"])]
-        rankings["keyword"] = [r["id"] for r in hits]
+        ranked["keyword"] = [(r["id"], float(r["_score"])) for r in hits]
         for r in hits:
             rows.setdefault(r["id"], r)
-            if mode_used == "keyword":
-                raw[r["id"]] = float(r["_score"])
+    weights = {"vector": settings.vector_weight, "keyword": settings.keyword_weight}
     if mode_used == "hybrid":
-        fused = rrf(
-            rankings,
-            k=settings.rrf_k,
-            weights={"vector": settings.vector_weight, "keyword": settings.keyword_weight},
-        )
+        if settings.fusion == "rrf":
+            ids = {name: [i for i, _ in pairs] for name, pairs in ranked.items()}
+            fused = rrf(ids, k=settings.rrf_k, weights=weights)
+        else:
+            fused = score_fusion(ranked, weights=weights)
         scored = [(f.id, f.score) for f in fused]
         found_by = {f.id: f.retrievers for f in fused}
     else:
-        order = rankings.get(mode_used, [])
-        scored = [(i, raw[i]) for i in order]
-        found_by = dict.fromkeys(order, (mode_used,))
+        scored = ranked.get(mode_used, [])
+        found_by = {i: (mode_used,) for i, _ in scored}
     dates = {i: str(r["date"]) for i, r in rows.items()}
     scored = rerank_by_recency(
         scored, dates, today or date.today(), settings.recency_half_life_days
@@ -232,4 +229,4 @@ def run_search(
         for i, score in scored[:k]
     )
     elapsed = (time.perf_counter() - started) * 1000
-    return SearchResults(query, mode_used, out, note, round(elapsed, 2), tuple(rankings))
+    return SearchResults(query, mode_used, out, note, round(elapsed, 2), tuple(ranked))

@@ -119,19 +119,37 @@ class MemoryService:
         self.store.open(self.embedder.dim if self.embedder.ready else None)
         self.last_report = self.syncer.sync([], everything=True)
 
+    def _prepare(self) -> None:
+        if not self._opened:
+            self.open()
+        if self.embedder.ready and self.store.dim != self.embedder.dim:
+            self.store.open(self.embedder.dim)
+        local = self.store.uri.removeprefix("file://")
+        if is_local(self.store.uri) and not Path(local).exists():
+            self._rebuild(FileNotFoundError("the index directory was deleted"))
+
     def _guarded(self, action: Callable[[], T]) -> T:
+        """Run a writer (sync, reindex, optimize, stats) alone, rebuilding a broken index."""
         with self._lock:
-            if not self._opened:
-                self.open()
-            if self.embedder.ready and self.store.dim != self.embedder.dim:
-                self.store.open(self.embedder.dim)
-            if is_local(self.store.uri) and not Path(self.store.uri).exists():
-                self._rebuild(FileNotFoundError("the index directory was deleted"))
+            self._prepare()
             try:
                 return action()
             except IndexStoreError as exc:
                 self._rebuild(exc)
                 return action()
+
+    def _reader(self, action: Callable[[], T]) -> T:
+        """Run a search without waiting for writers; on failure retry once they are done."""
+        local = self.store.uri.removeprefix("file://")
+        missing = is_local(self.store.uri) and not Path(local).exists()
+        if missing or not self._opened or self.store.dim != (self.embedder.dim or self.store.dim):
+            with self._lock:
+                self._prepare()
+        try:
+            return action()
+        except IndexStoreError:
+            # A reindex may have swapped the table under us: wait for it, then try again.
+            return self._guarded(action)
 
     # -- the API the daemon uses -------------------------------------------------------
     def is_memory_path(self, path: Path) -> bool:
@@ -191,7 +209,7 @@ class MemoryService:
     ) -> SearchResults:
         """Search memory; keyword-only (and saying so) while the model is unavailable."""
         filters = Filters(category=category, path_glob=path_glob, since=since, until=until)
-        return self._guarded(
+        return self._reader(
             lambda: run_search(
                 self.store,
                 self.embedder,

@@ -47,6 +47,9 @@ HIT_COLUMNS = [
     "date",
 ]
 _BATCH = 400
+# Past this many rows optimize() builds an ANN index (IVF + HNSW, scalar-quantised):
+# a flat scan over 100k 384-float vectors costs more than the p99 budget of a search.
+VECTOR_INDEX_MIN_ROWS = 50_000
 DEFAULT_DIM = 384  # all-MiniLM-L6-v2, used until a model says otherwise
 
 
@@ -169,17 +172,22 @@ class MemoryStore:
         cols = [rows.column(c).to_pylist() for c in META_COLUMNS]
         return {i: (p, s, m) for i, p, s, m in zip(*cols, strict=True)}
 
-    def vectors_for(self, shas: Sequence[str], model: str) -> dict[str, list[float]]:
-        """Stored vectors by content hash (the embedding cache), made by `model`."""
-        found: dict[str, list[float]] = {}
+    def vectors_for(self, shas: Sequence[str], model: str) -> dict[str, Any]:
+        """Stored vectors (float32 arrays) by content hash, made by `model`: the embedding
+        cache."""
+        import numpy as np
+
+        found: dict[str, Any] = {}
         try:
             for batch in _batches(sorted(set(shas))):
                 where = f"{sql_in('sha256', batch)} AND model = {sql_str(model)}"
                 tbl = self.table.search().where(where).select(["sha256", "vector"])
                 got = tbl.limit(None).to_arrow()
-                for sha, vec in zip(
-                    got.column("sha256").to_pylist(), got.column("vector").to_pylist(), strict=True
-                ):
+                if got.num_rows == 0:
+                    continue
+                flat = got.column("vector").combine_chunks().flatten()
+                mat = np.asarray(flat, dtype=np.float32).reshape(got.num_rows, -1)
+                for sha, vec in zip(got.column("sha256").to_pylist(), mat, strict=True):
                     found[sha] = vec
         except Exception as exc:
             raise self._wrap("read", exc) from exc
@@ -189,9 +197,17 @@ class MemoryStore:
         """Insert or replace rows by id, in one commit."""
         if not rows:
             return
+        import numpy as np
         import pyarrow as pa
 
-        data = pa.Table.from_pylist(rows, schema=schema(self.dim))
+        full = schema(self.dim)
+        # Vectors go in as one float32 buffer: a Python float per component is slow.
+        vectors = np.asarray([r["vector"] for r in rows], dtype=np.float32).reshape(-1)
+        meta = [{k: v for k, v in r.items() if k != "vector"} for r in rows]
+        data = pa.Table.from_pylist(meta, schema=pa.schema([f for f in full if f.name != "vector"]))
+        data = data.append_column(
+            full.field("vector"), pa.FixedSizeListArray.from_arrays(pa.array(vectors), self.dim)
+        )
         try:
             (
                 self.table.merge_insert("id")
@@ -233,9 +249,20 @@ class MemoryStore:
             raise self._wrap("keyword search", exc) from exc
 
     def optimize(self, cleanup_older_than: timedelta) -> None:
-        """Compact fragments, fold new rows into the indexes, drop old versions."""
+        """Compact fragments, fold new rows into the indexes, drop old versions; build the
+        vector index once the table is large enough."""
         try:
-            self.table.optimize(cleanup_older_than=cleanup_older_than)
+            table = self.table
+            table.optimize(cleanup_older_than=cleanup_older_than)
+            rows = int(table.count_rows())
+            has_vector_index = any("vector" in idx.columns for idx in table.list_indices())
+            if rows >= VECTOR_INDEX_MIN_ROWS and not has_vector_index:
+                table.create_index(
+                    metric="cosine",
+                    index_type="IVF_HNSW_SQ",
+                    num_partitions=max(1, rows // 8192),
+                    vector_column_name="vector",
+                )
         except Exception as exc:
             raise self._wrap("optimize", exc) from exc
 

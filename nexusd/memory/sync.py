@@ -18,10 +18,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from nexusd.config import Config
 from nexusd.memory.chunking import Chunk, chunk_markdown, front_matter_warning
 from nexusd.memory.embedder import Embedder
-from nexusd.memory.sources import list_memory_files
+from nexusd.memory.sources import list_memory_files, matches, memory_globs
 from nexusd.memory.store import MemoryStore, sql_in
 
 log = logging.getLogger("nexusd.memory")
@@ -83,7 +85,7 @@ def read_chunks(root: Path, rel: str, *, max_bytes: int, max_chars: int) -> File
     return FileChunks(rel, tuple(chunk_markdown(rel, text, max_chars=max_chars, default_date=day)))
 
 
-def _row(chunk: Chunk, model: str, vector: Sequence[float]) -> dict[str, Any]:
+def _row(chunk: Chunk, model: str, vector: Any) -> dict[str, Any]:
     return {
         "id": chunk.id,
         "path": chunk.path,
@@ -98,7 +100,7 @@ def _row(chunk: Chunk, model: str, vector: Sequence[float]) -> dict[str, Any]:
         "tags": list(chunk.tags),
         "date": chunk.date,
         "model": model,
-        "vector": list(vector),
+        "vector": vector,
     }
 
 
@@ -163,7 +165,12 @@ class Syncer:
         if everything:
             targets |= set(list_memory_files(self.root, self.config))
             targets |= {r["path"] for r in existing.values()}
-        files = [self.read(rel) for rel in sorted(targets)]
+        globs = memory_globs(self.config)
+        # A path dropped from the configured sources leaves the index like a deleted file.
+        files = [
+            self.read(rel) if matches(rel, globs) else FileChunks(rel, ())
+            for rel in sorted(targets)
+        ]
         skipped = tuple((f.rel, f.skipped) for f in files if f.skipped)
         for rel, why in skipped:
             log.warning("memory file %s: %s", rel, why)
@@ -201,7 +208,7 @@ class Syncer:
         # Even while the model loads, vectors stored for the same text are reused.
         spec = self.embedder.spec if self.embedder is not None else ""
         cache = self.store.vectors_for([c.sha256 for c in todo], spec) if spec else {}
-        zeros = [0.0] * self.store.dim
+        zeros = np.zeros(self.store.dim, dtype=np.float32)
         for start in range(0, total, COMMIT_ROWS):
             batch = todo[start : start + COMMIT_ROWS]
             need = list(dict.fromkeys(c.sha256 for c in batch if c.sha256 not in cache))
@@ -210,7 +217,7 @@ class Syncer:
                 texts = {c.sha256: c.search_text for c in batch}
                 vecs = self.embedder.encode([texts[s] for s in need])
                 for sha, vec in zip(need, vecs, strict=True):
-                    cache[sha] = vec.tolist()
+                    cache[sha] = vec
                 embedded += len(need)
             rows = []
             for c in batch:

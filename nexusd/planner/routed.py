@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -46,14 +47,15 @@ class RoutedModel:
         dropped: Sequence[str] = (),
     ) -> tuple[str | None, str]:
         """The model's text, or None and the reason it failed; the prompt is logged first."""
-        save_prompt(
-            self.layout,
-            role=self.route.role,
-            planner=self.route.planner_name,
-            messages=messages,
-            attempt=attempt,
-            dropped=dropped,
-        )
+        with contextlib.suppress(OSError):  # a full disk must not stop planning
+            save_prompt(
+                self.layout,
+                role=self.route.role,
+                planner=self.route.planner_name,
+                messages=messages,
+                attempt=attempt,
+                dropped=dropped,
+            )
         call = ModelCall(
             messages=tuple(messages),
             model=self.route.model,

@@ -162,18 +162,28 @@ def test_submodule_is_recorded_as_gitlink(repo: Path, make_repo: Callable[..., P
     assert not any(p.startswith("vendor/sub/") for p in files)
 
 
-def test_merge_in_progress_is_flagged(repo: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "state"),
+    [
+        (["merge", "other"], "merge"),
+        (["rebase", "other"], "rebase"),
+        (["cherry-pick", "other"], "cherry-pick"),
+    ],
+)
+def test_conflicted_operation_in_progress_is_flagged(
+    repo: Path, command: list[str], state: str
+) -> None:
     git(repo, "checkout", "-q", "-b", "other")
     (repo / "README.md").write_text("other\n")
     git(repo, "commit", "-qam", "other")
     git(repo, "checkout", "-q", "main")
     (repo / "README.md").write_text("main\n")
     git(repo, "commit", "-qam", "main")
-    proc = subprocess.run(["git", "merge", "other"], cwd=repo, capture_output=True, check=False)
+    proc = subprocess.run(["git", *command], cwd=repo, capture_output=True, check=False)
     assert proc.returncode != 0  # a conflict: unmerged entries in the index
     before = git_state(repo)
     cp = create_checkpoint(find_repo(repo), reason="manual")
-    assert cp.state == "merge"
+    assert cp.state == state
     assert "<<<<<<<" in git(repo, "show", f"{cp.commit}:README.md")
     assert git_state(repo) == before
 
@@ -243,3 +253,21 @@ def test_oversized_untracked_files_stay_out_and_are_never_restored_away(repo: Pa
     assert (repo / "small.txt").read_text() == "small\n"
     whole = create_checkpoint(layout, reason="manual", max_untracked_bytes=0)
     assert "dataset.bin" in _files_in(repo, whole.commit)
+
+
+def test_stat_cache_of_the_real_index_is_reused(repo: Path) -> None:
+    """Unchanged-looking files are not re-hashed: proof by a change git cannot see by stat."""
+    git(repo, "config", "core.trustctime", "false")
+    tracked = repo / "stable.txt"
+    tracked.write_text("aaaa\n")
+    old = 1_600_000_000_000_000_000
+    os.utime(tracked, ns=(old, old))
+    git(repo, "add", "stable.txt")
+    git(repo, "commit", "-qm", "stable")
+    with tracked.open("r+") as fh:  # same inode, same size, mtime put back
+        fh.write("bbbb\n")
+    os.utime(tracked, ns=(old, old))
+    cp = create_checkpoint(find_repo(repo), reason="manual")
+    # git (and so the snapshot) trusts the cached stat data instead of reading the file again.
+    assert git(repo, "show", f"{cp.commit}:stable.txt") == "aaaa\n"
+    assert git(repo, "status", "--porcelain") == ""

@@ -54,6 +54,31 @@ def test_create_list_show_diff_restore_drop(repo: Path) -> None:
     assert len(json.loads(run(repo, "list", "--json"))) == 2
 
 
+def test_restore_paths(repo: Path) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (repo / name).write_text("old\n")
+    made = json.loads(run(repo, "create", "--json"))
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (repo / name).write_text("new\n")
+    out = json.loads(
+        run(
+            repo,
+            "restore",
+            made["id"],
+            "--paths",
+            str(repo / "a.txt"),
+            str(repo / "b.txt"),
+            "--json",
+        )
+    )
+    assert sorted(c["path"] for c in out["changes"]) == ["a.txt", "b.txt"]
+    assert [(repo / n).read_text() for n in ("a.txt", "b.txt", "c.txt")] == [
+        "old\n",
+        "old\n",
+        "new\n",
+    ]
+
+
 def test_unknown_id_is_an_error_with_suggestions(repo: Path) -> None:
     made = json.loads(run(repo, "create", "--json"))
     wrong = made["id"][:-2] + "zz"

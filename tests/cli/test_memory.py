@@ -46,7 +46,7 @@ def test_add_then_search_by_meaning_and_words(repo: Path) -> None:
     code, out, err = run(repo, "search", "database schema changes at the end of the week")
     assert code == 0
     assert out.splitlines()[0].startswith("MEMORY.md:5  ")
-    assert "Fridays" in out and "no daemon running" in err and "loaded" in err
+    assert "Fridays" in out and "no daemon running" in err and "loaded the embedding model" in err
     code, out, _ = run(repo, "search", "Fridays", "--mode", "keyword", "--json")
     data = json.loads(out)
     assert data["mode"] == "keyword"

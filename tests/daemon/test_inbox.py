@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -131,6 +134,23 @@ def test_partial_and_garbage_files(repo: Path) -> None:
     assert "unreadable" in inbox.dead_letters(layout)[0]["error"]
 
 
+def test_abandoned_partial_files_become_dead_letters(repo: Path) -> None:
+    layout = find_repo(repo)
+    layout.inbox_dir.mkdir(parents=True)
+    partial = layout.inbox_dir / "post-commit.1.0.jsonl"
+    empty = layout.inbox_dir / "post-commit.2.0.jsonl"
+    partial.write_text('{"v":1,"hook":"post-co')
+    empty.write_text("")
+    old = 1_600_000_000
+    for path in (partial, empty):
+        os.utime(path, (old, old))
+    assert inbox.drain(layout) == []
+    assert not partial.exists() and not empty.exists()
+    dead = inbox.dead_letters(layout)
+    assert [d["error"] for d in dead] == ["incomplete line"]
+    assert dead[0]["event"] == '{"v":1,"hook":"post-co'
+
+
 def test_many_commits_coalesce_into_one_checkpoint(repo: Path) -> None:
     layout = find_repo(repo)
     install(layout)
@@ -175,3 +195,43 @@ def test_linked_worktree_commit_checkpoints_that_worktree(repo: Path, tmp_path: 
     assert len(cps) == 1
     assert cps[0].branch == "side"
     assert "dirty.txt" in git(repo, "ls-tree", "-r", "--name-only", cps[0].commit)
+
+
+DRAINER = """
+import sys
+from pathlib import Path
+from nexusd.config import config_from_mapping
+from nexusd.daemon import inbox
+from nexusd.paths import find_repo
+
+out = Path(sys.argv[2])
+
+def record(layout, config, event):
+    with out.open("a") as fh:
+        fh.write(event.args[0] + "\\n")
+
+inbox.HANDLERS["test-event"] = record
+layout = find_repo(Path(sys.argv[1]))
+stop = Path(sys.argv[3])
+while not stop.exists():
+    inbox.drain_and_handle(layout, config_from_mapping({}))
+inbox.drain_and_handle(layout, config_from_mapping({}))
+"""
+
+
+def test_concurrent_drainers_handle_each_event_once(repo: Path, tmp_path: Path) -> None:
+    layout = find_repo(repo)
+    out, stop = tmp_path / "handled.txt", tmp_path / "stop"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", DRAINER, str(repo), str(out), str(stop)])
+        for _ in range(3)
+    ]
+    # Events arrive while three processes keep draining at the same time.
+    for i in range(60):
+        inbox.enqueue(layout, inbox.InboxEvent(hook="test-event", args=(str(i),)))
+        time.sleep(0.01)
+    stop.write_text("")
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0
+    handled = out.read_text().split()
+    assert sorted(handled, key=int) == [str(i) for i in range(60)]

@@ -73,6 +73,7 @@ def test_user_hook_is_chained_and_restored(repo: Path, tmp_path: Path, user_hook
         target.chmod(0o751)
     before = fingerprint(directory)
     install(layout)
+    install(layout)  # a second install keeps the chain as it is
     assert status(layout)[2].chained == directory / "post-checkout.nexusd-chained"
     env = {**os.environ, "MARK": str(mark)}
     proc = subprocess.run(

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from nexusd.memory.fusion import recency_factor, rerank_by_recency, rrf
+from nexusd.memory.fusion import recency_factor, rerank_by_recency, rrf, score_fusion
 
 
 def test_rrf_sums_weighted_reciprocal_ranks_and_names_retrievers() -> None:
@@ -49,3 +49,20 @@ def test_recency_rerank_lets_a_recent_note_overtake_an_old_one() -> None:
     dates = {"old": "2020-01-01", "new": "2026-01-10"}
     assert rerank_by_recency(scored, dates, date(2026, 1, 10), None)[0][0] == "old"
     assert rerank_by_recency(scored, dates, date(2026, 1, 10), 30.0)[0][0] == "new"
+
+
+def test_score_fusion_max_norm_keeps_near_ties_near() -> None:
+    runs = {"keyword": [("a", 1.10), ("b", 1.07)], "vector": [("b", 0.32), ("a", 0.15)]}
+    fused = score_fusion(runs, weights={"keyword": 1.0, "vector": 1.0})
+    assert fused[0].id == "b" and fused[0].retrievers == ("vector", "keyword")
+    assert fused[0].score == pytest.approx(1.07 / 1.10 + 1.0)
+    stretched = score_fusion(runs, norm="minmax")
+    assert [(f.id, f.score) for f in stretched] == [("a", 1.0), ("b", 1.0)]
+
+
+def test_score_fusion_missing_docs_and_negative_scores_count_zero() -> None:
+    fused = score_fusion(
+        {"vector": [("a", 0.5), ("b", -0.2)], "keyword": [("c", 3.0)]},
+        weights={"vector": 2.0, "keyword": 1.0},
+    )
+    assert [(f.id, round(f.score, 6)) for f in fused] == [("a", 2.0), ("c", 1.0), ("b", 0.0)]

@@ -221,3 +221,16 @@ def test_missing_model_means_keyword_only_and_says_so(
     later = make_service()
     assert later.last_report is not None and later.last_report.embedded == 4
     assert later.stats().pending_vectors == 0
+
+
+def test_a_source_dropped_from_the_config_leaves_the_index(
+    repo: Path, make_service: Callable[..., MemoryService]
+) -> None:
+    write(repo, "MEMORY.md", memory_text(SECTIONS))
+    write(repo, "docs/adr/0001.md", "# ADR\n\nUse LanceDB.\n")
+    with_adr = make_service({"memory": {"extra_globs": ["docs/adr/*.md"]}})
+    assert with_adr.stats().chunks_indexed == 5
+    with_adr.stop()
+    without = make_service()
+    assert without.last_report is not None and without.last_report.removed == 1
+    assert without.stats().chunks_indexed == 4

@@ -27,6 +27,7 @@ from nexusd.planner.providers.base import (
 
 __all__ = [
     "BUILTIN",
+    "ENTRY_POINT_GROUP",
     "Completion",
     "Message",
     "ModelCall",
