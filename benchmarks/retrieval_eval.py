@@ -400,9 +400,7 @@ def main() -> None:
             print(f"  {name:<44} {nd:.4f}   {rc:.4f}")
         # Only variants nexusd's search implements can be chosen (passages are measured only).
         fused = {
-            n: v
-            for n, v in table.items()
-            if n.startswith(("rrf depth", "score/")) and "+" not in n
+            n: v for n, v in table.items() if n.startswith(("rrf depth", "score/")) and "+" not in n
         }
         best = max(fused, key=lambda n: fused[n][0])
         overall = max(table, key=lambda n: table[n][0])

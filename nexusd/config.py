@@ -69,6 +69,7 @@ DEFAULTS: dict[str, Any] = {
         "ro_binds": [],
     },
     "memory": {
+        "enabled": True,
         "index_uri": None,
         "model": "all-MiniLM-L6-v2",
         "sources": ["MEMORY.md", "memory/daily/*.md"],
@@ -81,7 +82,7 @@ DEFAULTS: dict[str, Any] = {
             "k": 8,
             "fusion": "score",
             "rrf_k": 60,
-            "depth": 50,
+            "depth": 100,
             "vector_weight": 1.0,
             "keyword_weight": 1.0,
             "recency_half_life_days": None,

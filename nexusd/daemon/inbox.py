@@ -27,18 +27,21 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nexusd.atomic import atomic_write_text
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
+
+if TYPE_CHECKING:
+    from nexusd.checkpoint.model import Checkpoint
 
 log = logging.getLogger(__name__)
 
 # A file left incomplete (no final newline) for this long was abandoned by a dead writer.
 STALE_PARTIAL_SECONDS = 60.0
 
-Handler = Callable[[RepoLayout, Config, "InboxEvent"], None]
+Handler = Callable[[RepoLayout, Config, "InboxEvent"], object]
 
 
 @dataclass(frozen=True)
@@ -240,15 +243,17 @@ def _event_layout(layout: RepoLayout, event: InboxEvent) -> RepoLayout:
     return layout
 
 
-def checkpoint_on_commit(layout: RepoLayout, config: Config, event: InboxEvent) -> None:
+def checkpoint_on_commit(
+    layout: RepoLayout, config: Config, event: InboxEvent
+) -> Checkpoint | None:
     """post-commit: snapshot the working tree with reason `commit` (`checkpoint.on_commit`)."""
     from nexusd.checkpoint.snapshot import create_checkpoint
 
     if not config.get("checkpoint.on_commit"):
-        return
+        return None
 
     trailers = {"Nexus-Commit": event.head} if event.head else {}
-    create_checkpoint(
+    return create_checkpoint(
         _event_layout(layout, event),
         reason="commit",
         trailers=trailers,

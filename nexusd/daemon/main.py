@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from nexusd import __version__
 from nexusd.config import Config
+from nexusd.daemon.extensions import Extensions
 from nexusd.daemon.lock import DaemonLock, remove_pid, write_pid
 from nexusd.daemon.logs import close_logging, log_event, setup_logging
 from nexusd.daemon.runtime import Daemon, DaemonContext
@@ -28,7 +29,7 @@ from nexusd.paths import RepoLayout
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
-def pipeline_answer(layout: RepoLayout, config: Config) -> Answer:
+def pipeline_answer(layout: RepoLayout, config: Config, services: Any = None) -> Answer:
     """`answer(path)` bound to this repository, importing the planner pipeline now."""
     try:
         module = importlib.import_module("nexusd.planner.pipeline")
@@ -40,17 +41,9 @@ def pipeline_answer(layout: RepoLayout, config: Config) -> Answer:
         ) from exc
 
     def answer(path: Path) -> Any:
-        return answer_request(path, layout, config)
+        return answer_request(path, layout, config, services=services)
 
     return cast(Answer, answer)
-
-
-def install_extensions(daemon: Daemon) -> None:
-    """Add optional services and jobs (memory search server, retention) to a daemon run.
-
-    Called before `daemon.start()`; e.g. `daemon.add_service(SearchServer(daemon.ctx.layout))`
-    and `daemon.add_job(Job("memory-optimize", 600, optimize))`. Import heavy modules inside.
-    """
 
 
 def run_daemon(layout: RepoLayout, config: Config, *, log_to_stderr: bool) -> int:
@@ -79,8 +72,10 @@ def run_daemon(layout: RepoLayout, config: Config, *, log_to_stderr: bool) -> in
             root=str(layout.root),
         )
         ctx = DaemonContext(layout, config, logger, stats, stop_event)
-        daemon = Daemon(ctx, pipeline_answer(layout, config))
-        install_extensions(daemon)
+        extensions = Extensions(layout, config, logger)
+        answer = pipeline_answer(layout, config, extensions.services())
+        daemon = Daemon(ctx, extensions.wrap_answer(answer))
+        extensions.install(daemon)
         daemon.start()
         while not stop_event.wait(1.0):
             pass

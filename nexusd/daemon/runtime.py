@@ -7,8 +7,8 @@ Extending the daemon (memory search server, retention jobs, …):
     daemon.add_job(Job("memory-optimize", 600, optimize))
 
 Services start in the order added (the core ones first) and stop in reverse, so
-an added service starts after the watcher and stops before it. `install_extensions`
-in `nexusd.daemon.main` is the one place that adds the optional ones.
+an added service starts after the watcher and stops before it. `Extensions.install`
+in `nexusd.daemon.extensions` is the one place that adds the optional ones.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ class SearchSettings:
     rrf_k: float = 60.0
     vector_weight: float = 1.0
     keyword_weight: float = 1.0
-    depth: int = 50
+    depth: int = 100
     recency_half_life_days: float | None = None
 
     @classmethod
@@ -40,7 +40,7 @@ class SearchSettings:
             rrf_k=float(s["rrf_k"]),
             vector_weight=float(s["vector_weight"]),
             keyword_weight=float(s["keyword_weight"]),
-            depth=int(s.get("depth", 50)),
+            depth=int(s.get("depth", 100)),
             recency_half_life_days=s["recency_half_life_days"],
         )
 

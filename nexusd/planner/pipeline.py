@@ -8,6 +8,7 @@ so a request is answered exactly once, across crashes, and again only when edite
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from collections.abc import Mapping
@@ -22,7 +23,18 @@ from nexusd.errors import NexusError, ProtocolError
 from nexusd.paths import RepoLayout
 from nexusd.planner.architect import PLANNER_NAME, standard_sections, title_for
 from nexusd.planner.catalog import load_catalog, match_practices
+from nexusd.planner.critic import CriticReport, checks_section, has_request_checks, run_critic
+from nexusd.planner.grounding import (
+    Services,
+    checkpoint_phase,
+    checkpoint_section,
+    evidence_section,
+    memory_phase,
+    with_lessons_first,
+)
 from nexusd.planner.librarian import ContextBundle, gather
+from nexusd.planner.model_plan import model_phase
+from nexusd.planner.recall import recall_for
 from nexusd.planner.rejection import error_response
 from nexusd.planner.requested import requested_sections
 from nexusd.protocol.models import PlanRequest, PlanResponse, ResponseMeta, Section
@@ -48,6 +60,8 @@ class Outcome:
     sha256: str
     timings_ms: Mapping[str, float]
     message: str = ""  # error summary for logs and `nexusd status`
+    cycle: int | None = None
+    title: str = ""  # the response's title, e.g. "Plan for cycle 3: <goal>"
 
 
 @dataclass(frozen=True)
@@ -137,6 +151,7 @@ def respond(
     config: Config,
     revision: int,
     clock: PhaseClock,
+    services: Services | None = None,
 ) -> PlanResponse:
     """Parse and plan an already-read request; a ProtocolError becomes an error response."""
     max_bytes = int(config.get("watch.max_request_bytes"))
@@ -157,27 +172,68 @@ def respond(
     clock.lap("librarian")
     for name, ms in bundle.timings_ms.items():
         clock.add(f"librarian.{name}", ms)
-    # [checkpoint] and [critic: checks] phases go here; they extend the bundle.
-    sections = architect_phase(bundle, config)
+    services = services or Services()
+    checkpoint, cp_warning = checkpoint_phase(layout, config, request)
+    clock.lap("checkpoint")
+    critic = CriticReport()
+    if has_request_checks(config):
+        critic = run_critic(
+            layout,
+            config,
+            treeish=checkpoint.commit if checkpoint else None,
+            checkpoint_id=checkpoint.id if checkpoint else None,
+            pool=services.pool,
+        )
+        clock.lap("critic")
+    hits, memory_note = memory_phase(services.memory or recall_for(layout), request)
+    clock.lap("memory")
+    extra_warnings = tuple(w for w in (cp_warning,) if w) + critic.warnings
+    bundle = dataclasses.replace(
+        bundle,
+        checkpoint=checkpoint.id if checkpoint else None,
+        check_results=critic.statuses,
+        memory_hits=hits,
+        warnings=bundle.warnings + extra_warnings,
+    )
+    sections = with_lessons_first(architect_phase(bundle, config), hits)
     clock.lap("architect")
+    sections, planner, usage, notes = model_phase(
+        layout, config, request, bundle=bundle, sections=sections, critic=critic
+    )
+    if planner != PLANNER_NAME:
+        clock.lap("model")
+    if not request.requested_sections:
+        # A request that names its sections gets exactly those; the rest is in front matter.
+        extra = (
+            evidence_section(hits, memory_note),
+            checks_section(critic),
+            checkpoint_section(checkpoint) if checkpoint else None,
+        )
+        sections = sections + tuple(s for s in extra if s is not None)
     meta = ResponseMeta(
         request_file=request_path.name,
         request_sha256=raw.sha256,
         revision=revision,
         status="ok",
-        planner=PLANNER_NAME,
+        planner=planner,
         created_at=_now(),
         cycle=request.cycle,
         timings_ms=tuple(clock.timings.items()),
         checkpoint=bundle.checkpoint,
         checks=bundle.check_results,
-        warnings=bundle.warnings,
+        warnings=bundle.warnings + notes,
+        model_usage=usage,
     )
     return PlanResponse(meta=meta, title=title_for(bundle), sections=sections)
 
 
 def build_response(
-    request_path: Path, layout: RepoLayout, config: Config, *, revision: int = 1
+    request_path: Path,
+    layout: RepoLayout,
+    config: Config,
+    *,
+    revision: int = 1,
+    services: Services | None = None,
 ) -> PlanResponse:
     """The response for a request file, without writing it (raises OSError if unreadable)."""
     clock = PhaseClock()
@@ -190,6 +246,7 @@ def build_response(
         config=config,
         revision=revision,
         clock=clock,
+        services=services,
     )
 
 
@@ -206,7 +263,12 @@ def _existing_meta(response_path: Path) -> tuple[bool, dict[str, object] | None]
 
 
 def answer_request(
-    request_path: Path, layout: RepoLayout, config: Config, *, force: bool = False
+    request_path: Path,
+    layout: RepoLayout,
+    config: Config,
+    *,
+    force: bool = False,
+    services: Services | None = None,
 ) -> Outcome:
     """Answer one request file exactly once per content; never raises for bad requests.
 
@@ -245,6 +307,7 @@ def answer_request(
             config=config,
             revision=revision,
             clock=clock,
+            services=services,
         )
     except NexusError as exc:
         # Not the request's fault (e.g. a bad `planner.catalog`): write nothing, so the same
@@ -260,8 +323,10 @@ def answer_request(
     clock.lap("write")
     error = response.meta.error
     if error is not None:
-        return done("error", revision, raw.sha256, error.message)
-    return done("ok", revision, raw.sha256)
+        outcome = done("error", revision, raw.sha256, error.message)
+    else:
+        outcome = done("ok", revision, raw.sha256)
+    return dataclasses.replace(outcome, cycle=response.meta.cycle, title=response.title)
 
 
 def warm_up(root: Path, config: Config) -> None:

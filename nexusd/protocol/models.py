@@ -93,6 +93,8 @@ class ResponseMeta:
     checks: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = ()
     error: ErrorInfo | None = None
+    # Provider, model, tokens in/out, retries: present only when a model wrote the plan.
+    model_usage: tuple[tuple[str, str | int | float], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from nexusd.protocol.yamlio import dump_yaml, load_yaml, normalize_text, split_f
 
 PROTOCOL_VERSION = 1
 EMPTY_SECTION = "_Nothing to report._"
+RESTORE_COMMAND = "nexusd checkpoint restore"
 
 
 def response_front_matter(meta: ResponseMeta) -> dict[str, Any]:
@@ -28,9 +29,14 @@ def response_front_matter(meta: ResponseMeta) -> dict[str, Any]:
         "timings_ms": {name: round(float(ms), 3) for name, ms in meta.timings_ms},
         "created_at": meta.created_at,
         "checkpoint": meta.checkpoint,
+        "restore": None
+        if meta.checkpoint is None
+        else f"nexusd checkpoint restore {meta.checkpoint}",
         "checks": dict(meta.checks),
         "warnings": list(meta.warnings),
     }
+    if meta.model_usage:
+        data["model_usage"] = dict(meta.model_usage)
     if meta.error is not None:
         data["error"] = {
             "message": meta.error.message,
@@ -85,6 +91,10 @@ def meta_from_mapping(data: dict[str, Any]) -> ResponseMeta:
             checkpoint=None if data.get("checkpoint") is None else str(data["checkpoint"]),
             checks=tuple((str(k), str(v)) for k, v in (data.get("checks") or {}).items()),
             warnings=tuple(str(w) for w in data.get("warnings") or ()),
+            model_usage=tuple(
+                (str(k), v if isinstance(v, int | float) else str(v))
+                for k, v in (data.get("model_usage") or {}).items()
+            ),
             error=None
             if not isinstance(error, dict)
             else ErrorInfo(

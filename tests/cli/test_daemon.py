@@ -12,6 +12,7 @@ from pathlib import Path
 from daemon.helpers import (
     daemon,
     daemon_pid,
+    daemon_without_memory,
     nexusd,
     nexusd_env,
     request_text,
@@ -21,7 +22,7 @@ from daemon.helpers import (
     wait_until,
 )
 
-__all__ = ["daemon", "served", "start_daemon"]  # fixtures
+__all__ = ["daemon", "daemon_without_memory", "served", "start_daemon"]  # fixtures
 
 STATUS_FIELDS = {
     "running",

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from daemon.helpers import daemon, served, start_daemon
+from daemon.helpers import daemon, daemon_without_memory, served, start_daemon
 
-__all__ = ["daemon", "served", "start_daemon"]
+__all__ = ["daemon", "daemon_without_memory", "served", "start_daemon"]

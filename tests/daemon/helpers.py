@@ -172,3 +172,12 @@ def start_daemon() -> Iterator[Callable[..., Path]]:
 def daemon(served: Path, start_daemon: Callable[..., Path]) -> Path:
     """A repository with a running daemon (stopped at teardown, even on failure)."""
     return start_daemon(served)
+
+
+@pytest.fixture(autouse=True)
+def daemon_without_memory(_isolated_home: Path) -> None:
+    """Daemon behaviour tests run without the memory index (no model load per daemon);
+    tests/daemon/test_extensions.py turns it back on in the repository's own config."""
+    user_config = _isolated_home / ".config" / "nexusd" / "config.yaml"
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text("memory:\n  enabled: false\n", encoding="utf-8")

@@ -16,6 +16,7 @@ from nexusd.planner.pipeline import answer_request, build_response, read_request
 from nexusd.protocol.models import STANDARD_SECTIONS
 from nexusd.protocol.render import markdown_sections, read_response_meta
 from nexusd.protocol.yamlio import split_front_matter
+from tests.conftest import git
 from tests.planner.helpers import kitchen_repo
 
 NAME = "2025-05-08T14_02_11_plan_request.md"
@@ -79,7 +80,12 @@ def test_answer_writes_a_grounded_response(repo: Path) -> None:
         3,
     )
     assert {"read", "parse", "librarian", "librarian.git", "architect"} <= set(meta["timings_ms"])  # type: ignore[arg-type]
-    assert _sections(outcome.response_path) == list(STANDARD_SECTIONS)
+    # The six Template A sections, then the checkpoint taken for this request.
+    assert _sections(outcome.response_path) == [*STANDARD_SECTIONS, "Checkpoint"]
+    checkpoint = meta["checkpoint"]
+    assert isinstance(checkpoint, str)
+    assert meta["restore"] == f"nexusd checkpoint restore {checkpoint}"
+    assert git(repo, "rev-parse", "--verify", f"refs/nexus/checkpoints/{checkpoint}").strip()
     text = outcome.response_path.read_text()
     assert "# Plan for cycle 3: Find and fix the lost-order race" in text
     assert "offline planner" in text
@@ -259,14 +265,14 @@ def test_build_response_writes_nothing(repo: Path) -> None:
     response = build_response(request, find_repo(repo), _cfg(), revision=3)
     assert response.meta.revision == 3
     assert response.meta.status == "ok"
-    assert [s.title for s in response.sections] == list(STANDARD_SECTIONS)
+    assert [s.title for s in response.sections] == [*STANDARD_SECTIONS, "Checkpoint"]
     assert list(request.parent.iterdir()) == [request]
 
 
 @pytest.mark.parametrize(
     ("fixture", "headings"),
     [
-        ("2025-05-08T14_02_11_plan_request.md", list(STANDARD_SECTIONS)),
+        ("2025-05-08T14_02_11_plan_request.md", [*STANDARD_SECTIONS, "Checkpoint"]),
         (
             "2025-04-20T08_11_37_plan_request.md",
             [

@@ -68,6 +68,7 @@ def test_response_layout() -> None:
         "timings_ms",
         "created_at",
         "checkpoint",
+        "restore",
         "checks",
         "warnings",
     ]

@@ -1,0 +1,144 @@
+"""What a daemon run adds around the core loop: memory, the warm pool, daily notes,
+checks on commits, and the scheduled maintenance jobs.
+
+Each part fails open: a daemon whose memory index or Docker engine is unavailable
+still answers every request, and says why in its log.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from nexusd.config import Config
+from nexusd.daemon import inbox
+from nexusd.daemon.logs import log_event
+from nexusd.daemon.runtime import Daemon
+from nexusd.daemon.scheduler import Job
+from nexusd.daemon.worker import Answer
+from nexusd.paths import RepoLayout
+
+DAY = 86_400.0
+RECONCILE_SECONDS = 300.0
+
+
+class Extensions:
+    """The optional services of one daemon run, built before the daemon starts."""
+
+    def __init__(self, layout: RepoLayout, config: Config, logger: logging.Logger) -> None:
+        self.layout = layout
+        self.config = config
+        self.logger = logger
+        self.memory: Any = None
+        self.pool: Any = None
+        if config.get("memory.enabled"):
+            try:
+                from nexusd.daemon.memory_link import MemoryLink
+
+                self.memory = MemoryLink(layout, config, logger)
+            except Exception as exc:
+                self._warn("memory disabled", exc)
+        try:
+            from nexusd.sandbox.pool import pool_from_config
+
+            self.pool = pool_from_config(config)
+        except Exception as exc:
+            self._warn("warm pool disabled", exc)
+
+    def _warn(self, what: str, exc: BaseException) -> None:
+        log_event(self.logger, logging.WARNING, what, error=f"{type(exc).__name__}: {exc}")
+
+    def services(self) -> Any:
+        """The pipeline's view of these services."""
+        from nexusd.planner.grounding import Services
+
+        return Services(memory=self.memory.service if self.memory else None, pool=self.pool)
+
+    def wrap_answer(self, answer: Answer) -> Answer:
+        """Answer, then note the answered request in today's daily note."""
+
+        def run(path: Path) -> Any:
+            outcome = answer(path)
+            written = outcome.response_path is not None and outcome.response_path.exists()
+            if outcome.status != "skipped" and written:
+                self.daily_entry(outcome)
+            return outcome
+
+        return run
+
+    def daily_entry(self, outcome: Any) -> None:
+        """One line of history per answered request (never fails the request)."""
+        from nexusd.memory.daily import append_daily_entry
+
+        try:
+            append_daily_entry(
+                self.layout,
+                when=datetime.now(),
+                cycle=outcome.cycle,
+                goal=outcome.title,
+                status=outcome.status,
+                response_path=outcome.response_path,
+            )
+        except Exception as exc:
+            self._warn("daily note not written", exc)
+
+    def install(self, daemon: Daemon) -> None:
+        """Add services, jobs and inbox handlers to a daemon that has not started yet."""
+        if self.pool is not None:
+            daemon.add_service(_Named("warm-pool", self.pool))
+        if self.memory is not None:
+            daemon.add_service(self.memory)
+            minutes = float(self.config.get("memory.optimize_minutes"))
+            daemon.add_job(Job("memory-optimize", minutes * 60.0, self.memory.optimize))
+            daemon.add_job(Job("memory-reconcile", RECONCILE_SECONDS, self.memory.reconcile))
+            for hook in ("post-merge", "post-checkout"):
+                inbox.HANDLERS[hook] = self._resync
+        daemon.add_job(Job("checkpoint-gc", DAY, self._gc))
+        inbox.HANDLERS["post-commit"] = self._on_commit
+
+    def _resync(self, layout: RepoLayout, config: Config, event: inbox.InboxEvent) -> None:
+        self.memory.reconcile()
+
+    def _gc(self) -> None:
+        from nexusd.checkpoint.retention import run_gc
+
+        report = run_gc(self.layout, self.config)
+        log_event(self.logger, logging.INFO, "checkpoint gc", dropped=len(report.dropped))
+
+    def _on_commit(self, layout: RepoLayout, config: Config, event: inbox.InboxEvent) -> None:
+        """post-commit: checkpoint, the `when: commit` checks on it, a daily-note line."""
+        from nexusd.memory.writes import add_memory
+        from nexusd.planner.critic import run_critic
+
+        checkpoint = inbox.checkpoint_on_commit(layout, config, event)
+        report = run_critic(
+            layout,
+            config,
+            treeish=checkpoint.commit if checkpoint else (event.head or "HEAD"),
+            checkpoint_id=checkpoint.id if checkpoint else None,
+            when="commit",
+            pool=self.pool,
+        )
+        checks = ", ".join(f"{name}: {status}" for name, status in report.statuses) or "none"
+        head = (event.head or "")[:12]
+        text = f"commit `{head}`; checkpoint `{checkpoint.id if checkpoint else '-'}`"
+        try:
+            add_memory(layout, f"{text}; checks: {checks}", category="commit", daily=True)
+        except Exception as exc:
+            self._warn("daily note not written", exc)
+
+
+class _Named:
+    """Give a start()/stop() object the `name` the daemon logs it by."""
+
+    def __init__(self, name: str, inner: Any) -> None:
+        self.name = name
+        self.inner = inner
+
+    def start(self) -> None:
+        self.inner.start()
+
+    def stop(self) -> None:
+        self.inner.stop()

@@ -1,0 +1,144 @@
+"""The daemon's memory: the index service, its search socket, and a watcher on memory files.
+
+Edits to MEMORY.md, daily notes and the configured extra globs are synced within
+a fraction of a second (only changed chunks are embedded again); a periodic
+reconcile catches anything the watcher missed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from nexusd.config import Config
+from nexusd.daemon.logs import log_event
+from nexusd.paths import RepoLayout
+
+FLUSH_SECONDS = 0.15
+FLUSH_THREAD = "nexusd-memory-sync"
+
+
+def watch_roots(root: Path, config: Config) -> list[tuple[Path, bool]]:
+    """(folder, recursive) pairs covering every memory source, as narrow as the globs allow."""
+    roots: dict[Path, bool] = {root: False}
+    for pattern in [*config.get("memory.sources"), *config.get("memory.extra_globs")]:
+        fixed = []
+        for part in Path(pattern).parts[:-1]:
+            if any(c in part for c in "*?["):
+                break
+            fixed.append(part)
+        folder = root.joinpath(*fixed)
+        recursive = "**" in pattern or len(fixed) < len(Path(pattern).parts) - 1
+        roots[folder] = roots.get(folder, False) or recursive
+    return sorted(roots.items())
+
+
+class _Events(FileSystemEventHandler):
+    def __init__(self, link: MemoryLink) -> None:
+        self.link = link
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        for raw in (event.src_path, getattr(event, "dest_path", "")):
+            if raw:
+                self.link.touch(Path(raw if isinstance(raw, str) else raw.decode()))
+
+
+class MemoryLink:
+    """Service: MemoryService + SearchServer + memory-file watcher + sync thread."""
+
+    name = "memory"
+
+    def __init__(self, layout: RepoLayout, config: Config, logger: logging.Logger) -> None:
+        from nexusd.memory.service import MemoryService
+
+        self.layout = layout
+        self.config = config
+        self.logger = logger
+        self.service = MemoryService(layout, config)
+        self._server: Any = None
+        self._observer: Any = None
+        self._pending: set[Path] = set()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def touch(self, path: Path) -> None:
+        """Queue a changed path for sync if it is a memory file."""
+        if path.suffix != ".md" or not self.service.is_memory_path(path):
+            return
+        with self._lock:
+            self._pending.add(path)
+        self._wake.set()
+
+    def start(self) -> None:
+        """Open the index, load the model in the background, serve searches, watch files."""
+        from nexusd.memory.server import SearchServer
+
+        self.layout.daily_dir.mkdir(parents=True, exist_ok=True)
+        self.service.start()
+        self._server = SearchServer(self.layout, self.service)
+        self._server.start()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name=FLUSH_THREAD, daemon=True)
+        self._thread.start()
+        observer = Observer()
+        handler = _Events(self)
+        for folder, recursive in watch_roots(self.layout.root, self.config):
+            if folder.is_dir():
+                observer.schedule(handler, str(folder), recursive=recursive)
+        observer.start()
+        self._observer = observer
+
+    def stop(self) -> None:
+        """Stop watching, finish the sync in hand, close the socket and the service."""
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(10)
+            self._observer = None
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(30)
+            self._thread = None
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+        self.service.stop()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait()
+            # Let an editor's burst of events (write temp, rename, chmod) settle first.
+            self._stop.wait(FLUSH_SECONDS)
+            self._wake.clear()
+            with self._lock:
+                paths, self._pending = self._pending, set()
+            if not paths:
+                continue
+            try:
+                report = self.service.sync_paths(paths)
+                log_event(
+                    self.logger,
+                    logging.INFO,
+                    "memory synced",
+                    files=len(paths),
+                    written=report.written,
+                    removed=report.removed,
+                    embedded=report.embedded,
+                )
+            except Exception as exc:
+                log_event(self.logger, logging.ERROR, "memory sync failed", error=str(exc))
+
+    def reconcile(self) -> None:
+        """Scheduled and after merges/checkouts: compare all memory files with the index."""
+        self.service.reconcile()
+
+    def optimize(self) -> None:
+        """Scheduled: compact fragments and refresh the full-text index."""
+        self.service.optimize()

@@ -1,0 +1,104 @@
+"""Phase 2b, the critic: run the `when: request` checks on the request's snapshot and learn.
+
+Results are attached to the checkpoint as a git note, failures are reflected on
+(what failed, where, the likely cause, the next step), and recurring failures or
+fixed ones are appended to MEMORY.md as lessons and crystallized solutions.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nexusd.config import Config
+from nexusd.paths import RepoLayout
+from nexusd.protocol.models import Section
+
+log = logging.getLogger("nexusd.critic")
+
+
+@dataclass(frozen=True)
+class CriticReport:
+    """What the checks said about the snapshot a request was answered on."""
+
+    results: tuple[Any, ...] = ()  # nexusd.sandbox.result.CheckResult
+    statuses: tuple[tuple[str, str], ...] = ()
+    reflections: tuple[str, ...] = ()
+    lessons: tuple[str, ...] = ()  # markdown appended to MEMORY.md
+    warnings: tuple[str, ...] = ()
+
+
+def has_request_checks(config: Config) -> bool:
+    """True when some configured check runs for each request."""
+    return any("request" in check.get("when", ["request"]) for check in config.get("checks"))
+
+
+def run_critic(
+    layout: RepoLayout,
+    config: Config,
+    *,
+    treeish: str | None,
+    checkpoint_id: str | None,
+    when: str = "request",
+    pool: Any = None,
+) -> CriticReport:
+    """Run the checks for `when` on `treeish`; never raises (a failure becomes a warning)."""
+    from nexusd.sandbox.critic import reflect
+    from nexusd.sandbox.runner import attach_results, run_checks
+
+    warnings: list[str] = []
+    try:
+        results = run_checks(layout, config, treeish=treeish, when=when, pool=pool)
+    except Exception as exc:  # the plan is still worth writing without checks
+        log.exception("checks failed to run")
+        return CriticReport(warnings=(f"checks could not run: {exc}",))
+    if not results:
+        return CriticReport()
+    if checkpoint_id is not None:
+        try:
+            attach_results(layout, checkpoint_id, results)
+        except Exception as exc:
+            warnings.append(f"could not attach check results to {checkpoint_id}: {exc}")
+    if any(not r.isolated for r in results):
+        warnings.append("checks ran as a plain subprocess, NOT isolated: run `nexusd doctor`")
+    reflections = tuple(reflect(r) for r in results if r.status != "passed")
+    lessons = _learn(layout, results, warnings)
+    return CriticReport(
+        results=results,
+        statuses=tuple((r.name, r.status) for r in results),
+        reflections=reflections,
+        lessons=lessons,
+        warnings=tuple(warnings),
+    )
+
+
+def _learn(layout: RepoLayout, results: Sequence[Any], warnings: list[str]) -> tuple[str, ...]:
+    from nexusd.memory.writes import add_memory
+    from nexusd.sandbox.lessons import pending_lessons
+
+    written: list[str] = []
+    try:
+        for lesson in pending_lessons(layout, results):
+            category = "Lessons" if lesson.kind == "lesson" else "Solutions"
+            add_memory(layout, lesson.markdown, category=category, tags=("checks", lesson.check))
+            written.append(lesson.markdown)
+    except Exception as exc:
+        warnings.append(f"could not record lessons from the checks: {exc}")
+    return tuple(written)
+
+
+def checks_section(report: CriticReport) -> Section | None:
+    """The response's `Checks` section: a table of results, then a reflection per failure."""
+    if not report.results:
+        return None
+    rows = ["| check | status | backend | exit | time |", "| --- | --- | --- | --- | --- |"]
+    for r in report.results:
+        backend = r.backend if r.isolated else f"{r.backend} (NOT isolated)"
+        exit_code = "-" if r.exit_code is None else str(r.exit_code)
+        rows.append(f"| {r.name} | {r.status} | {backend} | {exit_code} | {r.duration_ms} ms |")
+    parts = ["\n".join(rows), *report.reflections]
+    if report.lessons:
+        parts.append(f"{len(report.lessons)} lesson(s) from these results were added to MEMORY.md.")
+    return Section("Checks", "\n\n".join(parts))

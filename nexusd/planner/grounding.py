@@ -1,0 +1,152 @@
+"""Phases that ground a plan beyond the librarian's facts: a checkpoint and memory hits.
+
+Both are optional and fail open: a request is still answered when git cannot
+snapshot or the memory index is unavailable; the response says what was missing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from nexusd.config import Config
+from nexusd.paths import RepoLayout
+from nexusd.protocol.models import PlanRequest, Section
+
+log = logging.getLogger("nexusd.grounding")
+
+GOAL_HITS = 5
+BLOCKER_HITS = 2
+
+
+class Recall(Protocol):
+    """Anything that searches memory like `MemoryService.search`."""
+
+    def search(self, query: str, k: int | None = None, mode: str | None = None) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Services:
+    """Long-lived helpers a daemon shares with the pipeline; each optional."""
+
+    memory: Recall | None = None
+    pool: Any = None  # nexusd.sandbox.pool.WarmPool
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    """The checkpoint a response names."""
+
+    id: str
+    commit: str
+    restore_command: str
+
+
+def checkpoint_phase(
+    layout: RepoLayout, config: Config, request: PlanRequest
+) -> tuple[CheckpointInfo | None, str | None]:
+    """Snapshot the working tree for this request; (None, warning) when that fails."""
+    if not config.get("checkpoint.on_request"):
+        return None, None
+    from nexusd.checkpoint.snapshot import create_checkpoint
+
+    trailers = {"request": request.path}
+    if request.cycle is not None:
+        trailers["cycle"] = str(request.cycle)
+    try:
+        cp = create_checkpoint(
+            layout,
+            reason="request",
+            message=f"nexusd: before {request.path}",
+            trailers=trailers,
+            max_untracked_bytes=int(config.get("checkpoint.max_untracked_file_bytes")),
+        )
+    except Exception as exc:  # never lose the answer because git could not snapshot
+        log.exception("checkpoint for %s failed", request.path)
+        return None, f"no checkpoint was made: {exc}"
+    return CheckpointInfo(cp.id, cp.commit, cp.restore_command), None
+
+
+def checkpoint_section(info: CheckpointInfo) -> Section:
+    """How to get back to the state this plan was made on."""
+    return Section(
+        "Checkpoint",
+        f"The working tree was snapshotted as `{info.id}` before planning.\n"
+        f"To return to it: `{info.restore_command}` (a `pre-restore` checkpoint is taken "
+        "first, so the restore can itself be undone; HEAD and the index are not touched).",
+    )
+
+
+def memory_queries(request: PlanRequest) -> list[tuple[str, str, int]]:
+    """(label, query, k) for the goal, each blocker and each question asked."""
+    queries = [("goal", request.goal, GOAL_HITS)]
+    queries += [(f"blocker: {b}", b, BLOCKER_HITS) for b in request.blockers]
+    q = request.questions
+    for text in (q.analysis, q.plan, q.blocker_solutions, q.best_practices, q.tools):
+        if text:
+            queries.append(("question", text, BLOCKER_HITS))
+    return queries
+
+
+def memory_phase(
+    recall: Recall | None, request: PlanRequest
+) -> tuple[tuple[Mapping[str, Any], ...], str | None]:
+    """Memory hits for the request, each cited once as `path:line`; a warning when degraded."""
+    if recall is None:
+        return (), None
+    hits: dict[str, dict[str, Any]] = {}
+    note: str | None = None
+    try:
+        for label, query, k in memory_queries(request):
+            results = recall.search(query[:2000], k)
+            note = note or getattr(results, "note", None)
+            for hit in results.hits:
+                entry = hits.setdefault(
+                    hit.citation,
+                    {
+                        "citation": hit.citation,
+                        "heading": hit.heading,
+                        "snippet": hit.snippet,
+                        "score": hit.score,
+                        "category": hit.category,
+                        "for": [],
+                    },
+                )
+                if label not in entry["for"]:
+                    entry["for"].append(label)
+    except Exception as exc:
+        log.exception("memory search failed")
+        return tuple(hits.values()), f"memory search failed: {exc}"
+    return tuple(hits.values()), note
+
+
+def evidence_section(hits: Sequence[Mapping[str, Any]], note: str | None) -> Section | None:
+    """`Evidence from memory`: each hit as `path:line`, its heading and a snippet."""
+    if not hits:
+        return None
+    lines = []
+    for hit in hits:
+        snippet = " ".join(str(hit["snippet"]).split())
+        why = ", ".join(hit["for"])
+        lines.append(f"- `{hit['citation']}` ({hit['heading'] or 'top'}; for {why}): {snippet}")
+    if note:
+        lines.append(f"\n_{note}_")
+    return Section("Evidence from Memory", "\n".join(lines))
+
+
+def with_lessons_first(
+    sections: Sequence[Section], hits: Sequence[Mapping[str, Any]]
+) -> tuple[Section, ...]:
+    """Put the memory hits found for blockers at the top of `Blocker Solutions`."""
+    relevant = [h for h in hits if any(str(f).startswith("blocker") for f in h["for"])]
+    if not relevant:
+        return tuple(sections)
+    lines = ["What this repository already learned about these blockers:"]
+    for hit in relevant:
+        lines.append(f"- `{hit['citation']}`: {' '.join(str(hit['snippet']).split())}")
+    prefix = "\n".join(lines) + "\n\n"
+    return tuple(
+        Section(s.title, prefix + s.body) if s.title == "Blocker Solutions" else s for s in sections
+    )

@@ -1,0 +1,30 @@
+"""Memory search through a running daemon's socket, for plans made outside the daemon."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nexusd.paths import RepoLayout
+
+
+class SocketRecall:
+    """Search memory by asking the daemon that serves this repository (model stays warm)."""
+
+    def __init__(self, layout: RepoLayout) -> None:
+        self.layout = layout
+
+    def search(self, query: str, k: int | None = None, mode: str | None = None) -> Any:
+        """Same contract as `MemoryService.search`; raises IndexStoreError if the daemon refuses."""
+        from nexusd.memory.client import ask
+        from nexusd.memory.search import SearchResults
+
+        request: dict[str, Any] = {"op": "search", "query": query, "k": k, "mode": mode}
+        answer = ask(self.layout.socket_path, request)
+        if answer is None:
+            return SearchResults(query=query, mode="none", hits=(), note="no daemon answered")
+        return SearchResults.from_dict(answer["results"])
+
+
+def recall_for(layout: RepoLayout) -> SocketRecall | None:
+    """A recall through the daemon's socket when one is listening, else None (cheap check)."""
+    return SocketRecall(layout) if layout.socket_path.exists() else None
