@@ -43,7 +43,7 @@ FILES = {
             raise RuntimeError(f"order {order} lost: overflow full")
         ''',
     "tests/__init__.py": "",
-    "tests/test_shelves.py": '''\
+    "tests/test_shelves.py": """\
         import unittest
 
         from kitchen.shelves import Shelf, place
@@ -54,13 +54,13 @@ FILES = {
                 hot, overflow = Shelf("hot", 1), Shelf("overflow", 2)
                 self.assertEqual(place("a", hot, overflow), "hot")
                 self.assertEqual(place("b", hot, overflow), "overflow")
-        ''',
-    ".nexus/config.yaml": '''\
+        """,
+    ".nexus/config.yaml": """\
         checks:
           - name: unit-tests
             run: python3 -m unittest discover -s tests -q
             timeout: 60
-        ''',
+        """,
 }
 
 MEMORY = """\

@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 # Threads some libraries start once per process and keep on purpose.
-ALLOWED_THREAD_PREFIXES = ("pydevd", "lancedb", "ThreadPoolExecutor", "asyncio", "Dummy")
+ALLOWED_THREAD_PREFIXES = (
+    "pydevd",
+    "lancedb",
+    "LanceDB",
+    "tqdm_monitor",  # tqdm starts one per process, on first use
+    "ThreadPoolExecutor",
+    "asyncio",
+    "Dummy",
+)
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -23,7 +31,9 @@ def git(cwd: Path, *args: str) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """No test reads or writes the real home directory or the user's git config."""
     home = tmp_path_factory.mktemp("home")
     gitconfig = home / ".gitconfig"

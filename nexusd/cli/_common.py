@@ -33,3 +33,25 @@ def open_repo(repo: Path | None) -> tuple[RepoLayout, Config]:
 def echo_json(data: Any) -> None:
     """Print `data` as stable, indented JSON."""
     click.echo(json.dumps(data, indent=2, sort_keys=True, default=str, ensure_ascii=False))
+
+
+def local_memory_service(layout: RepoLayout, config: Config, *, quiet: bool = False) -> Any:
+    """A memory service loaded in this process (model + sync); says how long it took."""
+    import time
+
+    from nexusd.memory.service import MemoryService
+
+    service = MemoryService(layout, config)
+    service.embedder.load()
+    started = time.perf_counter()
+    service.start(background=False)
+    if not quiet:
+        emb = service.embedder
+        state = (
+            f"loaded the embedding model in {emb.load_seconds or 0:.1f}s"
+            if emb.ready
+            else f"embedding model unavailable ({emb.error}); keyword search only"
+        )
+        took = time.perf_counter() - started
+        click.echo(f"no daemon running: {state}; synced the index in {took:.1f}s", err=True)
+    return service

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import click
 
-from nexusd.cli._common import echo_json, open_repo, repo_option
-from nexusd.config import Config
+from nexusd.cli._common import echo_json, local_memory_service, open_repo, repo_option
 from nexusd.memory.client import ask
 from nexusd.memory.search import MODES, SearchResults
-from nexusd.paths import RepoLayout
 
 
 @click.group()
@@ -27,25 +24,6 @@ def memory() -> None:
     over a local socket (the model stays loaded); otherwise the command loads
     the model itself and says how long that took.
     """
-
-
-def _local_service(layout: RepoLayout, config: Config, *, quiet: bool = False) -> Any:
-    from nexusd.memory.service import MemoryService
-
-    service = MemoryService(layout, config)
-    service.embedder.load()
-    started = time.perf_counter()
-    service.start(background=False)
-    if not quiet:
-        emb = service.embedder
-        state = (
-            f"loaded the embedding model in {emb.load_seconds or 0:.1f}s"
-            if emb.ready
-            else f"embedding model unavailable ({emb.error}); keyword search only"
-        )
-        took = time.perf_counter() - started
-        click.echo(f"no daemon running: {state}; synced the index in {took:.1f}s", err=True)
-    return service
 
 
 def _print_results(results: SearchResults) -> None:
@@ -101,7 +79,7 @@ def search(
         if answer is not None:
             results = SearchResults.from_dict(answer["results"])
         else:
-            service = service or _local_service(layout, config, quiet=queries is not None)
+            service = service or local_memory_service(layout, config, quiet=queries is not None)
             results = service.search(str(item["query"]), **opts)
         if queries is not None:
             click.echo(json.dumps({"id": item.get("id"), **results.to_dict()}, ensure_ascii=False))
@@ -128,7 +106,7 @@ def add(text: str, category: str | None, tags: str, daily: bool, repo: Path | No
     path = add_memory(layout, text, category=category, tags=tag_list, daily=daily)
     rel = path.relative_to(layout.root).as_posix()
     if ask(layout.socket_path, {"op": "sync", "paths": [str(path)]}) is None:
-        service = _local_service(layout, config)
+        service = local_memory_service(layout, config)
         service.stop()
     click.echo(f"added to {rel} and indexed")
 

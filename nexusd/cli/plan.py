@@ -6,10 +6,11 @@ from pathlib import Path
 
 import click
 
-from nexusd.cli._common import echo_json, repo_option
-from nexusd.config import load_config
+from nexusd.cli._common import echo_json, local_memory_service, repo_option
+from nexusd.config import Config, load_config
 from nexusd.errors import NexusError, ProtocolError
-from nexusd.paths import find_repo
+from nexusd.paths import RepoLayout, find_repo
+from nexusd.planner.grounding import Services
 from nexusd.protocol.naming import is_request_file
 
 EXIT_ERROR_RESPONSE = ProtocolError.exit_code
@@ -21,7 +22,14 @@ EXIT_ERROR_RESPONSE = ProtocolError.exit_code
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print the response; write nothing.")
 @click.option("--force", is_flag=True, help="Answer again even if this content was answered.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
-def plan(file: Path, repo: Path | None, to_stdout: bool, force: bool, as_json: bool) -> None:
+@click.option(
+    "--memory/--no-memory",
+    default=True,
+    help="Cite memory hits. Without a running daemon this loads the model (seconds).",
+)
+def plan(
+    file: Path, *, repo: Path | None, to_stdout: bool, force: bool, as_json: bool, memory: bool
+) -> None:
     """Answer the plan request FILE and print the response's path.
 
     FILE is named `<timestamp>_plan_request.md`; the response is written next to it as
@@ -46,12 +54,13 @@ def plan(file: Path, repo: Path | None, to_stdout: bool, force: bool, as_json: b
         raise NexusError(f"{file} does not exist", hint="pass the path of a request file")
     layout = find_repo(repo or file.resolve().parent)
     config = load_config(layout.root)
+    services = _services(layout, config, memory)
     ctx = click.get_current_context()
     if to_stdout:
-        response = build_response(file.resolve(), layout, config)
+        response = build_response(file.resolve(), layout, config, services=services)
         click.echo(render_response(response), nl=False)
         ctx.exit(EXIT_ERROR_RESPONSE if response.meta.status == "error" else 0)
-    outcome = answer_request(file.resolve(), layout, config, force=force)
+    outcome = answer_request(file.resolve(), layout, config, force=force, services=services)
     if outcome.status == "error" and not outcome.response_path.is_file():
         raise NexusError(outcome.message, hint="make the request's folder writable")
     if as_json:
@@ -71,3 +80,14 @@ def plan(file: Path, repo: Path | None, to_stdout: bool, force: bool, as_json: b
         if outcome.status != "ok":
             click.echo(f"{outcome.status}: {outcome.message}", err=True)
     ctx.exit(EXIT_ERROR_RESPONSE if outcome.status == "error" else 0)
+
+
+def _services(layout: RepoLayout, config: Config, memory: bool) -> Services:
+    """Memory for a foreground plan: the daemon's (through its socket) or one loaded here."""
+    if not memory or not config.get("memory.enabled"):
+        return Services()
+    if layout.socket_path.exists():
+        return Services()  # the pipeline asks the running daemon
+    if not (layout.memory_file.exists() or any(layout.daily_dir.glob("*.md"))):
+        return Services()
+    return Services(memory=local_memory_service(layout, config))

@@ -78,6 +78,11 @@ class Embedder:
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 path = resolve_model(self.spec)
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
+
+                # No "Loading weights" bar on a user's terminal or in the daemon's log
+                # (and no tqdm monitor thread left behind).
+                hf_logging.disable_progress_bar()
 
                 model = SentenceTransformer(path, device="cpu")
                 probe = model.encode(["dimension probe"], convert_to_numpy=True)

@@ -6,13 +6,18 @@ snapshot or the memory index is unavailable; the response says what was missing.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
+from nexusd.planner.critic import CriticReport, has_request_checks, run_critic
+from nexusd.planner.recall import recall_for
 from nexusd.protocol.models import PlanRequest, Section
 
 log = logging.getLogger("nexusd.grounding")
@@ -150,3 +155,75 @@ def with_lessons_first(
     return tuple(
         Section(s.title, prefix + s.body) if s.title == "Blocker Solutions" else s for s in sections
     )
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """What the checkpoint, critic and memory phases found for one request."""
+
+    checkpoint: CheckpointInfo | None = None
+    critic: CriticReport = field(default_factory=CriticReport)
+    hits: tuple[Mapping[str, Any], ...] = ()
+    memory_note: str | None = None
+    warnings: tuple[str, ...] = ()
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000.0, 3)
+
+
+def _snapshot_and_check(
+    layout: RepoLayout, config: Config, request: PlanRequest, services: Services
+) -> tuple[CheckpointInfo | None, str | None, CriticReport, dict[str, float]]:
+    start = time.perf_counter()
+    checkpoint, warning = checkpoint_phase(layout, config, request)
+    timings = {"checkpoint": _ms(start)}
+    critic = CriticReport()
+    if has_request_checks(config):
+        start = time.perf_counter()
+        critic = run_critic(
+            layout,
+            config,
+            treeish=checkpoint.commit if checkpoint else None,
+            checkpoint_id=checkpoint.id if checkpoint else None,
+            pool=services.pool,
+        )
+        timings["critic"] = _ms(start)
+    return checkpoint, warning, critic, timings
+
+
+def _recall(
+    layout: RepoLayout, request: PlanRequest, services: Services
+) -> tuple[tuple[Mapping[str, Any], ...], str | None, float]:
+    start = time.perf_counter()
+    hits, note = memory_phase(services.memory or recall_for(layout), request)
+    return hits, note, _ms(start)
+
+
+@contextlib.contextmanager
+def grounding(
+    layout: RepoLayout, config: Config, request: PlanRequest, services: Services
+) -> Iterator[Callable[[], Grounding]]:
+    """Run checkpoint (+ checks) and memory search beside the librarian; yield the collector.
+
+    The three phases need only the request, and each mostly waits on git, a sandbox or
+    the index, so running them at once keeps a response's latency close to the slowest.
+    """
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="nexusd-phase") as pool:
+        snap = pool.submit(_snapshot_and_check, layout, config, request, services)
+        recalled = pool.submit(_recall, layout, request, services)
+
+        def collect() -> Grounding:
+            checkpoint, warning, critic, timings = snap.result()
+            hits, note, memory_ms = recalled.result()
+            return Grounding(
+                checkpoint=checkpoint,
+                critic=critic,
+                hits=hits,
+                memory_note=note,
+                warnings=tuple(w for w in (warning,) if w) + critic.warnings,
+                timings_ms={**timings, "memory": memory_ms},
+            )
+
+        yield collect

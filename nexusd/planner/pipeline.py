@@ -23,18 +23,16 @@ from nexusd.errors import NexusError, ProtocolError
 from nexusd.paths import RepoLayout
 from nexusd.planner.architect import PLANNER_NAME, standard_sections, title_for
 from nexusd.planner.catalog import load_catalog, match_practices
-from nexusd.planner.critic import CriticReport, checks_section, has_request_checks, run_critic
+from nexusd.planner.critic import checks_section
 from nexusd.planner.grounding import (
     Services,
-    checkpoint_phase,
     checkpoint_section,
     evidence_section,
-    memory_phase,
+    grounding,
     with_lessons_first,
 )
 from nexusd.planner.librarian import ContextBundle, gather
 from nexusd.planner.model_plan import model_phase
-from nexusd.planner.recall import recall_for
 from nexusd.planner.rejection import error_response
 from nexusd.planner.requested import requested_sections
 from nexusd.protocol.models import PlanRequest, PlanResponse, ResponseMeta, Section
@@ -168,32 +166,22 @@ def respond(
             timings=clock.timings,
         )
     clock.lap("parse")
-    bundle = librarian_phase(request, request_path, layout, config)
-    clock.lap("librarian")
+    with grounding(layout, config, request, services or Services()) as collect:
+        bundle = librarian_phase(request, request_path, layout, config)
+        clock.lap("librarian")
+        found = collect()
+    clock.lap("grounding")
     for name, ms in bundle.timings_ms.items():
         clock.add(f"librarian.{name}", ms)
-    services = services or Services()
-    checkpoint, cp_warning = checkpoint_phase(layout, config, request)
-    clock.lap("checkpoint")
-    critic = CriticReport()
-    if has_request_checks(config):
-        critic = run_critic(
-            layout,
-            config,
-            treeish=checkpoint.commit if checkpoint else None,
-            checkpoint_id=checkpoint.id if checkpoint else None,
-            pool=services.pool,
-        )
-        clock.lap("critic")
-    hits, memory_note = memory_phase(services.memory or recall_for(layout), request)
-    clock.lap("memory")
-    extra_warnings = tuple(w for w in (cp_warning,) if w) + critic.warnings
+    for name, ms in found.timings_ms.items():
+        clock.add(f"grounding.{name}", ms)
+    checkpoint, critic, hits = found.checkpoint, found.critic, found.hits
     bundle = dataclasses.replace(
         bundle,
         checkpoint=checkpoint.id if checkpoint else None,
         check_results=critic.statuses,
         memory_hits=hits,
-        warnings=bundle.warnings + extra_warnings,
+        warnings=bundle.warnings + found.warnings,
     )
     sections = with_lessons_first(architect_phase(bundle, config), hits)
     clock.lap("architect")
@@ -205,7 +193,7 @@ def respond(
     if not request.requested_sections:
         # A request that names its sections gets exactly those; the rest is in front matter.
         extra = (
-            evidence_section(hits, memory_note),
+            evidence_section(hits, found.memory_note),
             checks_section(critic),
             checkpoint_section(checkpoint) if checkpoint else None,
         )

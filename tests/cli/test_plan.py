@@ -118,3 +118,23 @@ def test_python_dash_m_nexusd_plan(repo: Path) -> None:
     assert data["status"] == "ok"
     assert Path(data["response"]) == request.with_name(RESPONSE)
     assert data["timings_ms"]["total"] > 0
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("memory", [True, False])
+def test_plan_without_a_daemon_cites_memory_it_loads_itself(repo: Path, memory: bool) -> None:
+    (repo / "MEMORY.md").write_text(
+        "# Memory\n\n## Lessons\n\n- The quickstart must stay two commands: setup and tests.\n",
+        encoding="utf-8",
+    )
+    request = _request(repo, GOOD)
+    code, _, err = _plan(str(request), *([] if memory else ["--no-memory"]))
+    assert code == 0
+    text = request.with_name(RESPONSE).read_text(encoding="utf-8")
+    if memory:
+        assert "no daemon running" in err  # it says it loaded the model itself
+        assert "## Evidence from Memory" in text
+        assert "`MEMORY.md:5`" in text
+    else:
+        assert "no daemon running" not in err
+        assert "Evidence from Memory" not in text
