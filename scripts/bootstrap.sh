@@ -8,14 +8,18 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${NEXUSD_VENV:-$here/.venv}"
 extra=""
-[ "${1:-}" = "--dev" ] && extra="[dev,llamacpp]"
+stamp_suffix=""
+if [ "${1:-}" = "--dev" ]; then
+  extra="[dev,llamacpp]"
+  stamp_suffix="-dev"
+fi
 
 if [ ! -x "$venv/bin/python" ]; then
   echo "bootstrap: creating $venv" >&2
   python3 -m venv "$venv"
 fi
 py="$venv/bin/python"
-stamp="$venv/.nexusd-installed$( [ -n "$extra" ] && echo -dev )"
+stamp="$venv/.nexusd-installed$stamp_suffix"
 want="$(sha256sum "$here/pyproject.toml" | cut -c1-16)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   # The CPU build of torch first: a plain `torch` requirement would fetch a CUDA build of several GB.

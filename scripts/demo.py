@@ -63,13 +63,10 @@ FILES = {
         """,
 }
 
-MEMORY = """\
-
-## Lessons
-
-- Never hold two shelf locks at once: the courier thread takes them in the other order
-  and the two deadlock under load.
-"""
+LESSON = (
+    "Never hold two shelf locks at once: the courier thread takes them in the other order "
+    "and placement deadlocks under contention."
+)
 
 REQUEST = """\
 #### 📈 CYCLE 2 CONTEXT (filled by Executor, served to Planner)
@@ -106,6 +103,21 @@ def run(cwd: Path, *args: str) -> str:
     return proc.stdout
 
 
+def wait_for_model(root: Path, timeout: float = 60.0) -> None:
+    """Let the daemon finish loading the embedding model, so memory search is hybrid."""
+    from nexusd.memory.client import ask
+    from nexusd.paths import find_repo
+
+    socket_path = find_repo(root).socket_path
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        answer = ask(socket_path, {"op": "ping"}, timeout=5.0)
+        if answer and answer.get("status") in ("ready", "unavailable"):
+            print(f"daemon's embedding model: {answer['status']}", flush=True)
+            return
+        time.sleep(0.2)
+
+
 def main() -> None:
     """Run the demo end to end."""
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="nexusd-demo-"))
@@ -121,14 +133,14 @@ def main() -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text), encoding="utf-8")
     run(root, *nexusd, "init")
-    memory = root / "MEMORY.md"
-    if "two shelf locks" not in memory.read_text(encoding="utf-8"):
-        with memory.open("a", encoding="utf-8") as fh:
-            fh.write(MEMORY)
+    if LESSON not in (root / "MEMORY.md").read_text(encoding="utf-8"):
+        # Indexed right away (no daemon yet: this loads the packaged model once).
+        run(root, *nexusd, "memory", "add", LESSON, "--category", "Lessons")
     run(root, "git", "add", "-A")
     run(root, "git", "commit", "-q", "-m", "kitchen-sim: shelves and overflow")
     run(root, *nexusd, "start")
     try:
+        wait_for_model(root)
         stamp = time.strftime("%Y-%m-%dT%H_%M_%S", time.gmtime())
         request = root / ".scratchpad_logs" / f"{stamp}_plan_request.md"
         response = request.with_name(f"{stamp}_plan_response.md")

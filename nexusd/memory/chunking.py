@@ -19,6 +19,8 @@ from typing import Any
 import yaml
 
 HEADING_SEP = " > "
+# Template hints (`<!-- e.g. … -->`) are for the person editing, not for search.
+HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _HASHTAG = re.compile(r"(?<![\w&#/`])#([A-Za-z][\w-]*)")
@@ -201,9 +203,15 @@ def _category(fm: FrontMatter, headings: tuple[tuple[int, str], ...], is_daily: 
     return headings[-1][1].lower() if headings else ""
 
 
+def strip_comments(text: str) -> str:
+    """Blank out HTML comments (template hints), keeping every line where it was."""
+    return HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
 def chunk_markdown(path: str, text: str, *, max_chars: int, default_date: str) -> list[Chunk]:
     """Chunk one memory file; `path` is repository-relative, `default_date` is its mtime date."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    text = strip_comments(text.replace("\r\n", "\n").replace("\r", "\n"))
+    lines = text.split("\n")
     fm = parse_front_matter(lines)
     day = daily_date(path)
     date = day or fm.date or default_date

@@ -25,7 +25,7 @@ _TAG = re.compile(r"^[A-Za-z][\w-]*$")
 
 def format_entry(text: str, tags: Sequence[str], when: datetime) -> str:
     """`- YYYY-MM-DD: text #tag …`, continuation lines indented under the bullet."""
-    lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    lines = [line.rstrip() for line in text.strip().splitlines()]
     if not lines:
         raise NexusError("nothing to remember: the text is empty", hint="pass the text to add")
     clean = [t.strip().lstrip("#") for t in tags if t.strip()]
@@ -37,7 +37,8 @@ def format_entry(text: str, tags: Sequence[str], when: datetime) -> str:
         )
     suffix = "".join(f" #{t}" for t in clean)
     head = f"- {when.date().isoformat()}: {lines[0]}"
-    rest = [f"  {line.strip()}" for line in lines[1:]]
+    # Relative indentation is kept, so code in an entry (a crystallized solution) survives.
+    rest = [f"  {line}" if line else "" for line in lines[1:]]
     if rest:
         rest[-1] += suffix
     else:

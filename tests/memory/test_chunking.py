@@ -117,3 +117,14 @@ def test_crlf_and_empty_sections() -> None:
 
 def test_hashtags_ignore_headings_code_and_numbers() -> None:
     assert hashtags("fix #ci and #Flaky-tests, not #12 or `#x` or a#b") == ("ci", "flaky-tests")
+
+
+def test_html_comments_are_not_indexed_and_lines_stay_put() -> None:
+    text = (
+        "# Memory\n\n## Lessons\n\n<!-- e.g.\n- never hold two shelf locks -->\n\n"
+        "- Retry pings with backoff.\n\n## Decisions\n\n<!-- choices -->\n"
+    )
+    chunks = chunk_markdown("MEMORY.md", text, max_chars=1500, default_date="2026-01-01")
+    assert [(c.heading, c.body, c.line_start) for c in chunks] == [
+        ("Memory > Lessons", "- Retry pings with backoff.", 8)
+    ]
