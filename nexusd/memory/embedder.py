@@ -82,7 +82,7 @@ class Embedder:
 
                 # No "Loading weights" bar on a user's terminal or in the daemon's log
                 # (and no tqdm monitor thread left behind).
-                hf_logging.disable_progress_bar()
+                hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
                 model = SentenceTransformer(path, device="cpu")
                 probe = model.encode(["dimension probe"], convert_to_numpy=True)

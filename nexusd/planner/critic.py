@@ -8,6 +8,7 @@ fixed ones are appended to MEMORY.md as lessons and crystallized solutions.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,9 @@ from nexusd.paths import RepoLayout
 from nexusd.protocol.models import Section
 
 log = logging.getLogger("nexusd.critic")
+# Checks for requests (the worker) and for commits (the inbox) run one at a time: they
+# share the machine's cores and the sandbox's limits are per run.
+_ONE_AT_A_TIME = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,8 @@ def run_critic(
 
     warnings: list[str] = []
     try:
-        results = run_checks(layout, config, treeish=treeish, when=when, pool=pool)
+        with _ONE_AT_A_TIME:
+            results = run_checks(layout, config, treeish=treeish, when=when, pool=pool)
     except Exception as exc:  # the plan is still worth writing without checks
         log.exception("checks failed to run")
         return CriticReport(warnings=(f"checks could not run: {exc}",))

@@ -35,6 +35,7 @@ from nexusd.planner.librarian import ContextBundle, gather
 from nexusd.planner.model_plan import model_phase
 from nexusd.planner.rejection import error_response
 from nexusd.planner.requested import requested_sections
+from nexusd.planner.telemetry import record
 from nexusd.protocol.models import PlanRequest, PlanResponse, ResponseMeta, Section
 from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.parse import parse_request
@@ -314,6 +315,16 @@ def answer_request(
         outcome = done("error", revision, raw.sha256, error.message)
     else:
         outcome = done("ok", revision, raw.sha256)
+    record(
+        layout,
+        {
+            "event": "request",
+            "request": response.meta.request_file,
+            "status": outcome.status,
+            "planner": response.meta.planner,
+            "phases": dict(outcome.timings_ms),
+        },
+    )
     return dataclasses.replace(outcome, cycle=response.meta.cycle, title=response.title)
 
 

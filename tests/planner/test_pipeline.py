@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nexusd.config import Config, config_from_mapping
+from nexusd.config import Config, config_from_mapping, load_config
 from nexusd.errors import ConfigError
 from nexusd.paths import find_repo
 from nexusd.planner.pipeline import answer_request, build_response, read_request, warm_up
@@ -327,3 +327,48 @@ def test_pipeline_import_stays_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert proc.stdout.strip() == ""
+
+
+def test_a_routed_model_writes_the_plan_and_usage_lands_in_front_matter(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The architect routed to a real CLI agent (a script here) writes the plan."""
+    answer = {
+        "analysis": "The overflow shelf is read and written without its lock.",
+        "actions": [
+            {
+                "title": "Take the overflow lock in place()",
+                "details": "Hold overflow.lock around the read and the write.",
+                "target_files": ["kitchen/shelves.py"],
+                "verify": "python3 -m unittest -q",
+            }
+        ],
+        "blocker_solutions": [{"blocker": "lost order", "solution": "One lock, one order."}],
+        "best_practices": ["Never hold two shelf locks at once."],
+        "tool_calls": [{"tool": "pytest", "args": "-x", "purpose": "verify"}],
+        "risks": ["Contention on the overflow shelf."],
+        "checklist": ["Run the stress test 50 times."],
+    }
+    agent = tmp_path / "agent.py"
+    agent.write_text(f"import sys\nsys.stdin.read()\nprint({json.dumps(answer)!r})\n")
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus" / "config.yaml").write_text(
+        "planner: {provider: agent}\n"
+        "providers:\n"
+        f"  agent: {{type: command, command: [{sys.executable}, {agent}], model: scripted}}\n",
+        encoding="utf-8",
+    )
+    request = _write(repo, CANONICAL)
+    outcome = answer_request(request, find_repo(repo), load_config(repo))
+    assert outcome.status == "ok", outcome.message
+    meta = _meta(outcome.response_path)
+    assert meta["planner"] == "agent:scripted"
+    usage = meta["model_usage"]
+    assert isinstance(usage, dict) and usage["provider"] == "agent"
+    text = outcome.response_path.read_text(encoding="utf-8")
+    assert "Take the overflow lock in place()" in text
+    events = [
+        json.loads(line)
+        for line in (find_repo(repo).logs_dir / "telemetry.jsonl").read_text().splitlines()
+    ]
+    assert {"plan", "request"} <= {e["event"] for e in events}
