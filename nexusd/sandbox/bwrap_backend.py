@@ -24,12 +24,12 @@ from pathlib import Path
 from nexusd.errors import SandboxError
 from nexusd.sandbox.process import (
     drop_to,
+    host_result,
     limits_for,
-    memory_exhausted,
     run_tree,
     scrubbed_env,
 )
-from nexusd.sandbox.result import CheckResult, captured
+from nexusd.sandbox.result import CheckResult
 from nexusd.sandbox.spec import WORKDIR, CheckSpec
 from nexusd.sandbox.workspace import extract
 
@@ -117,14 +117,4 @@ def run(
             output_limit=spec.output_limit,
             uid=uid,
         )
-    return CheckResult(
-        name=spec.name,
-        backend=NAME,
-        exit_code=outcome.exit_code,
-        duration_ms=outcome.duration_ms,
-        timed_out=outcome.timed_out,
-        oom_killed=memory_exhausted(outcome, outcome.timed_out),
-        isolated=True,
-        reason=reason,
-        **captured(outcome.stdout, outcome.stderr),
-    )
+    return host_result(spec.name, outcome, backend=NAME, isolated=True, reason=reason)

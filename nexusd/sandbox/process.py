@@ -21,7 +21,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from nexusd.sandbox.result import OutputCapture
+from nexusd.sandbox.result import CheckResult, OutputCapture, captured
 from nexusd.sandbox.workspace import SANDBOX_UID
 
 # How long to keep reading after the process died, for output still in the pipes.
@@ -189,3 +189,27 @@ def scrubbed_env(home: str, allow: Sequence[str], path: str | None = None) -> di
         if name in os.environ:
             env[name] = os.environ[name]
     return env
+
+
+def host_result(
+    name: str,
+    outcome: Outcome,
+    *,
+    backend: str,
+    isolated: bool,
+    reason: str,
+    warnings: tuple[str, ...] = (),
+) -> CheckResult:
+    """A CheckResult for a check run as a host process tree (bwrap or plain subprocess)."""
+    return CheckResult(
+        name=name,
+        backend=backend,
+        exit_code=outcome.exit_code,
+        duration_ms=outcome.duration_ms,
+        timed_out=outcome.timed_out,
+        oom_killed=memory_exhausted(outcome, outcome.timed_out),
+        isolated=isolated,
+        reason=reason,
+        warnings=warnings,
+        **captured(outcome.stdout, outcome.stderr),
+    )

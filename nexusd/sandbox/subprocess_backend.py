@@ -27,12 +27,12 @@ from pathlib import Path
 
 from nexusd.sandbox.process import (
     drop_to,
+    host_result,
     limits_for,
-    memory_exhausted,
     run_tree,
     scrubbed_env,
 )
-from nexusd.sandbox.result import NOT_ISOLATED_WARNING, CheckResult, captured
+from nexusd.sandbox.result import NOT_ISOLATED_WARNING, CheckResult
 from nexusd.sandbox.spec import CheckSpec
 from nexusd.sandbox.workspace import extract
 
@@ -55,15 +55,11 @@ def run(spec: CheckSpec, tree_tar: bytes, *, reason: str = "") -> CheckResult:
             output_limit=spec.output_limit,
             uid=uid,
         )
-    return CheckResult(
-        name=spec.name,
+    return host_result(
+        spec.name,
+        outcome,
         backend=NAME,
-        exit_code=outcome.exit_code,
-        duration_ms=outcome.duration_ms,
-        timed_out=outcome.timed_out,
-        oom_killed=memory_exhausted(outcome, outcome.timed_out),
         isolated=False,
         reason=reason,
         warnings=(NOT_ISOLATED_WARNING,),
-        **captured(outcome.stdout, outcome.stderr),
     )
