@@ -189,8 +189,8 @@ def respond(
     sections, planner, usage, notes = model_phase(
         layout, config, request, bundle=bundle, sections=sections, critic=critic
     )
-    if planner != PLANNER_NAME:
-        clock.lap("model")
+    if usage or notes or planner != PLANNER_NAME:
+        clock.lap("model")  # a model was asked, even if its answer was not used
     if not request.requested_sections:
         # A request that names its sections gets exactly those; the rest is in front matter.
         extra = (
