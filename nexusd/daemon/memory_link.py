@@ -8,6 +8,7 @@ reconcile catches anything the watcher missed.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,9 @@ from nexusd.config import Config
 from nexusd.daemon.logs import log_event
 from nexusd.paths import RepoLayout
 
-FLUSH_SECONDS = 0.15
+# Edits are batched this long: a burst of daily-note appends costs one sync, and a note
+# is still searchable well within a second.
+FLUSH_SECONDS = 0.4
 FLUSH_THREAD = "nexusd-memory-sync"
 
 
@@ -36,6 +39,13 @@ def watch_roots(root: Path, config: Config) -> list[tuple[Path, bool]]:
         recursive = "**" in pattern or len(fixed) < len(Path(pattern).parts) - 1
         roots[folder] = roots.get(folder, False) or recursive
     return sorted(roots.items())
+
+
+def _one_torch_thread() -> None:
+    """Embed on one core: the daemon answers requests (git, sandbox) on the other, and a
+    short query is faster single-threaded than fighting for both cores. Set before torch
+    is imported (in the loader thread), so start-up does not wait for the import."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 class _Events(FileSystemEventHandler):
@@ -81,6 +91,7 @@ class MemoryLink:
         from nexusd.memory.server import SearchServer
 
         self.layout.daily_dir.mkdir(parents=True, exist_ok=True)
+        _one_torch_thread()
         self.service.start()
         self._server = SearchServer(self.layout, self.service)
         self._server.start()
