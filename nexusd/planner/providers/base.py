@@ -61,6 +61,21 @@ class ModelCall:
     # A JSON schema for the answer, for back ends that can constrain decoding with it.
     schema: Mapping[str, Any] | None = None
 
+    def chat_messages(self) -> list[dict[str, str]]:
+        """The messages as chat APIs take them: `[{"role": …, "content": …}]`."""
+        return [{"role": m.role, "content": m.content} for m in self.messages]
+
+    def model_for(self, settings: ProviderSettings, example: str) -> str:
+        """The model to ask: the call's, else the provider's (ProviderError when neither)."""
+        model = self.model or settings.model
+        if not model:
+            raise ProviderError(
+                f"provider `{settings.name}` has no model",
+                hint=f"set providers.{settings.name}.model (e.g. `{example}`) "
+                "or routing.<role>.model",
+            )
+        return model
+
     def as_text(self) -> str:
         """The messages flattened into one prompt, for back ends without chat roles."""
         parts = []

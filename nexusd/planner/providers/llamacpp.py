@@ -50,7 +50,7 @@ class LlamaCppProvider:
         """Generate on the local model, streaming; stop when `call.timeout_s` passes."""
         deadline = time.monotonic() + call.timeout_s
         kwargs: dict[str, Any] = {
-            "messages": [{"role": m.role, "content": m.content} for m in call.messages],
+            "messages": call.chat_messages(),
             "temperature": call.temperature,
             "max_tokens": call.max_tokens,
             "stream": True,

@@ -19,15 +19,10 @@ class OllamaProvider:
         """Send the call; return the message content and the eval counts as usage."""
         from nexusd.planner.providers.transport import post_json
 
-        model = call.model or self.settings.model
-        if not model:
-            raise ProviderError(
-                f"provider `{self.settings.name}` has no model",
-                hint=f"set providers.{self.settings.name}.model, e.g. `llama3.2:3b`",
-            )
+        model = call.model_for(self.settings, "llama3.2:3b")
         body: dict[str, Any] = {
             "model": model,
-            "messages": [{"role": m.role, "content": m.content} for m in call.messages],
+            "messages": call.chat_messages(),
             "stream": False,
             "options": {"temperature": call.temperature, "num_predict": call.max_tokens},
         }

@@ -24,15 +24,10 @@ class OpenAIProvider:
         """Send the call; return the first choice's content and the reported usage."""
         from nexusd.planner.providers.transport import post_json
 
-        model = call.model or self.settings.model
-        if not model:
-            raise ProviderError(
-                f"provider `{self.settings.name}` has no model",
-                hint=f"set providers.{self.settings.name}.model or routing.<role>.model",
-            )
+        model = call.model_for(self.settings, "gpt-4o-mini")
         body: dict[str, Any] = {
             "model": model,
-            "messages": [{"role": m.role, "content": m.content} for m in call.messages],
+            "messages": call.chat_messages(),
             "temperature": call.temperature,
             "max_tokens": call.max_tokens,
             "stream": False,
