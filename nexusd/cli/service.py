@@ -28,6 +28,15 @@ def _run(*argv: str) -> tuple[bool, str]:
     return proc.returncode == 0, (proc.stderr or proc.stdout).strip()
 
 
+kind_option = click.option(
+    "--kind",
+    type=click.Choice(KINDS),
+    default="auto",
+    show_default=True,
+    help="systemd user unit, or launchd agent (auto: launchd on macOS).",
+)
+
+
 @click.group()
 def service() -> None:
     """Install the daemon as a user service (systemd user unit; launchd agent on macOS).
@@ -39,13 +48,7 @@ def service() -> None:
 
 @service.command()
 @repo_option
-@click.option(
-    "--kind",
-    type=click.Choice(KINDS),
-    default="auto",
-    show_default=True,
-    help="systemd user unit, or launchd agent (auto: launchd on macOS).",
-)
+@kind_option
 @click.option("--now", "enable_now", is_flag=True, help="Also enable and start it right away.")
 @click.option("--print", "print_only", is_flag=True, help="Print the definition, write nothing.")
 def install(repo: Path | None, kind: str, enable_now: bool, print_only: bool) -> None:
@@ -87,13 +90,7 @@ def install(repo: Path | None, kind: str, enable_now: bool, print_only: bool) ->
 
 @service.command()
 @repo_option
-@click.option(
-    "--kind",
-    type=click.Choice(KINDS),
-    default="auto",
-    show_default=True,
-    help="systemd user unit, or launchd agent (auto: launchd on macOS).",
-)
+@kind_option
 def uninstall(repo: Path | None, kind: str) -> None:
     """Stop and disable the service if the manager runs, then remove its definition."""
     layout, _ = open_repo(repo)
