@@ -87,7 +87,7 @@ class Extensions:
     def install(self, daemon: Daemon) -> None:
         """Add services, jobs and inbox handlers to a daemon that has not started yet."""
         if self.pool is not None:
-            daemon.add_service(_Named("warm-pool", self.pool))
+            daemon.add_service(self.pool)
         if self.memory is not None:
             daemon.add_service(self.memory)
             minutes = float(self.config.get("memory.optimize_minutes"))
@@ -128,17 +128,3 @@ class Extensions:
             add_memory(layout, f"{text}; checks: {checks}", category="commit", daily=True)
         except Exception as exc:
             self._warn("daily note not written", exc)
-
-
-class _Named:
-    """Give a start()/stop() object the `name` the daemon logs it by."""
-
-    def __init__(self, name: str, inner: Any) -> None:
-        self.name = name
-        self.inner = inner
-
-    def start(self) -> None:
-        self.inner.start()
-
-    def stop(self) -> None:
-        self.inner.stop()

@@ -52,6 +52,8 @@ def pool_key(spec: CheckSpec) -> tuple[object, ...]:
 class WarmPool:
     """Keeps `size` started containers ready for checks shaped like `template`."""
 
+    name = "warm-pool"  # a daemon service: start(), stop(), and the name it is logged by
+
     def __init__(self, template: CheckSpec, size: int, client: Any = None) -> None:
         self.template = template
         self.size = size
