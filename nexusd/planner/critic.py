@@ -36,7 +36,8 @@ class CriticReport:
 
 def has_request_checks(config: Config) -> bool:
     """True when some configured check runs for each request."""
-    return any("request" in check.get("when", ["request"]) for check in config.get("checks"))
+    # load_config normalises `when` to a list (default ["request"]).
+    return any("request" in check["when"] for check in config.get("checks"))
 
 
 def run_critic(
