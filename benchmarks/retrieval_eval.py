@@ -37,6 +37,7 @@ from _memory_common import machine, shared_dir
 from nexusd.memory.chunking import embed_text
 from nexusd.memory.embedder import Embedder
 from nexusd.memory.fusion import rrf, score_fusion
+from nexusd.memory.search import SearchSettings
 from nexusd.memory.store import MemoryStore
 
 DEPTH = 100
@@ -218,7 +219,11 @@ def fuse_rrf(
 
 
 def fuse_scores(
-    runs: dict[str, dict[str, Ranked]], weights: dict[str, float], depth: int, norm: str = "max"
+    runs: dict[str, dict[str, Ranked]],
+    weights: dict[str, float],
+    depth: int,
+    norm: str | dict[str, str] = "max",
+    floor: bool = False,
 ) -> dict[str, list[str]]:
     """nexusd's score fusion (normalised per retriever, weighted) over the top `depth`."""
     qids = next(iter(runs.values())).keys()
@@ -226,11 +231,30 @@ def fuse_scores(
         q: [
             f.id
             for f in score_fusion(
-                {n: r[q][:depth] for n, r in runs.items()}, weights=weights, norm=norm
+                {n: r[q][:depth] for n, r in runs.items()},
+                weights=weights,
+                norm=norm,
+                floor=floor,
             )
         ][:10]
         for q in qids
     }
+
+
+def product_default(runs: dict[str, dict[str, Ranked]]) -> dict[str, list[str]]:
+    """Hybrid exactly as `memory.search` defaults configure run_search's fusion."""
+    s = SearchSettings()
+    if s.fusion == "rrf":
+        return fuse_rrf(
+            runs, s.rrf_k, {"vector": s.vector_weight, "keyword": s.keyword_weight}, s.depth
+        )
+    return fuse_scores(
+        runs,
+        {"vector": s.vector_weight, "keyword": s.keyword_weight},
+        s.depth,
+        {"vector": s.vector_norm, "keyword": s.keyword_norm},
+        s.floor_missing,
+    )
 
 
 def top(run: dict[str, Ranked]) -> dict[str, list[str]]:
@@ -344,6 +368,20 @@ def variants(runs: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
                 out[f"score/{norm} depth={depth} w_vec={alpha}"] = fuse_scores(
                     pair, {"vector": alpha, "keyword": 1 - alpha}, depth, norm
                 )
+    # Per-retriever normalisation: cosine similarity has a fixed scale, BM25 does not;
+    # `floor` scores a document missing from one list at that list's lowest score.
+    for vnorm in ("none", "max"):
+        for floor in (False, True):
+            for alpha in (0.5, 0.6, 0.7, 0.75, 0.8):
+                tag = f"vec={vnorm},kw=max{',floor' if floor else ''}"
+                out[f"score/{tag} depth=100 w_vec={alpha}"] = fuse_scores(
+                    pair,
+                    {"vector": alpha, "keyword": round(1 - alpha, 2)},
+                    100,
+                    {"vector": vnorm, "keyword": "max"},
+                    floor,
+                )
+    out["product default"] = product_default(pair)
     if "vector_prf" in runs:
         prf = {"vector": runs["vector_prf"], "keyword": runs["keyword"]}
         out["vector_prf"] = top(runs["vector_prf"])
@@ -411,9 +449,8 @@ def main() -> None:
             {
                 "scifact_train_vector_ndcg10": round(table["vector"][0], 4),
                 "scifact_train_keyword_ndcg10": round(table["keyword"][0], 4),
-                "scifact_train_hybrid_default_ndcg10": round(
-                    table["rrf depth=50 k=60 w_kw=1.0"][0], 4
-                ),
+                "scifact_train_hybrid_rrf_ndcg10": round(table["rrf depth=50 k=60 w_kw=1.0"][0], 4),
+                "scifact_train_hybrid_default_ndcg10": round(table["product default"][0], 4),
                 "scifact_train_hybrid_best_ndcg10": round(fused[best][0], 4),
             }
         )
@@ -429,13 +466,16 @@ def main() -> None:
             for label, key in (
                 ("vector", "vector"),
                 ("keyword", "keyword"),
-                ("hybrid rrf k=60 (default)", "rrf depth=50 k=60 w_kw=1.0"),
+                ("hybrid rrf k=60", "rrf depth=50 k=60 w_kw=1.0"),
+                ("hybrid product default", "product default"),
                 (f"hybrid chosen: {best}", best),
             ):
                 nd, rc = evaluate(chosen[key], rel)
                 print(f"  {label:<44} {nd:.4f}   {rc:.4f}")
-                tag = label.split()[0] if label != "hybrid rrf k=60 (default)" else "hybrid_default"
-                tag = "hybrid_chosen" if label.startswith("hybrid chosen") else tag
+                tags = {"hybrid rrf k=60": "hybrid_rrf", "hybrid product default": "hybrid_default"}
+                tag = (
+                    "hybrid_chosen" if label.startswith("hybrid chosen") else tags.get(label, label)
+                )
                 metrics[f"{name}_{split}_{tag}_ndcg10"] = round(nd, 4)
                 metrics[f"{name}_{split}_{tag}_recall10"] = round(rc, 4)
     print(f"\ntotal {time.perf_counter() - started:.0f}s")

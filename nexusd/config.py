@@ -83,8 +83,11 @@ DEFAULTS: dict[str, Any] = {
             "fusion": "score",
             "rrf_k": 60,
             "depth": 100,
-            "vector_weight": 1.0,
-            "keyword_weight": 1.0,
+            "vector_weight": 0.75,
+            "keyword_weight": 0.25,
+            "vector_norm": "none",
+            "keyword_norm": "max",
+            "floor_missing": True,
             "recency_half_life_days": None,
         },
     },
@@ -121,6 +124,8 @@ CHOICES: dict[str, frozenset[str]] = {
     "sandbox.backend": frozenset({"auto", "docker", "bwrap", "subprocess"}),
     "memory.search.mode": frozenset({"hybrid", "vector", "keyword"}),
     "memory.search.fusion": frozenset({"score", "rrf"}),
+    "memory.search.vector_norm": frozenset({"none", "max", "minmax", "zscore"}),
+    "memory.search.keyword_norm": frozenset({"none", "max", "minmax", "zscore"}),
     "daemon.log_level": frozenset({"debug", "info", "warning", "error"}),
     **{
         f"routing.{role}.format": frozenset({"json", "text"})

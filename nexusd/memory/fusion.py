@@ -39,42 +39,64 @@ def rrf(
     return [Fused(d, scores[d], tuple(n for _, n in sorted(found[d]))) for d in ordered]
 
 
+NORMS = ("max", "minmax", "zscore", "none")
+
+
 def score_fusion(
     runs: Mapping[str, Sequence[tuple[str, float]]],
     *,
     weights: Mapping[str, float] | None = None,
-    norm: str = "max",
+    norm: str | Mapping[str, str] = "max",
+    floor: bool = False,
 ) -> list[Fused]:
-    """Weighted sum of each retriever's normalised scores (a missing document scores 0 there).
+    """Weighted sum of each retriever's normalised scores.
 
-    `norm="max"` divides by the retriever's best score (negative scores count as
-    0), so two near-equal keyword hits stay near-equal even when only two match;
-    `norm="minmax"` stretches each list to [0, 1]; `norm="zscore"` scales by the
-    list's standard deviation above its minimum. Measured on SciFact train
+    `norm` is one method for all retrievers or one per retriever name (default
+    "max"). `"max"` divides by the retriever's best score (negative scores count
+    as 0), so two near-equal keyword hits stay near-equal even when only two
+    match; `"minmax"` stretches each list to [0, 1]; `"zscore"` scales by the
+    list's standard deviation above its minimum; `"none"` keeps scores that
+    already have a fixed scale (cosine similarity) as they are, so a query
+    whose best vector hit is poor does not get it inflated to 1.
+
+    A document missing from a retriever's list scores 0 there, or with
+    `floor=True` that list's lowest scaled score: it ranked below every listed
+    document, so that is its best possible score, and a strong hit in one
+    retriever is not sunk by a cut-off in the other. Measured on SciFact train
     (benchmarks/retrieval_eval.py) score fusion beats RRF: it keeps how far
     apart the scores are, which ranks alone lose.
     """
-    scores: dict[str, float] = {}
+    scaled_runs: dict[str, dict[str, float]] = {}
     found: dict[str, list[tuple[int, str]]] = {}
     for name, ranked in runs.items():
         if not ranked:
             continue
-        weight = 1.0 if weights is None else weights.get(name, 1.0)
+        how = norm if isinstance(norm, str) else norm.get(name, "max")
+        if how not in NORMS:
+            raise ValueError(f"unknown score normalisation {how!r}")
         values = [s for _, s in ranked]
         hi = max(values)
-        lo = min(values) if norm == "minmax" else 0.0
-        if norm == "zscore":  # standardise, then shift so the list's minimum maps to 0
+        lo = min(values) if how == "minmax" else 0.0
+        if how == "zscore":  # standardise, then shift so the list's minimum maps to 0
             mean = sum(values) / len(values)
             std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
             lo, hi = min(values), min(values) + std
-        seen: set[str] = set()
+        scaled: dict[str, float] = {}
         for rank, (doc, score) in enumerate(ranked, start=1):
-            if doc in seen:
+            if doc in scaled:
                 continue
-            seen.add(doc)
-            scaled = max(score - lo, 0.0) / (hi - lo) if hi > lo else 1.0
-            scores[doc] = scores.get(doc, 0.0) + weight * scaled
+            if how == "none":
+                scaled[doc] = score
+            else:
+                scaled[doc] = max(score - lo, 0.0) / (hi - lo) if hi > lo else 1.0
             found.setdefault(doc, []).append((rank, name))
+        scaled_runs[name] = scaled
+    scores: dict[str, float] = {}
+    for name, scaled in scaled_runs.items():
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
+        missing = min(scaled.values()) if floor else 0.0
+        for doc in found:
+            scores[doc] = scores.get(doc, 0.0) + weight * scaled.get(doc, missing)
     ordered = sorted(scores, key=lambda d: (-scores[d], min(found[d])[0], d))
     return [Fused(d, scores[d], tuple(n for _, n in sorted(found[d]))) for d in ordered]
 

@@ -26,9 +26,12 @@ class SearchSettings:
 
     fusion: str = "score"
     rrf_k: float = 60.0
-    vector_weight: float = 1.0
-    keyword_weight: float = 1.0
+    vector_weight: float = 0.75
+    keyword_weight: float = 0.25
     depth: int = 100
+    vector_norm: str = "none"
+    keyword_norm: str = "max"
+    floor_missing: bool = True
     recency_half_life_days: float | None = None
 
     @classmethod
@@ -41,6 +44,9 @@ class SearchSettings:
             vector_weight=float(s["vector_weight"]),
             keyword_weight=float(s["keyword_weight"]),
             depth=int(s.get("depth", 100)),
+            vector_norm=str(s.get("vector_norm", "none")),
+            keyword_norm=str(s.get("keyword_norm", "max")),
+            floor_missing=bool(s.get("floor_missing", True)),
             recency_half_life_days=s["recency_half_life_days"],
         )
 
@@ -203,7 +209,8 @@ def run_search(
             ids = {name: [i for i, _ in pairs] for name, pairs in ranked.items()}
             fused = rrf(ids, k=settings.rrf_k, weights=weights)
         else:
-            fused = score_fusion(ranked, weights=weights)
+            norms = {"vector": settings.vector_norm, "keyword": settings.keyword_norm}
+            fused = score_fusion(ranked, weights=weights, norm=norms, floor=settings.floor_missing)
         scored = [(f.id, f.score) for f in fused]
         found_by = {f.id: f.retrievers for f in fused}
     else:

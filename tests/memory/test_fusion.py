@@ -66,3 +66,24 @@ def test_score_fusion_missing_docs_and_negative_scores_count_zero() -> None:
         weights={"vector": 2.0, "keyword": 1.0},
     )
     assert [(f.id, round(f.score, 6)) for f in fused] == [("a", 2.0), ("c", 1.0), ("b", 0.0)]
+
+
+def test_score_fusion_none_norm_keeps_cosine_scale() -> None:
+    # A weak best vector hit stays weak instead of being scaled up to 1.
+    runs = {"vector": [("a", 0.3), ("b", 0.2)], "keyword": [("b", 4.0), ("a", 2.0)]}
+    fused = score_fusion(runs, norm={"vector": "none", "keyword": "max"})
+    assert [(f.id, round(f.score, 6)) for f in fused] == [("b", 1.2), ("a", 0.8)]
+
+
+def test_score_fusion_floor_scores_missing_docs_at_the_lists_lowest() -> None:
+    runs = {"vector": [("a", 0.6), ("b", 0.4)], "keyword": [("c", 2.0), ("a", 1.0)]}
+    fused = score_fusion(runs, norm={"vector": "none", "keyword": "max"}, floor=True)
+    scores = {f.id: round(f.score, 6) for f in fused}
+    assert scores == {"a": 1.1, "b": 0.9, "c": 1.4}
+    assert {f.id: f.retrievers for f in fused}["c"] == ("keyword",)
+    assert score_fusion(runs, norm={"vector": "none", "keyword": "max"})[-1].id == "b"
+
+
+def test_score_fusion_rejects_unknown_norm() -> None:
+    with pytest.raises(ValueError, match="normalisation"):
+        score_fusion({"vector": [("a", 1.0)]}, norm="sqrt")
