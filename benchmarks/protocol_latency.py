@@ -74,6 +74,22 @@ def make_repo(base: Path) -> Path:
     return repo
 
 
+def wait_for_model(repo: Path, timeout: float = 120.0) -> str:
+    """Wait until the daemon's embedding model has loaded: a warm daemon searches memory
+    with it (while it loads, the import competes with every request for the CPU)."""
+    from nexusd.memory.client import ask
+    from nexusd.paths import find_repo
+
+    socket_path = find_repo(repo).socket_path
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        answer = ask(socket_path, {"op": "ping"}, timeout=5.0) if socket_path.exists() else None
+        if answer and answer.get("status") in ("ready", "unavailable"):
+            return str(answer["status"])
+        time.sleep(0.2)
+    raise SystemExit(f"the daemon's embedding model did not load within {timeout:.0f} s")
+
+
 def request_text(i: int) -> str:
     return (
         "---\n"
@@ -164,6 +180,7 @@ def main() -> None:
     observer.start()
     try:
         print(nexusd(repo, "start").strip())
+        print(f"daemon's embedding model: {wait_for_model(repo)}")
         for i in range(10):  # warm-up: imports, caches, first git calls
             daemon_sample(folder, 100_000 + i, waiter)
             baseline_sample(repo, 100_000 + i)

@@ -23,6 +23,8 @@ DEFAULTS: dict[str, Any] = {
     "watch": {
         "paths": [".scratchpad_logs", ".scratchpad"],
         "debounce_ms": 50,
+        # After a writer closed the file (or renamed it into place): the wait is this short.
+        "settle_ms": 5,
         # A file modified but not yet closed is treated as complete after this much silence.
         "write_grace_ms": 2000,
         "rescan_seconds": 30,

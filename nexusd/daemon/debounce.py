@@ -2,9 +2,12 @@
 
 Done means: no event for `debounce` seconds, the file's (size, mtime, inode)
 unchanged across that interval, and — where the platform reports closes
-(inotify's IN_CLOSE_WRITE) — the last writer has closed it. A file modified but
-never closed is handed on anyway after `write_grace` seconds of silence, so a
-writer that crashed (or a platform without close events) cannot block it forever.
+(inotify's IN_CLOSE_WRITE) — the last writer has closed it. A file its writer
+closed, or one renamed into place, is as complete as it will get, so it waits
+only the much shorter `settle` (for a writer that reopens it at once, as
+`echo a > f; echo b >> f` does). A file modified but never closed is handed on
+anyway after `write_grace` seconds of silence, so a writer that crashed (or a
+platform without close events) cannot block it forever.
 """
 
 from __future__ import annotations
@@ -59,9 +62,11 @@ class Debouncer:
         debounce: float,
         write_grace: float,
         track_closes: bool,
+        settle: float | None = None,
     ) -> None:
         self.on_ready = on_ready
         self.debounce = max(debounce, 0.001)
+        self.settle = self.debounce if settle is None else min(max(settle, 0.0), self.debounce)
         self.write_grace = max(write_grace, self.debounce)
         self.track_closes = track_closes
         self._pending: dict[Path, _Pending] = {}
@@ -73,13 +78,14 @@ class Debouncer:
         """Note an event for `path`; (re)starts its quiet interval."""
         now = time.monotonic()
         key = file_key(path)
+        quiet = self.debounce if kind is Touch.WRITE else self.settle
         with self._cond:
             entry = self._pending.get(path)
             writing = self.track_closes and kind is Touch.WRITE
             if entry is None:
-                self._pending[path] = _Pending(now + self.debounce, key, writing, now)
+                self._pending[path] = _Pending(now + quiet, key, writing, now)
             else:
-                entry.due = now + self.debounce
+                entry.due = now + quiet
                 entry.key = key
                 entry.last_event = now
                 if kind is Touch.WRITE:

@@ -7,6 +7,7 @@ still answers every request, and says why in its log.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from datetime import datetime
 from pathlib import Path
@@ -60,7 +61,8 @@ class Extensions:
         """Answer, then note the answered request in today's daily note."""
 
         def run(path: Path) -> Any:
-            outcome = answer(path)
+            with self.memory.answering() if self.memory else contextlib.nullcontext():
+                outcome = answer(path)
             written = outcome.response_path is not None and outcome.response_path.exists()
             if outcome.status != "skipped" and written:
                 self.daily_entry(outcome)

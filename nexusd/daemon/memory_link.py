@@ -7,9 +7,12 @@ reconcile catches anything the watcher missed.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,9 @@ from nexusd.paths import RepoLayout
 # Edits are batched this long: a burst of daily-note appends costs one sync, and a note
 # is still searchable well within a second.
 FLUSH_SECONDS = 0.4
+# A sync (an embedding, a LanceDB commit) waits while a request is being answered, so it
+# does not take the CPU from the answer; but never longer than this.
+MAX_DEFER_SECONDS = 5.0
 FLUSH_THREAD = "nexusd-memory-sync"
 
 
@@ -77,6 +83,8 @@ class MemoryLink:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._answering = 0
+        self._idle = threading.Condition()
 
     def touch(self, path: Path) -> None:
         """Queue a changed path for sync if it is a memory file."""
@@ -85,6 +93,27 @@ class MemoryLink:
         with self._lock:
             self._pending.add(path)
         self._wake.set()
+
+    @contextlib.contextmanager
+    def answering(self) -> Iterator[None]:
+        """Mark a request as being answered: syncs wait for it (at most MAX_DEFER_SECONDS)."""
+        with self._idle:
+            self._answering += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._answering -= 1
+                self._idle.notify_all()
+
+    def _wait_idle(self) -> None:
+        deadline = time.monotonic() + MAX_DEFER_SECONDS
+        with self._idle:
+            while self._answering and not self._stop.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._idle.wait(min(left, 0.1))
 
     def start(self) -> None:
         """Open the index, load the model in the background, serve searches, watch files."""
@@ -127,6 +156,7 @@ class MemoryLink:
             self._wake.wait()
             # Let an editor's burst of events (write temp, rename, chmod) settle first.
             self._stop.wait(FLUSH_SECONDS)
+            self._wait_idle()
             self._wake.clear()
             with self._lock:
                 paths, self._pending = self._pending, set()

@@ -81,6 +81,7 @@ class Daemon:
             debounce=debounce,
             write_grace=float(cfg.get("watch.write_grace_ms")) / 1000.0,
             track_closes=closes_are_reported(),
+            settle=float(cfg.get("watch.settle_ms")) / 1000.0,
         )
         self.inbox = InboxRunner(ctx.layout, cfg, ctx.logger, settle=debounce)
         self.watcher = RequestWatcher(

@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ PACKAGED_NAMES = frozenset(
     {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "packaged", "default"}
 )
 LOADER_THREAD = "nexusd-memory-model"
+# Query vectors kept: a plan asks the same blockers and questions cycle after cycle.
+QUERY_CACHE_SIZE = 512
 
 Vectors = npt.NDArray[np.float32]
 
@@ -57,6 +60,8 @@ class Embedder:
         self.encoded = 0
         self.dim = 0
         self._model: Any = None
+        self._queries: OrderedDict[str, Vectors] = OrderedDict()
+        self._queries_lock = threading.Lock()
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
@@ -130,6 +135,28 @@ class Embedder:
         )
         self.encoded += len(texts)
         return np.asarray(out, dtype=np.float32)
+
+    def encode_queries(self, queries: Sequence[str]) -> Vectors:
+        """Embeddings of search queries: repeats come from an LRU cache, the rest in one batch."""
+        with self._queries_lock:
+            missing = list(dict.fromkeys(q for q in queries if q not in self._queries))
+        if missing:
+            fresh = self.encode(missing)
+            with self._queries_lock:
+                for query, vector in zip(missing, fresh, strict=True):
+                    self._queries[query] = vector
+                while len(self._queries) > QUERY_CACHE_SIZE:
+                    self._queries.popitem(last=False)
+        out = np.zeros((len(queries), self.dim), dtype=np.float32)
+        with self._queries_lock:
+            for row, query in enumerate(queries):
+                vector = self._queries.get(query)
+                if vector is None:  # evicted by a concurrent batch: embed it alone
+                    vector = self.encode([query])[0]
+                else:
+                    self._queries.move_to_end(query)
+                out[row] = vector
+        return out
 
     def describe(self) -> dict[str, Any]:
         """Status for `memory stats`."""

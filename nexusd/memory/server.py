@@ -4,6 +4,8 @@ Each request is one JSON object on one line; each answer is one line:
 - `{"op": "ping"}` → `{"ok": true, "model": …, "status": …}`
 - `{"op": "search", "query": …, "k": …, "mode": …, "category": …, "path_glob": …,
   "since": …, "until": …}` → `{"ok": true, "results": SearchResults.to_dict()}`
+- `{"op": "search_many", "queries": [{"query": …, "k": …}, …], "mode": …}` →
+  `{"ok": true, "results": [SearchResults.to_dict(), …]}` (one embedding batch)
 - `{"op": "sync", "paths": [...]}` → `{"ok": true, "report": {...}}`
 - `{"op": "stats"}` → `{"ok": true, "stats": MemoryStats.to_dict()}`
 Errors answer `{"ok": false, "error": "…"}`. The socket is only reachable by
@@ -47,6 +49,8 @@ def handle_request(service: MemoryService, request: Any) -> dict[str, Any]:
                 return {"ok": False, "error": "search needs a string `query`"}
             kwargs = {k: request[k] for k in SEARCH_KEYS if request.get(k) is not None}
             return {"ok": True, "results": service.search(query, **kwargs).to_dict()}
+        if op == "search_many":
+            return _search_many(service, request)
         if op == "stats":
             return {"ok": True, "stats": service.stats().to_dict()}
         if op == "sync":
@@ -60,7 +64,25 @@ def handle_request(service: MemoryService, request: Any) -> dict[str, Any]:
     except Exception as exc:
         log.exception("memory server request failed")
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-    return {"ok": False, "error": f"unknown op {op!r}; use ping, search, stats or sync"}
+    return {
+        "ok": False,
+        "error": f"unknown op {op!r}; use ping, search, search_many, stats or sync",
+    }
+
+
+def _search_many(service: MemoryService, request: dict[str, Any]) -> dict[str, Any]:
+    items = request.get("queries")
+    if not isinstance(items, list) or not all(
+        isinstance(i, dict) and isinstance(i.get("query"), str) for i in items
+    ):
+        return {"ok": False, "error": "search_many needs `queries`: a list of {query, k}"}
+    queries = [(str(i["query"]), _int_or_none(i.get("k"))) for i in items]
+    found = service.search_many(queries, request.get("mode") or None)
+    return {"ok": True, "results": [r.to_dict() for r in found]}
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 class _Handler(socketserver.StreamRequestHandler):

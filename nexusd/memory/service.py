@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,6 +32,11 @@ log = logging.getLogger("nexusd.memory")
 T = TypeVar("T")
 RECONCILE_THREAD = "nexusd-memory-reconcile"
 CLEANUP_OLDER_THAN = timedelta(minutes=5)
+# Each incremental sync adds a fragment, and every search pays for every fragment (41 small
+# fragments made a search 4x slower than one compacted fragment); compacting a few dozen
+# takes ~50 ms, so a long-running service compacts after this many writing syncs.
+WRITES_BEFORE_OPTIMIZE = 8
+SEARCH_WORKERS = 4
 
 
 def index_uri(layout: RepoLayout, config: Config) -> str:
@@ -52,6 +58,7 @@ class MemoryService:
         self.syncer = Syncer(layout.root, config, self.store, self.embedder)
         self.settings = SearchSettings.from_config(config)
         self.last_report: SyncReport | None = None
+        self.writes_since_optimize = 0
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -170,6 +177,10 @@ class MemoryService:
             return SyncReport()
         report = self._guarded(lambda: self.syncer.sync(rels))
         self.last_report = report
+        if report.written or report.removed:
+            self.writes_since_optimize += 1
+            if self.writes_since_optimize >= WRITES_BEFORE_OPTIMIZE:
+                self.optimize()
         return report
 
     def reconcile(self) -> SyncReport:
@@ -221,11 +232,25 @@ class MemoryService:
             )
         )
 
+    def search_many(
+        self, queries: Sequence[tuple[str, int | None]], mode: str | None = None
+    ) -> list[SearchResults]:
+        """Several searches at once: their query embeddings are computed in one batch."""
+        if self.embedder.ready and (mode or self.config.get("memory.search.mode")) != "keyword":
+            self.embedder.encode_queries([q for q, _ in queries if q.strip()])
+        if len(queries) < 2:
+            return [self.search(query, k, mode) for query, k in queries]
+        # The searches themselves run at once: each mostly waits on LanceDB's own threads.
+        workers = min(len(queries), SEARCH_WORKERS)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nexusd-search") as pool:
+            return list(pool.map(lambda item: self.search(item[0], item[1], mode), queries))
+
     def optimize(self) -> dict[str, int]:
         """Compact fragments, update the indexes, drop old versions (the scheduled job)."""
 
         def run() -> dict[str, int]:
             self.store.optimize(CLEANUP_OLDER_THAN)
+            self.writes_since_optimize = 0
             return self.store.stats()
 
         return self._guarded(run)

@@ -31,6 +31,8 @@ class Recall(Protocol):
 
     def search(self, query: str, k: int | None = None, mode: str | None = None) -> Any: ...
 
+    def search_many(self, queries: Sequence[tuple[str, int | None]]) -> list[Any]: ...
+
 
 @dataclass(frozen=True)
 class Services:
@@ -104,8 +106,9 @@ def memory_phase(
     hits: dict[str, dict[str, Any]] = {}
     note: str | None = None
     try:
-        for label, query, k in memory_queries(request):
-            results = recall.search(query[:2000], k)
+        asked = memory_queries(request)
+        found = recall.search_many([(query[:2000], k) for _, query, k in asked])
+        for (label, _, _), results in zip(asked, found, strict=True):
             note = note or getattr(results, "note", None)
             for hit in results.hits:
                 entry = hits.setdefault(

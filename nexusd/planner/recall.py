@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from nexusd.paths import RepoLayout
@@ -23,6 +24,18 @@ class SocketRecall:
         if answer is None:
             return SearchResults(query=query, mode="none", hits=(), note="no daemon answered")
         return SearchResults.from_dict(answer["results"])
+
+    def search_many(self, queries: Sequence[tuple[str, int | None]]) -> list[Any]:
+        """Same contract as `MemoryService.search_many`: one round trip, one embedding batch."""
+        from nexusd.memory.client import ask
+        from nexusd.memory.search import SearchResults
+
+        items = [{"query": query, "k": k} for query, k in queries]
+        answer = ask(self.layout.socket_path, {"op": "search_many", "queries": items})
+        if answer is None:
+            none = "no daemon answered"
+            return [SearchResults(query=q, mode="none", hits=(), note=none) for q, _ in queries]
+        return [SearchResults.from_dict(r) for r in answer["results"]]
 
 
 def recall_for(layout: RepoLayout) -> SocketRecall | None:

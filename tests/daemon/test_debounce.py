@@ -73,6 +73,42 @@ def test_an_unclosed_write_is_held_until_the_close(tmp_path: Path) -> None:
         debouncer.stop()
 
 
+@pytest.mark.parametrize("kind", [Touch.CLOSE, Touch.APPEAR])
+def test_a_closed_or_renamed_file_waits_only_the_settle_time(tmp_path: Path, kind: Touch) -> None:
+    collector = Collector()
+    # The debounce interval is far beyond the test's patience: only `settle` can hand it on.
+    debouncer = Debouncer(collector, debounce=600, write_grace=600, track_closes=True, settle=0.01)
+    debouncer.start()
+    try:
+        target = tmp_path / "x_plan_request.md"
+        target.write_bytes(b"complete")
+        debouncer.touch(target, Touch.WRITE)
+        debouncer.touch(target, kind)
+
+        wait_until(collector.snapshot, what="the hand-over after the settle time")
+        assert collector.snapshot() == [(target, b"complete")]
+    finally:
+        debouncer.stop()
+
+
+def test_a_write_after_the_close_waits_the_full_debounce_again(tmp_path: Path) -> None:
+    collector = Collector()
+    debouncer = Debouncer(collector, debounce=600, write_grace=600, track_closes=True, settle=0.01)
+    debouncer.start()
+    try:
+        target = tmp_path / "x_plan_request.md"
+        target.write_bytes(b"first")
+        debouncer.touch(target, Touch.CLOSE)
+        target.write_bytes(b"first, then more")  # the writer reopened it at once
+        debouncer.touch(target, Touch.WRITE)
+        time.sleep(0.3)  # thirty settle intervals
+
+        assert collector.snapshot() == []
+        assert debouncer.pending() == 1
+    finally:
+        debouncer.stop()
+
+
 def test_a_write_never_closed_is_handed_on_after_the_grace(
     collected: tuple[Collector, Debouncer], tmp_path: Path
 ) -> None:

@@ -84,3 +84,38 @@ def test_stale_socket_is_replaced_and_a_live_one_is_not(
     finally:
         first.stop()
     assert not layout.socket_path.exists()
+
+
+def test_search_many_answers_each_query_in_order(server: SearchServer) -> None:
+    queries = [
+        {"query": "how often do we change cryptographic keys", "k": 1},
+        {"query": "quarter", "k": 2},
+        {"query": "", "k": 1},
+    ]
+    answer = ask(server.path, {"op": "search_many", "queries": queries})
+    assert answer is not None
+    results = answer["results"]
+    assert [r["query"] for r in results] == [q["query"] for q in queries]
+    assert results[0]["hits"][0]["citation"] == "MEMORY.md:5"
+    assert len(results[0]["hits"]) == 1
+    assert results[1]["hits"][0]["citation"] == "MEMORY.md:5"
+    assert results[2]["hits"] == []
+
+
+@pytest.mark.parametrize("queries", [None, "keys", [{"k": 1}], [{"query": 3}], ["keys"]], ids=repr)
+def test_search_many_refuses_malformed_queries(server: SearchServer, queries: object) -> None:
+    with pytest.raises(IndexStoreError, match="search_many needs `queries`"):
+        ask(server.path, {"op": "search_many", "queries": queries})
+
+
+def test_socket_recall_batches_through_the_daemon(repo: Path, server: SearchServer) -> None:
+    from nexusd.planner.recall import SocketRecall, recall_for
+
+    recall = recall_for(find_repo(repo))
+    assert isinstance(recall, SocketRecall)
+    found = recall.search_many([("rotating signing keys", 3), ("quarterly", None)])
+    assert [r.query for r in found] == ["rotating signing keys", "quarterly"]
+    assert found[0].hits[0].citation == "MEMORY.md:5"
+    server.stop()
+    gone = recall.search_many([("rotating signing keys", 3)])
+    assert gone[0].hits == () and gone[0].note == "no daemon answered"
