@@ -15,6 +15,7 @@ the timeout kills the sandbox's pid namespace, hence every process in it.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import tempfile
@@ -66,12 +67,24 @@ def usable() -> tuple[bool, str]:
 
 
 def bwrap_argv(
-    exe: str, workspace: Path, command: str, *, network: bool, ro_binds: Sequence[str] = ()
+    exe: str,
+    workspace: Path,
+    command: str,
+    *,
+    network: bool,
+    ro_binds: Sequence[str] = (),
+    block_fd: int | None = None,
 ) -> list[str]:
-    """The bwrap command line that runs `command` in `workspace` mounted at /workspace."""
+    """The bwrap command line that runs `command` in `workspace` mounted at /workspace.
+
+    With `block_fd`, bwrap builds the sandbox, then waits for a byte on that descriptor
+    before it starts `command`.
+    """
     argv = [exe, "--unshare-all", "--die-with-parent", "--new-session"]
     if network:
         argv.append("--share-net")
+    if block_fd is not None:
+        argv += ["--block-fd", str(block_fd)]
     for path in _SYSTEM_DIRS:
         if Path(path).is_symlink():
             argv += ["--symlink", str(Path(path).readlink()), path]
@@ -105,16 +118,43 @@ def run(
         workspace = Path(tmp) / "workspace"
         # The sandbox user must be able to reach the workspace it binds.
         Path(tmp).chmod(0o711)
-        extract(tree_tar, workspace, owner=uid)
+        workspace.mkdir()
+        # bwrap binds the (still empty) workspace and builds its namespaces while the tree
+        # is unpacked into it, then waits on `gate` until the tree is complete.
+        gate, release = os.pipe()
+        unclosed = {gate, release}
+
+        def close(fd: int) -> None:
+            if fd in unclosed:
+                unclosed.discard(fd)
+                os.close(fd)
+
+        def unpack() -> None:
+            close(gate)
+            extract(tree_tar, workspace, owner=uid)
+            os.write(release, b"go")
+            # On a failed unpack `release` stays open until bwrap is killed: its EOF would
+            # start the check on a partial tree.
+            close(release)
+
         # Limits are on bwrap itself and inherited by the sandbox; nproc counts bwrap's two.
         limits = limits_for(spec.timeout, spec.memory_bytes, spec.pids + 2, spec.cpus)
-        outcome = run_tree(
-            bwrap_argv(exe, workspace, spec.run, network=spec.network, ro_binds=ro_binds),
-            cwd=str(workspace),
-            env=scrubbed_env(WORKDIR, spec.env),
-            timeout=spec.timeout,
-            limits=limits,
-            output_limit=spec.output_limit,
-            uid=uid,
+        argv = bwrap_argv(
+            exe, workspace, spec.run, network=spec.network, ro_binds=ro_binds, block_fd=gate
         )
+        try:
+            outcome = run_tree(
+                argv,
+                cwd=str(workspace),
+                env=scrubbed_env(WORKDIR, spec.env),
+                timeout=spec.timeout,
+                limits=limits,
+                output_limit=spec.output_limit,
+                uid=uid,
+                pass_fds=(gate,),
+                spawned=unpack,
+            )
+        finally:
+            for fd in list(unclosed):
+                close(fd)
     return host_result(spec.name, outcome, backend=NAME, isolated=True, reason=reason)

@@ -18,7 +18,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from nexusd.sandbox.result import CheckResult, OutputCapture, captured
@@ -110,8 +110,15 @@ def run_tree(
     limits: Limits,
     output_limit: int,
     uid: int | None = None,
+    pass_fds: Sequence[int] = (),
+    spawned: Callable[[], None] | None = None,
 ) -> Outcome:
-    """Run `argv` in its own session under `limits`; kill the group at `timeout` and at exit."""
+    """Run `argv` in its own session under `limits`; kill the group at `timeout` and at exit.
+
+    `spawned` runs right after the child starts, for work that can overlap its start-up
+    (bwrap builds its namespaces while the tree is unpacked); if it raises, the child's
+    whole group is killed and the error propagates.
+    """
     out, err = OutputCapture(output_limit), OutputCapture(output_limit)
     started = time.monotonic()
     proc = subprocess.Popen(
@@ -123,8 +130,16 @@ def run_tree(
         stderr=subprocess.PIPE,
         start_new_session=True,
         close_fds=True,
+        pass_fds=tuple(pass_fds),
     )
     assert proc.stdout is not None and proc.stderr is not None
+    if spawned is not None:
+        try:
+            spawned()
+        except BaseException:
+            _kill_group(proc.pid)
+            proc.communicate()
+            raise
     captures = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
     timed_out = False
     drain_until: float | None = None
