@@ -79,8 +79,13 @@ def llama_server(gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
             str(port),
             "--n_ctx",
             "4096",
+            # One thread each: llama.cpp's threads wait for each other at every step, so
+            # two of them on a two-core machine that is busy elsewhere crawl (seen: 150 s
+            # for one short plan while another job held a core).
             "--n_threads",
-            "2",
+            "1",
+            "--n_threads_batch",
+            "1",
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
