@@ -51,6 +51,21 @@ _BATCH = 400
 # a flat scan over 100k 384-float vectors costs more than the p99 budget of a search.
 VECTOR_INDEX_MIN_ROWS = 50_000
 DEFAULT_DIM = 384  # all-MiniLM-L6-v2, used until a model says otherwise
+# The tokenizer of the full-text index, spelled out rather than left to `FTS()` defaults:
+# LanceDB's defaults changed between releases (older ones, which lancedb>=0.20 still
+# allows, did no stemming, stop-word removal or ASCII folding), and an index keeps the
+# settings it was built with. English stemming lets "caching" match "cached".
+FTS_TOKENIZER: dict[str, Any] = {
+    "base_tokenizer": "simple",
+    "language": "English",
+    "max_token_length": 40,
+    "lower_case": True,
+    "stem": True,
+    "remove_stop_words": True,
+    "ascii_folding": True,
+}
+# Where an index does not report its settings, compare how it tokenizes this instead.
+_FTS_PROBE = "The Cachés were running"
 
 
 def sql_str(value: str) -> str:
@@ -92,6 +107,31 @@ def schema(dim: int) -> Any:
     )
 
 
+def fts_config() -> Any:
+    """The full-text index configuration of `search_text`."""
+    from lancedb.index import FTS
+
+    return FTS(**FTS_TOKENIZER)
+
+
+def fts_mismatch(table: Any) -> list[str]:
+    """Tokenizer settings in which the table's full-text index differs from FTS_TOKENIZER
+    (["no index"] without one)."""
+    import lancedb
+
+    for index in table.list_indices():
+        if index.index_type != "FTS" or list(index.columns) != ["search_text"]:
+            continue
+        details = index.index_details
+        if isinstance(details, dict):
+            return [k for k, v in FTS_TOKENIZER.items() if details.get(k) != v]
+        # Settings not reported (older index formats, remote tables): compare behaviour.
+        have = [t.text for t in table.tokenize(_FTS_PROBE, column="search_text")]
+        want = [t.text for t in lancedb.tokenize(_FTS_PROBE, **FTS_TOKENIZER)]
+        return [] if have == want else ["tokens"]
+    return ["no index"]
+
+
 def is_local(uri: str) -> bool:
     """True for a filesystem path (not s3://, gs://, db:// …)."""
     return "://" not in uri or uri.startswith("file://")
@@ -116,7 +156,6 @@ class MemoryStore:
         """Open or create the table for `dim`-float vectors (None: keep the table's, else
         DEFAULT_DIM); a table of another width is dropped. True when it was created."""
         import lancedb
-        from lancedb.index import FTS
 
         try:
             if is_local(self.uri):
@@ -128,12 +167,13 @@ class MemoryStore:
                 table.count_rows()
                 self._table = table
                 if dim is None or self.dim == dim:
+                    self._refresh_fts(table)
                     return False
                 log.warning("memory index vectors have %d floats, model gives %d", self.dim, dim)
                 self._db.drop_table(TABLE)
             dim = dim or DEFAULT_DIM
             self._table = self._db.create_table(TABLE, schema=schema(dim))
-            self._table.create_index("search_text", config=FTS())
+            self._table.create_index("search_text", config=fts_config())
             self.dim = dim
             return True
         except IndexStoreError:
@@ -141,6 +181,18 @@ class MemoryStore:
         except Exception as exc:
             self._table = None
             raise self._wrap("open", exc) from exc
+
+    def _refresh_fts(self, table: Any) -> None:
+        """Rebuild the full-text index when it was built with other tokenizer settings."""
+        differ = fts_mismatch(table)
+        if differ:
+            log.info(
+                "memory index at %s: full-text index differs from the tokenizer settings (%s); "
+                "rebuilding it",
+                self.uri,
+                ", ".join(differ),
+            )
+            table.create_index("search_text", config=fts_config(), replace=True)
 
     @property
     def table(self) -> Any:
@@ -237,6 +289,26 @@ class MemoryStore:
             return list(query.select([*HIT_COLUMNS, "_distance"]).limit(limit).to_list())
         except Exception as exc:
             raise self._wrap("vector search", exc) from exc
+
+    def vector_search_many(
+        self, vectors: Sequence[Sequence[float]], limit: int, where: str | None
+    ) -> list[list[dict[str, Any]]]:
+        """`vector_search` for several query vectors in one scan: a list of hits per vector."""
+        if len(vectors) == 1:
+            return [self.vector_search(vectors[0], limit, where)]
+        clause = "model != ''" + (f" AND ({where})" if where else "")
+        try:
+            query = self.table.search([list(v) for v in vectors], vector_column_name="vector")
+            query = query.distance_type("cosine").where(clause, prefilter=True)
+            rows = query.select([*HIT_COLUMNS, "_distance"]).limit(limit).to_list()
+        except Exception as exc:
+            raise self._wrap("vector search", exc) from exc
+        found: list[list[dict[str, Any]]] = [[] for _ in vectors]
+        for row in rows:
+            found[int(row.pop("query_index"))].append(row)
+        for hits in found:
+            hits.sort(key=lambda r: float(r["_distance"]))
+        return found
 
     def keyword_search(self, text: str, limit: int, where: str | None) -> list[dict[str, Any]]:
         """BM25 matches from the native full-text index (unindexed rows are scanned)."""

@@ -1,0 +1,92 @@
+"""The chunks table's full-text index: English word forms, and indexes built with other settings."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nexusd.memory.search import Filters, SearchSettings, run_search
+from nexusd.memory.store import MemoryStore, fts_mismatch
+
+DIM = 4
+NOTES = {
+    "memory/ci.md": "We cached the pip downloads, so CI got faster.",
+    "memory/daemon.md": "The daemon restarts cleanly after a crash.",
+}
+
+
+def rows(notes: dict[str, str]) -> list[dict[str, Any]]:
+    """One pending (not yet embedded) chunk per note, as the syncer writes them."""
+    return [
+        {
+            "id": f"{path}##0",
+            "path": path,
+            "heading": "",
+            "ordinal": 0,
+            "body": text,
+            "search_text": text,
+            "sha256": "",
+            "line_start": 1,
+            "line_end": 1,
+            "category": "",
+            "tags": [],
+            "date": "2026-01-01",
+            "model": "",
+            "vector": [0.0] * DIM,
+        }
+        for path, text in notes.items()
+    ]
+
+
+def keyword_paths(store: MemoryStore, query: str) -> list[str]:
+    """Paths found by the product's keyword mode, best first."""
+    results = run_search(
+        store, None, query, k=5, mode="keyword", filters=Filters(), settings=SearchSettings()
+    )
+    assert results.mode == "keyword"
+    return [hit.path for hit in results.hits]
+
+
+@pytest.mark.parametrize("optimized", [False, True])
+def test_keyword_mode_matches_other_word_forms(tmp_path: Path, optimized: bool) -> None:
+    store = MemoryStore(str(tmp_path / "index"))
+    store.open(DIM)
+    store.upsert(rows(NOTES))
+    if optimized:  # rows folded into the index; else the unindexed rows are scanned
+        store.optimize(timedelta(hours=1))
+    assert keyword_paths(store, "caching") == ["memory/ci.md"]
+    assert keyword_paths(store, "restarting daemons") == ["memory/daemon.md"]
+    assert keyword_paths(store, "the") == []  # stop words alone match nothing
+
+
+@pytest.mark.parametrize("dim", [DIM, None])
+def test_an_index_built_with_other_tokenizer_settings_is_rebuilt_once_on_open(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, dim: int | None
+) -> None:
+    from lancedb.index import FTS
+
+    uri = str(tmp_path / "index")
+    old = MemoryStore(uri)
+    old.open(DIM)
+    old.upsert(rows(NOTES))
+    # What `FTS()` built in older LanceDB releases: exact words only.
+    legacy = FTS(stem=False, remove_stop_words=False, ascii_folding=False)
+    old.table.create_index("search_text", config=legacy, replace=True)
+    old.optimize(timedelta(hours=1))
+    assert keyword_paths(old, "caching") == []
+    assert set(fts_mismatch(old.table)) == {"stem", "remove_stop_words", "ascii_folding"}
+
+    with caplog.at_level(logging.INFO, logger="nexusd.memory"):
+        store = MemoryStore(uri)
+        assert store.open(dim) is False
+        MemoryStore(uri).open(dim)  # the second open finds nothing to do
+    lines = [r.getMessage() for r in caplog.records if "full-text index" in r.getMessage()]
+    assert len(lines) == 1, lines
+    assert uri in lines[0] and "stem" in lines[0]
+    assert fts_mismatch(store.table) == []
+    assert store.table.count_rows() == len(NOTES)
+    assert keyword_paths(store, "caching") == ["memory/ci.md"]
