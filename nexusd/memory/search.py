@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import date
@@ -19,6 +20,8 @@ from nexusd.memory.store import MemoryStore, sql_str
 MODES = ("hybrid", "vector", "keyword")
 SNIPPET_CHARS = 240
 _WORD = re.compile(r"\w{3,}")
+# Keyword searches of one batch that run at once (each mostly waits on LanceDB).
+KEYWORD_WORKERS = 4
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,30 @@ def run_search(
     today: date | None = None,
 ) -> SearchResults:
     """Search the index; without a ready model, fall back to keyword and say why."""
+    (found,) = run_searches(
+        store,
+        embedder,
+        [(query, k)],
+        mode=mode,
+        filters=filters,
+        settings=settings,
+        today=today,
+    )
+    return found
+
+
+def run_searches(
+    store: MemoryStore,
+    embedder: Embedder | None,
+    queries: Sequence[tuple[str, int]],
+    *,
+    mode: str,
+    filters: Filters,
+    settings: SearchSettings,
+    today: date | None = None,
+) -> list[SearchResults]:
+    """Several searches at once: one embedding batch and one vector scan for all of them,
+    the keyword searches beside it. Results come in the order of `queries`."""
     if mode not in MODES:
         raise NexusError(f"unknown search mode {mode!r}", hint="use hybrid, vector or keyword")
     started = time.perf_counter()
@@ -188,32 +215,69 @@ def run_search(
         mode_used = mode
     want_keyword = mode_used in ("hybrid", "keyword")
     where = filters.where()
-    depth = max(settings.depth, k) if mode_used == "hybrid" else k
+    depths = [max(settings.depth, k) if mode_used == "hybrid" else k for _, k in queries]
     if filters.path_glob:
-        depth *= 4
-    rows: dict[str, dict[str, Any]] = {}
-    ranked: dict[str, list[tuple[str, float]]] = {}
-    # The keyword search runs beside the query embedding and the vector search: LanceDB
-    # and torch both work outside the GIL, so a hybrid search costs about the slower half.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nexusd-keyword") as side:
-        keyword = (
-            side.submit(store.keyword_search, query, depth, where)
-            if want_keyword and query.strip()
-            else None
-        )
-        if want_vector and query.strip():
+        depths = [d * 4 for d in depths]
+    asked = [i for i, (query, _) in enumerate(queries) if query.strip()]
+    ranked: list[dict[str, list[tuple[str, float]]]] = [{} for _ in queries]
+    rows: list[dict[str, dict[str, Any]]] = [{} for _ in queries]
+    # LanceDB and torch both work outside the GIL: the keyword searches run while the
+    # queries are embedded and the vector index is scanned.
+    workers = max(1, min(len(asked), KEYWORD_WORKERS))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nexusd-keyword") as side:
+        keyword = {
+            i: side.submit(store.keyword_search, queries[i][0], depths[i], where)
+            for i in (asked if want_keyword else [])
+        }
+        if want_vector and asked:
             assert embedder is not None
-            vec = embedder.encode_queries([query])[0].tolist()
-            hits = [r for r in store.vector_search(vec, depth, where) if filters.keep(r["path"])]
-            ranked["vector"] = [(r["id"], 1.0 - float(r["_distance"])) for r in hits]
-            rows.update((r["id"], r) for r in hits)
-        if keyword is not None:
-            hits = [r for r in keyword.result() if filters.keep(r["path"])]
-            ranked["keyword"] = [(r["id"], float(r["_score"])) for r in hits]
-            for r in hits:
-                rows.setdefault(r["id"], r)
+            vectors = embedder.encode_queries([queries[i][0] for i in asked])
+            depth = max(depths[i] for i in asked)
+            found = store.vector_search_many([v.tolist() for v in vectors], depth, where)
+            for i, hits in zip(asked, found, strict=True):
+                kept = [r for r in hits[: depths[i]] if filters.keep(r["path"])]
+                ranked[i]["vector"] = [(r["id"], 1.0 - float(r["_distance"])) for r in kept]
+                rows[i].update((r["id"], r) for r in kept)
+        for i, future in keyword.items():
+            kept = [r for r in future.result() if filters.keep(r["path"])]
+            ranked[i]["keyword"] = [(r["id"], float(r["_score"])) for r in kept]
+            for r in kept:
+                rows[i].setdefault(r["id"], r)
+    elapsed = round((time.perf_counter() - started) * 1000, 2)
+    return [
+        SearchResults(
+            query,
+            mode_used,
+            rank(
+                query,
+                k,
+                mode=mode_used,
+                ranked=ranked[i],
+                rows=rows[i],
+                settings=settings,
+                today=today or date.today(),
+            ),
+            note,
+            elapsed,
+            tuple(ranked[i]),
+        )
+        for i, (query, k) in enumerate(queries)
+    ]
+
+
+def rank(
+    query: str,
+    k: int,
+    *,
+    mode: str,
+    ranked: dict[str, list[tuple[str, float]]],
+    rows: dict[str, dict[str, Any]],
+    settings: SearchSettings,
+    today: date,
+) -> tuple[SearchHit, ...]:
+    """The top `k` hits of one query from each retriever's ranking (fused when hybrid)."""
     weights = {"vector": settings.vector_weight, "keyword": settings.keyword_weight}
-    if mode_used == "hybrid":
+    if mode == "hybrid":
         if settings.fusion == "rrf":
             ids = {name: [i for i, _ in pairs] for name, pairs in ranked.items()}
             fused = rrf(ids, k=settings.rrf_k, weights=weights)
@@ -223,13 +287,11 @@ def run_search(
         scored = [(f.id, f.score) for f in fused]
         found_by = {f.id: f.retrievers for f in fused}
     else:
-        scored = ranked.get(mode_used, [])
-        found_by = {i: (mode_used,) for i, _ in scored}
+        scored = ranked.get(mode, [])
+        found_by = {i: (mode,) for i, _ in scored}
     dates = {i: str(r["date"]) for i, r in rows.items()}
-    scored = rerank_by_recency(
-        scored, dates, today or date.today(), settings.recency_half_life_days
-    )
-    out = tuple(
+    scored = rerank_by_recency(scored, dates, today, settings.recency_half_life_days)
+    return tuple(
         SearchHit(
             path=rows[i]["path"],
             line_start=int(rows[i]["line_start"]),
@@ -244,5 +306,3 @@ def run_search(
         )
         for i, score in scored[:k]
     )
-    elapsed = (time.perf_counter() - started) * 1000
-    return SearchResults(query, mode_used, out, note, round(elapsed, 2), tuple(ranked))

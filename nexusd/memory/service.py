@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,7 +20,7 @@ from typing import Any, TypeVar
 from nexusd.config import Config
 from nexusd.errors import IndexStoreError
 from nexusd.memory.embedder import Embedder, shared_embedder
-from nexusd.memory.search import Filters, SearchResults, SearchSettings, run_search
+from nexusd.memory.search import Filters, SearchResults, SearchSettings, run_search, run_searches
 from nexusd.memory.sources import is_memory_path, relative
 from nexusd.memory.stats import MemoryStats, compute_stats
 from nexusd.memory.store import MemoryStore, is_local
@@ -36,7 +35,6 @@ CLEANUP_OLDER_THAN = timedelta(minutes=5)
 # fragments made a search 4x slower than one compacted fragment); compacting a few dozen
 # takes ~50 ms, so a long-running service compacts after this many writing syncs.
 WRITES_BEFORE_OPTIMIZE = 8
-SEARCH_WORKERS = 4
 
 
 def index_uri(layout: RepoLayout, config: Config) -> str:
@@ -235,15 +233,18 @@ class MemoryService:
     def search_many(
         self, queries: Sequence[tuple[str, int | None]], mode: str | None = None
     ) -> list[SearchResults]:
-        """Several searches at once: their query embeddings are computed in one batch."""
-        if self.embedder.ready and (mode or self.config.get("memory.search.mode")) != "keyword":
-            self.embedder.encode_queries([q for q, _ in queries if q.strip()])
-        if len(queries) < 2:
-            return [self.search(query, k, mode) for query, k in queries]
-        # The searches themselves run at once: each mostly waits on LanceDB's own threads.
-        workers = min(len(queries), SEARCH_WORKERS)
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nexusd-search") as pool:
-            return list(pool.map(lambda item: self.search(item[0], item[1], mode), queries))
+        """Several searches at once: one embedding batch and one vector scan for all."""
+        k = int(self.config.get("memory.search.k"))
+        return self._reader(
+            lambda: run_searches(
+                self.store,
+                self.embedder,
+                [(query, n or k) for query, n in queries],
+                mode=mode or str(self.config.get("memory.search.mode")),
+                filters=Filters(),
+                settings=self.settings,
+            )
+        )
 
     def optimize(self) -> dict[str, int]:
         """Compact fragments, update the indexes, drop old versions (the scheduled job)."""

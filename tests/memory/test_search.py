@@ -121,3 +121,19 @@ def test_empty_query_and_bad_date(service: MemoryService) -> None:
     assert service.search("   ", mode="hybrid").hits == ()
     with pytest.raises(NexusError, match="YYYY-MM-DD"):
         service.search("x", since="last tuesday")
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "keyword"])
+def test_a_batch_of_searches_ranks_each_query_as_alone(service: MemoryService, mode: str) -> None:
+    queries = [
+        ("why did the authentication check fail intermittently", 3),
+        ("", 2),
+        ("LanceDB embedded", 1),
+        ("quicker CI runs thanks to a cache", 5),
+    ]
+    together = service.search_many(queries, mode)
+    alone = [service.search(query, k, mode) for query, k in queries]
+    assert [r.query for r in together] == [q for q, _ in queries]
+    assert [r.hits for r in together] == [r.hits for r in alone]
+    assert together[1].hits == () and len(together[2].hits) == 1
+    assert all(r.mode == mode for r in together)
