@@ -32,7 +32,7 @@ from nexusd.sandbox.process import (
 )
 from nexusd.sandbox.result import CheckResult
 from nexusd.sandbox.spec import WORKDIR, CheckSpec
-from nexusd.sandbox.workspace import extract
+from nexusd.sandbox.workspace import extract, scratch_dir
 
 NAME = "bwrap"
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -114,7 +114,7 @@ def run(
             hint="run scripts/setup-sandbox.sh (installs bubblewrap), or set sandbox.backend",
         )
     uid = drop_to()
-    with tempfile.TemporaryDirectory(prefix="nexusd-bwrap-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="nexusd-bwrap-", dir=scratch_dir(len(tree_tar))) as tmp:
         workspace = Path(tmp) / "workspace"
         # The sandbox user must be able to reach the workspace it binds.
         Path(tmp).chmod(0o711)

@@ -34,7 +34,7 @@ from nexusd.sandbox.process import (
 )
 from nexusd.sandbox.result import NOT_ISOLATED_WARNING, CheckResult
 from nexusd.sandbox.spec import CheckSpec
-from nexusd.sandbox.workspace import extract
+from nexusd.sandbox.workspace import extract, scratch_dir
 
 NAME = "subprocess"
 
@@ -42,7 +42,7 @@ NAME = "subprocess"
 def run(spec: CheckSpec, tree_tar: bytes, *, reason: str = "") -> CheckResult:
     """Run one check as a plain child process on an exported tree (not isolated)."""
     uid = drop_to()
-    with tempfile.TemporaryDirectory(prefix="nexusd-run-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="nexusd-run-", dir=scratch_dir(len(tree_tar))) as tmp:
         Path(tmp).chmod(0o711)
         workspace = Path(tmp) / "workspace"
         extract(tree_tar, workspace, owner=uid)

@@ -18,6 +18,12 @@ from nexusd.errors import GitError
 from nexusd.paths import RepoLayout
 
 SANDBOX_UID = 65534  # "nobody" on Debian: owns nothing on the host.
+# Workspaces go to memory when it has room: creating a file on a disk filesystem costs
+# ~1 ms here (1,000 files: 0.9 s of `tar -x`), on tmpfs ~15 us. Room means the tree
+# several times over (for what the check writes) and never below this much.
+SHM = Path("/dev/shm")
+SHM_HEADROOM = 4
+SHM_MIN_FREE = 512 * 1024**2
 
 
 def _git(layout: RepoLayout, *args: str, env: dict[str, str] | None = None) -> bytes:
@@ -66,6 +72,32 @@ def resolve_tree(layout: RepoLayout, treeish: str | None) -> str:
 def archive(layout: RepoLayout, tree: str) -> bytes:
     """The tree as an uncompressed tar (paths relative to the workspace)."""
     return _git(layout, "archive", "--format=tar", tree)
+
+
+def scratch_dir(tree_bytes: int) -> str | None:
+    """Where to make a check's workspace: /dev/shm when it is a tmpfs with room for
+    `tree_bytes` (and what the check writes), else None (the system's temporary folder)."""
+    try:
+        st = os.statvfs(SHM)
+    except OSError:
+        return None
+    free = st.f_bavail * st.f_frsize
+    if free < max(SHM_HEADROOM * tree_bytes, SHM_MIN_FREE) or not os.access(SHM, os.W_OK):
+        return None
+    return str(SHM) if _is_tmpfs(SHM) else None
+
+
+def _is_tmpfs(path: Path) -> bool:
+    # statvfs has no filesystem type: read it from the mount table.
+    try:
+        mounts = Path("/proc/self/mounts").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return any(
+        fields[1] == str(path) and fields[2] == "tmpfs"
+        for fields in (line.split() for line in mounts.splitlines())
+        if len(fields) > 2
+    )
 
 
 def extract(tar_bytes: bytes, dest: Path, *, owner: int | None = None) -> None:

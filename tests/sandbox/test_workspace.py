@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import io
 import tarfile
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from nexusd.errors import GitError
 from nexusd.paths import find_repo
-from nexusd.sandbox.workspace import archive, extract, resolve_tree, retag, snapshot_tree
+from nexusd.sandbox import subprocess_backend
+from nexusd.sandbox.spec import CheckSpec
+from nexusd.sandbox.workspace import (
+    archive,
+    extract,
+    resolve_tree,
+    retag,
+    scratch_dir,
+    snapshot_tree,
+)
 from tests.conftest import git
 
 
@@ -62,3 +73,22 @@ def test_unknown_snapshot_is_a_git_error_with_a_hint(repo: Path) -> None:
     with pytest.raises(GitError, match="'deadbeef' is not a commit or tree") as info:
         resolve_tree(find_repo(repo), "deadbeef")
     assert "checkpoint" in (info.value.hint or "")
+
+
+def test_workspaces_go_to_memory_when_it_is_a_tmpfs_with_room() -> None:
+    mounts = Path("/proc/self/mounts").read_text(encoding="utf-8").split("\n")
+    shm_is_tmpfs = any(line.split()[1:3] == ["/dev/shm", "tmpfs"] for line in mounts if line)
+    assert scratch_dir(10_000) == ("/dev/shm" if shm_is_tmpfs else None)
+    # A tree that would not fit (four times over) goes to the disk's temporary folder.
+    assert scratch_dir(1 << 60) is None
+
+
+def test_a_check_runs_in_the_scratch_folder(make_spec: Callable[..., CheckSpec]) -> None:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w"):
+        pass
+    result = subprocess_backend.run(make_spec("pwd -P"), out.getvalue())
+    assert result.status == "passed", result.stderr
+    folder = scratch_dir(len(out.getvalue())) or tempfile.gettempdir()
+    assert result.stdout.strip().startswith(str(Path(folder).resolve()) + "/nexusd-run-")
+    assert not Path(result.stdout.strip()).exists()  # removed after the check
