@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -30,6 +31,7 @@ log = logging.getLogger("nexusd.memory")
 
 Progress = Callable[[int, int], None]
 COMMIT_ROWS = 1024
+WRITER_THREAD = "nexusd-index-writer"
 FINGERPRINT = ("sha256", "line_start", "line_end", "category", "tags", "date", "heading")
 
 
@@ -209,25 +211,36 @@ class Syncer:
         spec = self.embedder.spec if self.embedder is not None else ""
         cache = self.store.vectors_for([c.sha256 for c in todo], spec) if spec else {}
         zeros = np.zeros(self.store.dim, dtype=np.float32)
-        for start in range(0, total, COMMIT_ROWS):
-            batch = todo[start : start + COMMIT_ROWS]
-            need = list(dict.fromkeys(c.sha256 for c in batch if c.sha256 not in cache))
-            if need and model:
-                assert self.embedder is not None
-                texts = {c.sha256: c.search_text for c in batch}
-                vecs = self.embedder.encode([texts[s] for s in need])
-                for sha, vec in zip(need, vecs, strict=True):
-                    cache[sha] = vec
-                embedded += len(need)
-            rows = []
-            for c in batch:
-                vec = cache.get(c.sha256)
-                if vec is None:
-                    pending += 1
-                else:
-                    reused += 1
-                rows.append(_row(c, spec if vec is not None else "", zeros if vec is None else vec))
-            self.store.upsert(rows)
-            if progress:
-                progress(min(start + COMMIT_ROWS, total), total)
+        # Batch n is committed while batch n + 1 is embedded (LanceDB and torch both work
+        # outside the GIL); commits stay in order, one at a time.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix=WRITER_THREAD) as writer:
+            written: Future[None] | None = None
+            for start in range(0, total, COMMIT_ROWS):
+                batch = todo[start : start + COMMIT_ROWS]
+                need = list(dict.fromkeys(c.sha256 for c in batch if c.sha256 not in cache))
+                if need and model:
+                    assert self.embedder is not None
+                    texts = {c.sha256: c.search_text for c in batch}
+                    vecs = self.embedder.encode([texts[s] for s in need])
+                    for sha, vec in zip(need, vecs, strict=True):
+                        cache[sha] = vec
+                    embedded += len(need)
+                rows = []
+                for c in batch:
+                    vec = cache.get(c.sha256)
+                    if vec is None:
+                        pending += 1
+                    else:
+                        reused += 1
+                    row = _row(c, spec if vec is not None else "", zeros if vec is None else vec)
+                    rows.append(row)
+                if written is not None:
+                    written.result()
+                    if progress:
+                        progress(start, total)
+                written = writer.submit(self.store.upsert, rows)
+            if written is not None:
+                written.result()
+                if progress:
+                    progress(total, total)
         return embedded, reused - embedded, pending

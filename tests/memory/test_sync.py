@@ -234,3 +234,46 @@ def test_a_source_dropped_from_the_config_leaves_the_index(
     without = make_service()
     assert without.last_report is not None and without.last_report.removed == 1
     assert without.stats().chunks_indexed == 4
+
+
+def test_a_long_running_service_compacts_after_repeated_small_syncs(
+    repo: Path, make_service: Callable[..., MemoryService]
+) -> None:
+    from nexusd.memory.service import WRITES_BEFORE_OPTIMIZE
+
+    path = write(repo, "memory/daily/2026-03-01.md", "# 2026-03-01\n\n## 09:00\n\nstarted\n")
+    service = make_service()
+    fragments = []
+    for i in range(WRITES_BEFORE_OPTIMIZE):
+        # A new entry is a new chunk: an insert, which lands in a fragment of its own.
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(f"\n## 10:{i:02d}\n\nentry {i}: the queue drained\n")
+        assert service.sync_paths([path]).written == 1
+        fragments.append(service.store.stats()["fragments"])
+        # An unchanged file writes nothing, so it does not count towards compaction.
+        assert service.sync_paths([path]).written == 0
+
+    # Each writing sync added a fragment until the last one compacted them.
+    assert fragments[:-1] == sorted(fragments[:-1]) and fragments[-2] > fragments[0]
+    assert fragments[-1] < fragments[-2]
+    assert service.writes_since_optimize == 0
+    assert service.stats().drift == 0
+
+
+def test_a_large_sync_commits_in_batches_and_reports_progress(
+    repo: Path, make_service: Callable[..., MemoryService], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nexusd.memory import sync as sync_module
+
+    service = make_service()
+    monkeypatch.setattr(sync_module, "COMMIT_ROWS", 3)
+    sections = "\n\n".join(f"## Topic {i}\n\nNote number {i} about the cache." for i in range(10))
+    write(repo, "MEMORY.md", f"# Memory\n\n{sections}\n")
+    seen: list[tuple[int, int]] = []
+    report = service.syncer.sync(
+        ["MEMORY.md"], progress=lambda done, total: seen.append((done, total))
+    )
+    assert report.written == report.embedded == 10
+    # 0 first, then each committed batch, in order, ending at the total.
+    assert seen == [(0, 10), (3, 10), (6, 10), (9, 10), (10, 10)]
+    assert indexed(service) == expected(service)
