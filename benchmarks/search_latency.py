@@ -137,9 +137,20 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10k chunks only")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--cache-dir", default="~/.cache/nexusd-bench")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads for the query embedding (default 1, as the daemon, which serves "
+        "plans' and `memory search`'s queries, runs it)",
+    )
     args = parser.parse_args()
     emb = Embedder("all-MiniLM-L6-v2")
     assert emb.load(), emb.error
+    import torch
+
+    torch.set_num_threads(args.threads)
+    print(f"query embedding on {torch.get_num_threads()} torch thread(s)")
     base = texts(10_000, 1)
     vecs = embed_cached(emb, base, Path(args.cache_dir).expanduser())
     metrics: dict[str, float] = {}
@@ -198,7 +209,7 @@ def main() -> None:
                 "benchmark": "search_latency",
                 "metrics": metrics,
                 "samples": args.queries,
-                "machine": machine(),
+                "machine": {**machine(), "torch_threads": args.threads},
             }
         )
     )
