@@ -234,7 +234,8 @@ def fuse_scores(
                 {n: r[q][:depth] for n, r in runs.items()},
                 weights=weights,
                 norm=norm,
-                floor=floor,
+                # As the product: only a list cut at the depth floors its missing documents.
+                floor={n: floor and len(r[q]) >= depth for n, r in runs.items()},
             )
         ][:10]
         for q in qids

@@ -47,7 +47,7 @@ def score_fusion(
     *,
     weights: Mapping[str, float] | None = None,
     norm: str | Mapping[str, str] = "max",
-    floor: bool = False,
+    floor: bool | Mapping[str, bool] = False,
 ) -> list[Fused]:
     """Weighted sum of each retriever's normalised scores.
 
@@ -60,9 +60,14 @@ def score_fusion(
     whose best vector hit is poor does not get it inflated to 1.
 
     A document missing from a retriever's list scores 0 there, or with
-    `floor=True` that list's lowest scaled score: it ranked below every listed
-    document, so that is its best possible score, and a strong hit in one
-    retriever is not sunk by a cut-off in the other. Measured on SciFact train
+    `floor=True` (for all lists, or per retriever name) that list's lowest scaled
+    score: it ranked below every listed document, so that is its best possible
+    score, and a strong hit in one retriever is not sunk by a cut-off in the other.
+    Floor only lists that were cut off: a list that holds every match (fewer hits
+    than were asked for) says a missing document did not match at all, and
+    flooring it would give every document full marks when there is one match.
+
+    Measured on SciFact train
     (benchmarks/retrieval_eval.py) score fusion beats RRF: it keeps how far
     apart the scores are, which ranks alone lose.
     """
@@ -94,7 +99,8 @@ def score_fusion(
     scores: dict[str, float] = {}
     for name, scaled in scaled_runs.items():
         weight = 1.0 if weights is None else weights.get(name, 1.0)
-        missing = min(scaled.values()) if floor else 0.0
+        floored = floor if isinstance(floor, bool) else floor.get(name, False)
+        missing = min(scaled.values()) if floored else 0.0
         for doc in found:
             scores[doc] = scores.get(doc, 0.0) + weight * scaled.get(doc, missing)
     ordered = sorted(scores, key=lambda d: (-scores[d], min(found[d])[0], d))

@@ -221,6 +221,8 @@ def run_searches(
     asked = [i for i, (query, _) in enumerate(queries) if query.strip()]
     ranked: list[dict[str, list[tuple[str, float]]]] = [{} for _ in queries]
     rows: list[dict[str, dict[str, Any]]] = [{} for _ in queries]
+    # Retrievers whose list was cut at the depth (more matches than were asked for).
+    cut: list[set[str]] = [set() for _ in queries]
     # LanceDB and torch both work outside the GIL: the keyword searches run while the
     # queries are embedded and the vector index is scanned.
     workers = max(1, min(len(asked), KEYWORD_WORKERS))
@@ -235,11 +237,16 @@ def run_searches(
             depth = max(depths[i] for i in asked)
             found = store.vector_search_many([v.tolist() for v in vectors], depth, where)
             for i, hits in zip(asked, found, strict=True):
+                if len(hits) >= depths[i]:
+                    cut[i].add("vector")
                 kept = [r for r in hits[: depths[i]] if filters.keep(r["path"])]
                 ranked[i]["vector"] = [(r["id"], 1.0 - float(r["_distance"])) for r in kept]
                 rows[i].update((r["id"], r) for r in kept)
         for i, future in keyword.items():
-            kept = [r for r in future.result() if filters.keep(r["path"])]
+            hits = future.result()
+            if len(hits) >= depths[i]:
+                cut[i].add("keyword")
+            kept = [r for r in hits if filters.keep(r["path"])]
             ranked[i]["keyword"] = [(r["id"], float(r["_score"])) for r in kept]
             for r in kept:
                 rows[i].setdefault(r["id"], r)
@@ -254,6 +261,7 @@ def run_searches(
                 mode=mode_used,
                 ranked=ranked[i],
                 rows=rows[i],
+                cut=cut[i],
                 settings=settings,
                 today=today or date.today(),
             ),
@@ -272,10 +280,12 @@ def rank(
     mode: str,
     ranked: dict[str, list[tuple[str, float]]],
     rows: dict[str, dict[str, Any]],
+    cut: set[str],
     settings: SearchSettings,
     today: date,
 ) -> tuple[SearchHit, ...]:
-    """The top `k` hits of one query from each retriever's ranking (fused when hybrid)."""
+    """The top `k` hits of one query from each retriever's ranking (fused when hybrid);
+    `cut` names the retrievers whose list stopped at the depth, not at the last match."""
     weights = {"vector": settings.vector_weight, "keyword": settings.keyword_weight}
     if mode == "hybrid":
         if settings.fusion == "rrf":
@@ -283,7 +293,8 @@ def rank(
             fused = rrf(ids, k=settings.rrf_k, weights=weights)
         else:
             norms = {"vector": settings.vector_norm, "keyword": settings.keyword_norm}
-            fused = score_fusion(ranked, weights=weights, norm=norms, floor=settings.floor_missing)
+            floor = {name: settings.floor_missing and name in cut for name in ranked}
+            fused = score_fusion(ranked, weights=weights, norm=norms, floor=floor)
         scored = [(f.id, f.score) for f in fused]
         found_by = {f.id: f.retrievers for f in fused}
     else:

@@ -87,3 +87,19 @@ def test_score_fusion_floor_scores_missing_docs_at_the_lists_lowest() -> None:
 def test_score_fusion_rejects_unknown_norm() -> None:
     with pytest.raises(ValueError, match="normalisation"):
         score_fusion({"vector": [("a", 1.0)]}, norm="sqrt")
+
+
+def test_a_complete_list_does_not_floor_the_documents_it_lacks() -> None:
+    runs = {
+        "vector": [("near-miss", 0.71), ("exact", 0.55), ("other", 0.40)],
+        "keyword": [("exact", 7.5)],  # the only match there is
+    }
+    weights = {"vector": 0.75, "keyword": 0.25}
+    norm = {"vector": "none", "keyword": "max"}
+    # Floored, the one keyword hit is also the list's lowest score: everyone gets it.
+    floored = score_fusion(runs, weights=weights, norm=norm, floor=True)
+    assert floored[0].id == "near-miss"
+    # The keyword list was not cut off, so a document missing from it did not match.
+    fused = score_fusion(runs, weights=weights, norm=norm, floor={"vector": True})
+    assert [f.id for f in fused] == ["exact", "near-miss", "other"]
+    assert fused[0].retrievers == ("keyword", "vector")

@@ -137,3 +137,18 @@ def test_a_batch_of_searches_ranks_each_query_as_alone(service: MemoryService, m
     assert [r.hits for r in together] == [r.hits for r in alone]
     assert together[1].hits == () and len(together[2].hits) == 1
     assert all(r.mode == mode for r in together)
+
+
+def test_a_unique_word_ranks_its_note_first_in_hybrid_mode(
+    repo: Path, make_service: Callable[..., MemoryService]
+) -> None:
+    notes = "\n\n".join(
+        f"## Entry {i}\n\nNote edited zephyrcode{i}x{code}: cache token rollback lock commit."
+        for i, code in enumerate((913734, 204518, 936075))
+    )
+    write(repo, "MEMORY.md", f"# Memory\n\n{notes}\n")
+    service = make_service()
+    for i, code in enumerate((913734, 204518, 936075)):
+        hits = service.search(f"zephyrcode{i}x{code}", k=3).hits
+        assert hits[0].heading == f"Memory > Entry {i}", hits
+        assert hits[0].retrievers == ("keyword", "vector")
