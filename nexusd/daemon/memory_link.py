@@ -173,6 +173,8 @@ class MemoryLink:
                     removed=report.removed,
                     embedded=report.embedded,
                 )
+                # After the sync, not inside it: the new text is searchable meanwhile.
+                self.service.compact_if_due()
             except Exception as exc:
                 log_event(self.logger, logging.ERROR, "memory sync failed", error=str(exc))
 

@@ -33,7 +33,8 @@ RECONCILE_THREAD = "nexusd-memory-reconcile"
 CLEANUP_OLDER_THAN = timedelta(minutes=5)
 # Each incremental sync adds a fragment, and every search pays for every fragment (41 small
 # fragments made a search 4x slower than one compacted fragment); compacting a few dozen
-# takes ~50 ms, so a long-running service compacts after this many writing syncs.
+# takes ~50 ms (more on a big table), so a long-running service compacts after this many
+# writing syncs (`compact_if_due`), outside the sync itself.
 WRITES_BEFORE_OPTIMIZE = 8
 
 
@@ -177,9 +178,17 @@ class MemoryService:
         self.last_report = report
         if report.written or report.removed:
             self.writes_since_optimize += 1
-            if self.writes_since_optimize >= WRITES_BEFORE_OPTIMIZE:
-                self.optimize()
         return report
+
+    def compact_if_due(self) -> bool:
+        """Optimize once WRITES_BEFORE_OPTIMIZE writing syncs have piled up; True if it ran.
+
+        Called after a sync has returned, so what it wrote is searchable while compacting.
+        """
+        if self.writes_since_optimize < WRITES_BEFORE_OPTIMIZE:
+            return False
+        self.optimize()
+        return True
 
     def reconcile(self) -> SyncReport:
         """Compare every memory file with the index and fix the drift."""

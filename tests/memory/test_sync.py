@@ -243,8 +243,10 @@ def test_a_long_running_service_compacts_after_repeated_small_syncs(
 
     path = write(repo, "memory/daily/2026-03-01.md", "# 2026-03-01\n\n## 09:00\n\nstarted\n")
     service = make_service()
+    service.optimize()
     fragments = []
     for i in range(WRITES_BEFORE_OPTIMIZE):
+        assert not service.compact_if_due()
         # A new entry is a new chunk: an insert, which lands in a fragment of its own.
         with path.open("a", encoding="utf-8") as fh:
             fh.write(f"\n## 10:{i:02d}\n\nentry {i}: the queue drained\n")
@@ -253,10 +255,12 @@ def test_a_long_running_service_compacts_after_repeated_small_syncs(
         # An unchanged file writes nothing, so it does not count towards compaction.
         assert service.sync_paths([path]).written == 0
 
-    # Each writing sync added a fragment until the last one compacted them.
-    assert fragments[:-1] == sorted(fragments[:-1]) and fragments[-2] > fragments[0]
-    assert fragments[-1] < fragments[-2]
+    # Each writing sync added a fragment; the sync itself never compacts.
+    assert fragments == sorted(fragments) and fragments[-1] > fragments[0]
+    assert service.compact_if_due()
+    assert service.store.stats()["fragments"] < fragments[-1]
     assert service.writes_since_optimize == 0
+    assert not service.compact_if_due()
     assert service.stats().drift == 0
 
 
