@@ -26,9 +26,11 @@ from nexusd.paths import RepoLayout
 # Edits are batched this long: a burst of daily-note appends costs one sync, and a note
 # is still searchable well within a second.
 FLUSH_SECONDS = 0.4
-# A sync (an embedding, a LanceDB commit) waits while a request is being answered, so it
-# does not take the CPU from the answer; but never longer than this.
+# A sync (an embedding, a LanceDB commit) waits while a request is being answered, and
+# until none has been for IDLE_SECONDS (requests come in bursts: the next one should not
+# find the CPU busy with the last one's daily note); but never longer than this.
 MAX_DEFER_SECONDS = 5.0
+IDLE_SECONDS = 0.25
 FLUSH_THREAD = "nexusd-memory-sync"
 
 
@@ -84,6 +86,7 @@ class MemoryLink:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._answering = 0
+        self._answered_at = 0.0
         self._idle = threading.Condition()
 
     def touch(self, path: Path) -> None:
@@ -104,16 +107,21 @@ class MemoryLink:
         finally:
             with self._idle:
                 self._answering -= 1
+                self._answered_at = time.monotonic()
                 self._idle.notify_all()
 
     def _wait_idle(self) -> None:
         deadline = time.monotonic() + MAX_DEFER_SECONDS
         with self._idle:
-            while self._answering and not self._stop.is_set():
-                left = deadline - time.monotonic()
+            while not self._stop.is_set():
+                now = time.monotonic()
+                quiet_in = self._answered_at + IDLE_SECONDS - now
+                if not self._answering and quiet_in <= 0:
+                    return
+                left = deadline - now
                 if left <= 0:
                     return
-                self._idle.wait(min(left, 0.1))
+                self._idle.wait(min(left, 0.1, max(quiet_in, 0.01)))
 
     def start(self) -> None:
         """Open the index, load the model in the background, serve searches, watch files."""
