@@ -207,10 +207,15 @@ def main() -> None:
         )
         fresh = service_for(root, emb, Path(tmp) / "idx-fresh")
         fresh.reindex()
+        # Queries as the daemon answers them (one torch thread): two threads' tail on two
+        # busy cores would swamp what the table's layout costs.
+        import torch
+
+        torch.set_num_threads(1)
         query_times(service, 10)
         query_times(fresh, 10)
         edited, built = [], []
-        for _ in range(5):  # interleaved A B A B
+        for _ in range(10 if args.quick else 25):  # interleaved A B A B
             edited += query_times(service, 20)
             built += query_times(fresh, 20)
         se, sb = summary(edited), summary(built)

@@ -404,6 +404,12 @@ def variants(runs: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
             out[f"score/{norm}+passages depth=100 w_vec={alpha}"] = fuse_scores(
                 rich, {"vector": alpha, "keyword": 1 - alpha}, 100, norm
             )
+    # Passages under the product's own fusion settings, which the rows above do not use:
+    # what chunking long docs would give if nexusd's search kept its defaults.
+    out["product default+passages(vector doc+passages)"] = product_default(rich)
+    out["product default+passages(both passages)"] = product_default(
+        {"vector": runs["vector_passages"], "keyword": runs["keyword_passages"]}
+    )
     return out
 
 
