@@ -121,7 +121,8 @@ class MemoryLink:
                 left = deadline - now
                 if left <= 0:
                     return
-                self._idle.wait(min(left, 0.1, max(quiet_in, 0.01)))
+                # The end of an answer notifies; the poll is only a safety net.
+                self._idle.wait(min(left, 0.1 if self._answering else quiet_in))
 
     def start(self) -> None:
         """Open the index, load the model in the background, serve searches, watch files."""

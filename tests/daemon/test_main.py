@@ -160,7 +160,11 @@ def test_folder_created_after_start_is_watched(
     request.write_text(request_text("Created after the daemon"), encoding="utf-8")
 
     assert wait_answered(request)["status"] == "ok"
-    assert str(folder) in _status(repo)["watched"]  # type: ignore[operator]
+    # status.json is rewritten at most every 0.2 s: the answer can be faster than that.
+    wait_until(
+        lambda: str(folder) in _status(repo)["watched"],  # type: ignore[operator]
+        what="the new folder in `nexusd status`",
+    )
 
 
 def test_nested_folder_created_later_is_found_by_the_rescan(
