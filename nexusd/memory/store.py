@@ -278,17 +278,22 @@ class MemoryStore:
         except Exception as exc:
             raise self._wrap("delete", exc) from exc
 
+    def _nearest(self, query: Any, limit: int, where: str | None) -> list[dict[str, Any]]:
+        """Rows nearest to one query vector, or to each of a list of them (with the column
+        `query_index`), by cosine distance among embedded rows."""
+        clause = "model != ''" + (f" AND ({where})" if where else "")
+        try:
+            found = self.table.search(query, vector_column_name="vector")
+            found = found.distance_type("cosine").where(clause, prefilter=True)
+            return list(found.select([*HIT_COLUMNS, "_distance"]).limit(limit).to_list())
+        except Exception as exc:
+            raise self._wrap("vector search", exc) from exc
+
     def vector_search(
         self, vector: Sequence[float], limit: int, where: str | None
     ) -> list[dict[str, Any]]:
         """Nearest chunks by cosine distance among embedded rows."""
-        clause = "model != ''" + (f" AND ({where})" if where else "")
-        try:
-            query = self.table.search(list(vector), vector_column_name="vector")
-            query = query.distance_type("cosine").where(clause, prefilter=True)
-            return list(query.select([*HIT_COLUMNS, "_distance"]).limit(limit).to_list())
-        except Exception as exc:
-            raise self._wrap("vector search", exc) from exc
+        return self._nearest(list(vector), limit, where)
 
     def vector_search_many(
         self, vectors: Sequence[Sequence[float]], limit: int, where: str | None
@@ -296,15 +301,8 @@ class MemoryStore:
         """`vector_search` for several query vectors in one scan: a list of hits per vector."""
         if len(vectors) == 1:
             return [self.vector_search(vectors[0], limit, where)]
-        clause = "model != ''" + (f" AND ({where})" if where else "")
-        try:
-            query = self.table.search([list(v) for v in vectors], vector_column_name="vector")
-            query = query.distance_type("cosine").where(clause, prefilter=True)
-            rows = query.select([*HIT_COLUMNS, "_distance"]).limit(limit).to_list()
-        except Exception as exc:
-            raise self._wrap("vector search", exc) from exc
         found: list[list[dict[str, Any]]] = [[] for _ in vectors]
-        for row in rows:
+        for row in self._nearest([list(v) for v in vectors], limit, where):
             found[int(row.pop("query_index"))].append(row)
         for hits in found:
             hits.sort(key=lambda r: float(r["_distance"]))
