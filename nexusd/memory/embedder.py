@@ -139,23 +139,20 @@ class Embedder:
     def encode_queries(self, queries: Sequence[str]) -> Vectors:
         """Embeddings of search queries: repeats come from an LRU cache, the rest in one batch."""
         with self._queries_lock:
-            missing = list(dict.fromkeys(q for q in queries if q not in self._queries))
+            found = {q: self._queries[q] for q in queries if q in self._queries}
+            for query in found:
+                self._queries.move_to_end(query)
+        missing = [q for q in dict.fromkeys(queries) if q not in found]
         if missing:
-            fresh = self.encode(missing)
+            found.update(zip(missing, self.encode(missing), strict=True))
             with self._queries_lock:
-                for query, vector in zip(missing, fresh, strict=True):
-                    self._queries[query] = vector
+                for query in missing:
+                    self._queries[query] = found[query]
                 while len(self._queries) > QUERY_CACHE_SIZE:
                     self._queries.popitem(last=False)
         out = np.zeros((len(queries), self.dim), dtype=np.float32)
-        with self._queries_lock:
-            for row, query in enumerate(queries):
-                vector = self._queries.get(query)
-                if vector is None:  # evicted by a concurrent batch: embed it alone
-                    vector = self.encode([query])[0]
-                else:
-                    self._queries.move_to_end(query)
-                out[row] = vector
+        for row, query in enumerate(queries):
+            out[row] = found[query]
         return out
 
     def describe(self) -> dict[str, Any]:
