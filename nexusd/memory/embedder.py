@@ -5,6 +5,9 @@
 once. `encoded` counts every text embedded, which is how tests and benchmarks
 prove that unchanged text is never embedded again. `shared_embedder()` keeps one
 instance per model per process.
+
+`encode_windows()` embeds a long chunk as the mean of its windows (see
+`chunking.embed_windows`): the model reads 256 word pieces and drops the rest.
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ LOADER_THREAD = "nexusd-memory-model"
 QUERY_CACHE_SIZE = 512
 
 Vectors = npt.NDArray[np.float32]
+# How chunk vectors are made beyond the model itself, stored with every row (`tag`): rows
+# made another way are re-embedded, their vectors are not comparable.
+RECIPE = "windows-mean"
 
 
 def resolve_model(spec: str) -> str:
@@ -46,6 +52,15 @@ def resolve_model(spec: str) -> str:
         f"embedding model {spec!r} is neither the packaged all-MiniLM-L6-v2 nor a local "
         "directory (models are never downloaded)"
     )
+
+
+def mean_vectors(vecs: Vectors, sizes: Sequence[int]) -> Vectors:
+    """Unit-length means of consecutive runs of `vecs`, `sizes[i]` rows for the i-th."""
+    owners = np.repeat(np.arange(len(sizes)), sizes)
+    sums = np.zeros((len(sizes), vecs.shape[1]), dtype=np.float32)
+    np.add.at(sums, owners, vecs)
+    norms = np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    return np.asarray(sums / norms, dtype=np.float32)
 
 
 class Embedder:
@@ -65,6 +80,11 @@ class Embedder:
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
+
+    @property
+    def tag(self) -> str:
+        """What the index records as the maker of a chunk vector: the model and the recipe."""
+        return f"{self.spec}+{RECIPE}"
 
     @property
     def ready(self) -> bool:
@@ -135,6 +155,16 @@ class Embedder:
         )
         self.encoded += len(texts)
         return np.asarray(out, dtype=np.float32)
+
+    def encode_windows(self, groups: Sequence[Sequence[str]]) -> Vectors:
+        """One unit-length vector per group of window texts (a chunk): the mean of the
+        windows' embeddings, all embedded in one batch; `encoded` counts groups."""
+        flat = [text for group in groups for text in group]
+        if len(flat) == len(groups):
+            return self.encode(flat)
+        vecs = self.encode(flat)
+        self.encoded -= len(flat) - len(groups)
+        return mean_vectors(vecs, [len(g) for g in groups])
 
     def encode_queries(self, queries: Sequence[str]) -> Vectors:
         """Embeddings of search queries: repeats come from an LRU cache, the rest in one batch."""

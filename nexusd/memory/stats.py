@@ -52,10 +52,17 @@ def compute_stats(syncer: Syncer, store: MemoryStore, embedder: Embedder) -> Mem
     files = [syncer.read(rel) for rel in rels]
     wanted = {c.id: c for f in files for c in f.chunks}
     indexed = syncer.indexed(None)
+    # Vectors made by another model (or recipe) are stale too: the next sync remakes them.
+    other_model = {
+        cid for cid, r in indexed.items() if embedder.ready and r["model"] not in ("", embedder.tag)
+    }
     stale = sum(
         1
         for cid, chunk in wanted.items()
-        if cid in indexed and tuple(indexed[cid][f] for f in FINGERPRINT) != fingerprint(chunk)
+        if cid in indexed
+        and (
+            cid in other_model or tuple(indexed[cid][f] for f in FINGERPRINT) != fingerprint(chunk)
+        )
     )
     table = store.stats()
     return MemoryStats(

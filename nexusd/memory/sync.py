@@ -131,8 +131,8 @@ class Syncer:
 
     @property
     def model_tag(self) -> str:
-        """The model name stored with new vectors; "" when vectors are pending."""
-        return self.embedder.spec if self.embedder is not None and self.embedder.ready else ""
+        """The model (and recipe) stored with new vectors; "" when vectors are pending."""
+        return self.embedder.tag if self.embedder is not None and self.embedder.ready else ""
 
     def read(self, rel: str) -> FileChunks:
         """Chunk one relative path with the configured limits."""
@@ -208,7 +208,7 @@ class Syncer:
         if progress:
             progress(0, total)
         # Even while the model loads, vectors stored for the same text are reused.
-        spec = self.embedder.spec if self.embedder is not None else ""
+        spec = self.embedder.tag if self.embedder is not None else ""
         cache = self.store.vectors_for([c.sha256 for c in todo], spec) if spec else {}
         zeros = np.zeros(self.store.dim, dtype=np.float32)
         # Batch n is committed while batch n + 1 is embedded (LanceDB and torch both work
@@ -220,8 +220,8 @@ class Syncer:
                 need = list(dict.fromkeys(c.sha256 for c in batch if c.sha256 not in cache))
                 if need and model:
                     assert self.embedder is not None
-                    texts = {c.sha256: c.search_text for c in batch}
-                    vecs = self.embedder.encode([texts[s] for s in need])
+                    windows = {c.sha256: c.windows for c in batch}
+                    vecs = self.embedder.encode_windows([windows[s] for s in need])
                     for sha, vec in zip(need, vecs, strict=True):
                         cache[sha] = vec
                     embedded += len(need)

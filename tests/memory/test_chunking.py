@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
-from nexusd.memory.chunking import chunk_markdown, hashtags, parse_front_matter
+from nexusd.memory.chunking import (
+    chunk_markdown,
+    embed_text,
+    embed_windows,
+    hashtags,
+    parse_front_matter,
+)
 
 DOC = """\
 # Memory
@@ -128,3 +136,22 @@ def test_html_comments_are_not_indexed_and_lines_stay_put() -> None:
     assert [(c.heading, c.body, c.line_start) for c in chunks] == [
         ("Memory > Lessons", "- Retry pings with backoff.", 8)
     ]
+
+
+@pytest.mark.parametrize("sep", [" ", "\n"])  # prose, or a list with no full stops
+def test_a_long_body_is_embedded_in_overlapping_headed_windows(sep: str) -> None:
+    sentences = [f"Step {i} checks the cache key {i} twice." for i in range(60)]  # 7 words
+    if sep == "\n":
+        sentences = [f"- step {i} checks the cache key {i} twice" for i in range(60)]
+    body = sep.join(sentences)
+    windows = embed_windows("Runbook > Cache", body, words=40, stride=20)
+    assert all(w.startswith("Runbook > Cache\n\n") for w in windows)
+    pieces = [w.removeprefix("Runbook > Cache\n\n") for w in windows]
+    assert all(len(p.split()) <= 40 for p in pieces)
+    # every sentence is read, whole, and neighbouring windows share about half
+    assert all(any(s in p for p in pieces) for s in sentences)
+    shared = [[x for x in sentences if x in a and x in b] for a, b in itertools.pairwise(pieces)]
+    assert all(shared)
+    assert 2 * 60 * 7 // 40 - 2 <= len(windows) <= 2 * 60 * 7 // 40 + 2
+    short = "A short lesson."
+    assert embed_windows("Runbook", short) == [embed_text("Runbook", short)]

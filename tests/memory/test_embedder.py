@@ -1,4 +1,5 @@
-"""The embedder with the real packaged model: query vectors are cached, never recomputed."""
+"""The embedder with the real packaged model: query vectors are cached, never recomputed;
+long texts are embedded whole."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 from nexusd.memory import embedder as embedder_module
+from nexusd.memory.chunking import embed_text, embed_windows
 from nexusd.memory.embedder import Embedder
 
 pytestmark = pytest.mark.model
@@ -39,3 +41,33 @@ def test_the_query_cache_is_bounded(embedder: Embedder, monkeypatch: pytest.Monk
     before = embedder.encoded
     embedder.encode_queries([alpha])  # evicted first: embedded again
     assert embedder.encoded == before + 1
+
+
+# One shared head longer than the model's 256-word-piece window, then different tails.
+HEAD = " ".join(
+    f"Section {i}: the garden beds were watered at dawn and the tomatoes staked." for i in range(30)
+)
+TAILS = {
+    "db": "Lesson: the Postgres connection pool ran out under load; raise max_connections.",
+    "ci": "Lesson: the CI runner lost its pip cache, so every build downloaded wheels again.",
+}
+
+
+def test_a_long_chunk_is_embedded_whole_not_only_its_first_window(embedder: Embedder) -> None:
+    bodies = [f"{HEAD} {TAILS['db']}", f"{HEAD} {TAILS['ci']}"]
+    cut = embedder.encode([embed_text("Notes", b) for b in bodies])
+    assert np.allclose(cut[0], cut[1])  # the model alone never reads past the shared head
+    before = embedder.encoded
+    vecs = embedder.encode_windows([embed_windows("Notes", b) for b in bodies])
+    assert embedder.encoded == before + 2  # chunks are counted, not windows
+    assert vecs.shape == (2, embedder.dim)
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    (db, ci) = embedder.encode(["database connections exhausted", "build cache lost on CI"])
+    assert vecs[0] @ db > vecs[1] @ db
+    assert vecs[1] @ ci > vecs[0] @ ci
+
+
+def test_a_chunk_within_one_window_is_embedded_as_the_model_embeds_it(embedder: Embedder) -> None:
+    text = embed_text("Lessons", TAILS["db"])
+    assert embed_windows("Lessons", TAILS["db"]) == [text]
+    assert np.allclose(embedder.encode_windows([[text]])[0], embedder.encode([text])[0])

@@ -1,4 +1,5 @@
-"""The chunks table's full-text index: English word forms, and indexes built with other settings."""
+"""The chunks table: its full-text index (English word forms, indexes built with other
+settings) and what optimize() leaves after many small edits."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from nexusd.memory.fts import fts_mismatch
 from nexusd.memory.search import Filters, SearchSettings, run_search
-from nexusd.memory.store import MemoryStore, fts_mismatch
+from nexusd.memory.store import MemoryStore
 
 DIM = 4
 NOTES = {
@@ -90,3 +92,49 @@ def test_an_index_built_with_other_tokenizer_settings_is_rebuilt_once_on_open(
     assert fts_mismatch(store.table) == []
     assert store.table.count_rows() == len(NOTES)
     assert keyword_paths(store, "caching") == ["memory/ci.md"]
+
+
+@pytest.mark.parametrize(("edits", "fragments"), [(3, 2), (30, 1)])
+def test_optimize_merges_fragments_once_edits_reach_a_share_of_the_table(
+    tmp_path: Path, edits: int, fragments: int
+) -> None:
+    store = MemoryStore(str(tmp_path / "index"))
+    store.open(DIM)
+    notes = {f"memory/n{i}.md": f"note {i} about the build cache" for i in range(300)}
+    store.upsert(rows(notes))
+    store.optimize(timedelta(hours=1))
+    for i in range(edits):  # one synced note edit at a time, as the watcher does
+        store.upsert(rows({f"memory/n{i * 7}.md": f"note {i * 7} revised zebra{i}"}))
+    store.optimize(timedelta(hours=1))
+    stats = store.stats()
+    # A few edits stay beside the indexed fragment (rewriting the table would cost more
+    # than it saves); past MERGE_SHARE everything is one fragment again, nothing lost.
+    assert (stats["rows"], stats["fragments"], stats["fts_unindexed_rows"]) == (300, fragments, 0)
+    assert keyword_paths(store, f"zebra{edits - 1}") == [f"memory/n{(edits - 1) * 7}.md"]
+
+
+def test_vector_search_skips_pending_rows_and_sees_them_once_embedded(tmp_path: Path) -> None:
+    store = MemoryStore(str(tmp_path / "index"))
+    store.open(DIM)
+    notes = {"memory/a.md": "alpha", "memory/b.md": "beta", "memory/c.md": "gamma"}
+    table = rows(notes)
+    for row, vector in zip(table[:2], ([1.0, 0, 0, 0], [0, 1.0, 0, 0]), strict=True):
+        row.update(model="m", vector=vector)
+    store.upsert(table)  # c.md is pending: a zero vector, no model yet
+    # Pending rows are filtered out explicitly (LanceDB 0.40 also drops zero vectors under
+    # cosine distance, but that is not a promise), and only while there are some.
+    assert store._has_pending()
+    query = [0.5, 0.5, 0.5, 0.0]
+    assert sorted(h["path"] for h in store.vector_search(query, 10, None)) == [
+        "memory/a.md",
+        "memory/b.md",
+    ]
+    table[2].update(model="m", vector=[0, 0, 1.0, 0])
+    store.upsert(table[2:])
+    assert not store._has_pending()  # the next table version is counted again
+    found = store.vector_search_many([query, [0, 0, 1.0, 0]], 10, "path != 'memory/a.md'")
+    assert [sorted(h["path"] for h in hits) for hits in found] == [
+        ["memory/b.md", "memory/c.md"],
+        ["memory/b.md", "memory/c.md"],
+    ]
+    assert found[1][0]["path"] == "memory/c.md"

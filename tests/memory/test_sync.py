@@ -223,6 +223,21 @@ def test_missing_model_means_keyword_only_and_says_so(
     assert later.stats().pending_vectors == 0
 
 
+def test_vectors_made_another_way_are_stale_and_remade_on_the_next_start(
+    repo: Path, make_service: Callable[..., MemoryService], embedder: Embedder
+) -> None:
+    write(repo, "MEMORY.md", memory_text(SECTIONS))
+    service = make_service()
+    # An index written by an older nexusd: same model, but long texts were cut, not windowed.
+    service.store.table.update(values={"model": embedder.spec})
+    stats = service.stats()
+    assert (stats.stale, stats.drift, stats.pending_vectors) == (4, 4, 0)
+    service.stop()
+    later = make_service()
+    assert later.last_report is not None and later.last_report.embedded == 4
+    assert later.stats().drift == 0
+
+
 def test_a_source_dropped_from_the_config_leaves_the_index(
     repo: Path, make_service: Callable[..., MemoryService]
 ) -> None:
