@@ -26,7 +26,6 @@ import hashlib
 import json
 import math
 import random
-import re
 import sys
 import tempfile
 import time
@@ -45,7 +44,6 @@ from nexusd.memory.search import SearchSettings
 from nexusd.memory.store import MemoryStore
 
 DEPTH = 100
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
 
 Ranked = list[tuple[str, float]]  # (doc id, raw score), best first
 
@@ -102,30 +100,6 @@ def paired_interval(
     rng = random.Random(11)
     means = sorted(sum(rng.choice(diffs) for _ in diffs) / len(diffs) for _ in range(2000))
     return means[49], means[1949]
-
-
-def passages(title: str, text: str, words: int, stride: int) -> list[str]:
-    """Sentence-aligned windows of about `words` words, each prefixed by the title."""
-    sents = [s for s in _SENT.split(text) if s.strip()]
-    if len(text.split()) <= words:
-        return [embed_text(title, text)]
-    out: list[str] = []
-    i = 0
-    while i < len(sents):
-        j, n = i, 0
-        while j < len(sents) and (n == 0 or n + len(sents[j].split()) <= words):
-            n += len(sents[j].split())
-            j += 1
-        out.append(embed_text(title, " ".join(sents[i:j])))
-        if j >= len(sents):
-            break
-        # step forward by about `stride` words, always at least one sentence
-        step, m = i, 0
-        while step < j - 1 and m < stride:
-            m += len(sents[step].split())
-            step += 1
-        i = max(step, i + 1)
-    return out
 
 
 _CACHE: dict[str, np.ndarray] = {}
@@ -338,7 +312,8 @@ def prepare(
         return runs, qrels
     units: list[tuple[str, str, str]] = []
     for d in doc_ids:
-        for i, text in enumerate(passages(corpus[d]["title"], corpus[d]["text"], 120, 60)):
+        # nexusd's windows, as separate rows instead of one mean vector
+        for i, text in enumerate(embed_windows(corpus[d]["title"], corpus[d]["text"])):
             units.append((f"{d}#{i}", d, text))
     pv = embed_cached(emb, [u[2] for u in units], cache, f"{name}-passages")
     store = build(

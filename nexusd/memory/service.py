@@ -31,6 +31,7 @@ log = logging.getLogger("nexusd.memory")
 T = TypeVar("T")
 RECONCILE_THREAD = "nexusd-memory-reconcile"
 CLEANUP_OLDER_THAN = timedelta(minutes=5)
+FIRST_SYNC_WAIT_SECONDS = 10.0
 # Each incremental sync adds a fragment, and every search pays for every fragment (41 small
 # fragments made a search 4x slower than one compacted fragment); compacting a few dozen
 # takes ~50 ms (more on a big table), so a long-running service compacts after this many
@@ -62,6 +63,8 @@ class MemoryService:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._opened = False
+        self._first_sync = threading.Event()  # cleared while the start-up reconcile runs
+        self._first_sync.set()
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self, *, background: bool = True) -> None:
@@ -72,6 +75,7 @@ class MemoryService:
         if not background:
             self._reconcile_loop()
             return
+        self._first_sync.clear()
         self._thread = threading.Thread(
             target=self._reconcile_loop, name=RECONCILE_THREAD, daemon=True
         )
@@ -87,7 +91,10 @@ class MemoryService:
 
     def _reconcile_loop(self) -> None:
         try:
-            report = self.reconcile()
+            try:
+                report = self.reconcile()
+            finally:
+                self._first_sync.set()
             while not self._stop.is_set() and not self.embedder.wait(0.2):
                 if self.embedder.status == "unavailable":
                     return
@@ -146,6 +153,9 @@ class MemoryService:
 
     def _reader(self, action: Callable[[], T]) -> T:
         """Run a search without waiting for writers; on failure retry once they are done."""
+        # A request answered as the daemon starts must see the memory the markdown holds:
+        # wait for the start-up reconcile (quick, it embeds nothing while the model loads).
+        self._first_sync.wait(FIRST_SYNC_WAIT_SECONDS)
         local = self.store.uri.removeprefix("file://")
         missing = is_local(self.store.uri) and not Path(local).exists()
         if missing or not self._opened or self.store.dim != (self.embedder.dim or self.store.dim):
