@@ -220,8 +220,8 @@ class Syncer:
                 need = list(dict.fromkeys(c.sha256 for c in batch if c.sha256 not in cache))
                 if need and model:
                     assert self.embedder is not None
-                    windows = {c.sha256: c.windows for c in batch}
-                    vecs = self.embedder.encode_windows([windows[s] for s in need])
+                    by_sha = {c.sha256: c for c in batch}
+                    vecs = self.embedder.encode_windows([by_sha[s].windows for s in need])
                     for sha, vec in zip(need, vecs, strict=True):
                         cache[sha] = vec
                     embedded += len(need)
