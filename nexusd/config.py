@@ -93,6 +93,19 @@ DEFAULTS: dict[str, Any] = {
             "recency_half_life_days": None,
         },
     },
+    "code": {
+        "enabled": True,
+        # Globs (fnmatch, `*` crosses folders) of tracked files the code index skips, on top
+        # of nexusd's own list of vendored and generated files (node_modules, *.min.js, …).
+        "exclude": [],
+        "default_excludes": True,
+        "max_file_bytes": 1_048_576,
+        "max_files": 200_000,
+        # Ranked files a response lists (`relevant_files`) and its `## Relevant Code` shows.
+        "max_results": 10,
+        # Parser processes for a large (re)build; 0 = one per core.
+        "workers": 0,
+    },
     "checkpoint": {
         "on_request": True,
         "on_commit": True,

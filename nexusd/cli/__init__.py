@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("nexusd.cli.check", "check", "Run the configured checks in the sandbox."),
     "doctor": ("nexusd.cli.doctor", "doctor", "Tell which sandbox isolation is available."),
     "memory": ("nexusd.cli.memory", "memory", "Search and maintain the memory index."),
+    "code": ("nexusd.cli.code", "code", "Search and inspect the code index."),
     "solve": ("nexusd.cli.solve", "solve", "Let the model write code until the sandbox passes it."),
     "stats": ("nexusd.cli.stats", "stats", "Summarize model usage and phase timings."),
 }

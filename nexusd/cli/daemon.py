@@ -73,6 +73,7 @@ def status(repo: Path | None, as_json: bool) -> None:
     failures  requests whose handling raised (see last error and `nexusd logs`)
     queued    requests waiting for the worker
     dropped   paths dropped because the queue was full (a rescan finds them)
+    code index  files and units indexed, or the first build's progress
     """
     layout, _ = open_repo(repo)
     from nexusd.daemon.control import describe
@@ -112,8 +113,29 @@ def _status_text(data: dict[str, Any]) -> str:
         rows.append(
             f"  last error {error.get('at')} {error.get('path') or ''}: {error.get('message')}"
         )
+    code = data.get("code")
+    if isinstance(code, dict):
+        rows.append(f"  code index {_code_text(code)}")
     rows.append(f"  log        {data.get('log_file')}")
     return "\n".join(rows)
+
+
+def _code_text(code: dict[str, Any]) -> str:
+    """`1603 files, 41942 units, complete`, `building 500/1603`, or why it failed."""
+    if code.get("state") == "failed":
+        return f"failed: {code.get('last_error')}"
+    progress = code.get("progress")
+    if not code.get("complete"):
+        if progress:
+            return f"building {progress[0]}/{progress[1]}"
+        if code.get("state") in ("opening", "building"):
+            return f"{code['state']} (listing files)"
+    text = f"{code.get('files')} files, {code.get('units')} units, "
+    text += "complete" if code.get("complete") else "incomplete"
+    last = code.get("last_update")
+    if isinstance(last, dict) and code.get("last_update_at"):
+        text += f" (updated {code['last_update_at']}: {last.get('parsed')} parsed)"
+    return text
 
 
 @click.command()

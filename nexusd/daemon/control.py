@@ -21,7 +21,7 @@ OUT_FILE = "daemon.out"  # the detached daemon's stdout/stderr: crashes before l
 
 def daemon_command(layout: RepoLayout) -> list[str]:
     """The command line of the daemon process (what service managers run, too)."""
-    return [sys.executable, "-m", "nexusd", "start", "--foreground", "-C", str(layout.root)]
+    return [sys.executable, "-P", "-m", "nexusd", "start", "--foreground", "-C", str(layout.root)]
 
 
 def start_detached(layout: RepoLayout, *, timeout: float) -> tuple[int, bool]:

@@ -1,5 +1,5 @@
-"""What a daemon run adds around the core loop: memory, the warm pool, daily notes,
-checks on commits, and the scheduled maintenance jobs.
+"""What a daemon run adds around the core loop: memory, the code index, the warm pool,
+daily notes, checks on commits, and the scheduled maintenance jobs.
 
 Each part fails open: a daemon whose memory index or Docker engine is unavailable
 still answers every request, and says why in its log.
@@ -33,6 +33,7 @@ class Extensions:
         self.config = config
         self.logger = logger
         self.memory: Any = None
+        self.code: Any = None
         self.pool: Any = None
         if config.get("memory.enabled"):
             try:
@@ -41,6 +42,16 @@ class Extensions:
                 self.memory = MemoryLink(layout, config, logger)
             except Exception as exc:
                 self._warn("memory disabled", exc)
+        if config.get("code.enabled"):
+            try:
+                from nexusd.daemon.code_link import CodeLink
+
+                self.code = CodeLink(layout, config, logger)
+            except Exception as exc:
+                self._warn("code index disabled", exc)
+        if self.memory is not None and self.code is not None:
+            # One socket: the memory server hands the `code_*` ops to the code index.
+            self.memory.extra_ops = self.code.handle
         try:
             from nexusd.sandbox.pool import pool_from_config
 
@@ -55,7 +66,11 @@ class Extensions:
         """The pipeline's view of these services."""
         from nexusd.planner.grounding import Services
 
-        return Services(memory=self.memory.service if self.memory else None, pool=self.pool)
+        return Services(
+            memory=self.memory.service if self.memory else None,
+            pool=self.pool,
+            code=self.code.index if self.code else None,
+        )
 
     def wrap_answer(self, answer: Answer) -> Answer:
         """Answer, then note the answered request in today's daily note."""
@@ -90,18 +105,27 @@ class Extensions:
         """Add services, jobs and inbox handlers to a daemon that has not started yet."""
         if self.pool is not None:
             daemon.add_service(self.pool)
+        if self.code is not None:
+            self.code.stats = daemon.ctx.stats
+            # Before memory: started before the socket answers code ops, stopped after it.
+            daemon.add_service(self.code)
         if self.memory is not None:
             daemon.add_service(self.memory)
             minutes = float(self.config.get("memory.optimize_minutes"))
             daemon.add_job(Job("memory-optimize", minutes * 60.0, self.memory.optimize))
             daemon.add_job(Job("memory-reconcile", RECONCILE_SECONDS, self.memory.reconcile))
+        if self.memory is not None or self.code is not None:
             for hook in ("post-merge", "post-checkout"):
                 inbox.HANDLERS[hook] = self._resync
         daemon.add_job(Job("checkpoint-gc", DAY, self._gc))
         inbox.HANDLERS["post-commit"] = self._on_commit
 
     def _resync(self, layout: RepoLayout, config: Config, event: inbox.InboxEvent) -> None:
-        self.memory.reconcile()
+        """post-merge, post-checkout: update the code index, reconcile memory."""
+        if self.code is not None:
+            self.code.kick(event.hook)
+        if self.memory is not None:
+            self.memory.reconcile()
 
     def _gc(self) -> None:
         from nexusd.checkpoint.retention import run_gc
@@ -114,6 +138,8 @@ class Extensions:
         from nexusd.memory.writes import add_memory
         from nexusd.planner.critic import run_critic
 
+        if self.code is not None:
+            self.code.kick(event.hook)  # first: the checkpoint or the checks may raise
         checkpoint = inbox.checkpoint_on_commit(layout, config, event)
         report = run_critic(
             layout,

@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,8 @@ class MemoryLink:
         self.logger = logger
         self.service = MemoryService(layout, config)
         self._server: Any = None
+        # Other ops the search socket answers (the code index's), set before start().
+        self.extra_ops: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
         self._observer: Any = None
         self._pending: set[Path] = set()
         self._lock = threading.Lock()
@@ -131,7 +133,7 @@ class MemoryLink:
         self.layout.daily_dir.mkdir(parents=True, exist_ok=True)
         _one_torch_thread()
         self.service.start()
-        self._server = SearchServer(self.layout, self.service)
+        self._server = SearchServer(self.layout, self.service, self.extra_ops)
         self._server.start()
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name=FLUSH_THREAD, daemon=True)

@@ -51,6 +51,7 @@ class DaemonStats:
             "pending_watch": [],
             "last_answered": None,
             "last_error": None,
+            "code": None,  # the code index's summary (nexusd.code.ops.status_summary)
         }
 
     def set(self, **values: Any) -> None:

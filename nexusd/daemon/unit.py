@@ -34,7 +34,7 @@ def service_spec(layout: RepoLayout, python: str | None = None) -> ServiceSpec:
     """The service for `layout`, running this interpreter's nexusd."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", layout.root.name).strip("-.") or "repo"
     digest = hashlib.sha256(str(layout.root).encode("utf-8")).hexdigest()[:8]
-    argv = (python or sys.executable, "-m", "nexusd", "start", "--foreground")
+    argv = (python or sys.executable, "-P", "-m", "nexusd", "start", "--foreground")
     return ServiceSpec(
         name=f"nexusd-{slug}-{digest}",
         root=layout.root,

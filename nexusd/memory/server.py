@@ -9,7 +9,8 @@ Each request is one JSON object on one line; each answer is one line:
 - `{"op": "sync", "paths": [...]}` → `{"ok": true, "report": {...}}`
 - `{"op": "stats"}` → `{"ok": true, "stats": MemoryStats.to_dict()}`
 Errors answer `{"ok": false, "error": "…"}`. The socket is only reachable by
-the user (mode 0600).
+the user (mode 0600). Other parts of the daemon answer their own ops on the same socket
+through `extra` (the code index's `code_*` ops): memory does not import them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import socket
 import socketserver
 import threading
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,8 @@ log = logging.getLogger("nexusd.memory")
 SERVER_THREAD = "nexusd-memory-server"
 MAX_LINE = 1_048_576
 SEARCH_KEYS = ("k", "mode", "category", "path_glob", "since", "until")
+# Answers the ops it knows, None for the rest (which the memory service answers).
+ExtraOps = Callable[[dict[str, Any]], dict[str, Any] | None]
 
 
 def handle_request(service: MemoryService, request: Any) -> dict[str, Any]:
@@ -95,7 +99,7 @@ class _Handler(socketserver.StreamRequestHandler):
                 answer: dict[str, Any] = {"ok": False, "error": "request line too long"}
             else:
                 try:
-                    answer = handle_request(self.server.service, json.loads(raw))
+                    answer = self.server.answer(json.loads(raw))
                 except json.JSONDecodeError as exc:
                     answer = {"ok": False, "error": f"not JSON: {exc}"}
             self.wfile.write((json.dumps(answer, default=str) + "\n").encode("utf-8"))
@@ -106,9 +110,22 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = False
     block_on_close = True
 
-    def __init__(self, path: str, service: MemoryService) -> None:
+    def __init__(self, path: str, service: MemoryService, extra: ExtraOps | None) -> None:
         self.service = service
+        self.extra = extra
         super().__init__(path, _Handler)
+
+    def answer(self, request: Any) -> dict[str, Any]:
+        """The extra ops' answer if they know the op, else the memory service's."""
+        if self.extra is not None and isinstance(request, dict):
+            try:
+                answer = self.extra(request)
+            except Exception as exc:
+                log.exception("search server: extra op failed")
+                answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            if answer is not None:
+                return answer
+        return handle_request(self.service, request)
 
 
 def socket_alive(path: Path, timeout: float = 0.5) -> bool:
@@ -125,9 +142,12 @@ def socket_alive(path: Path, timeout: float = 0.5) -> bool:
 class SearchServer:
     """Serves one MemoryService on `layout.socket_path` (start/stop, one thread)."""
 
-    def __init__(self, layout: RepoLayout, service: MemoryService) -> None:
+    def __init__(
+        self, layout: RepoLayout, service: MemoryService, extra: ExtraOps | None = None
+    ) -> None:
         self.path = layout.socket_path
         self.service = service
+        self.extra = extra
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -148,7 +168,7 @@ class SearchServer:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         old = os.umask(0o177)
         try:
-            self._server = _Server(str(self.path), self.service)
+            self._server = _Server(str(self.path), self.service, self.extra)
         finally:
             os.umask(old)
         self._thread = threading.Thread(

@@ -171,6 +171,23 @@ def _locate_action(bundle: ContextBundle) -> Action:
     )
 
 
+def _code_action(bundle: ContextBundle) -> Action:
+    """Start where the code index points: the top file and its best units, by name."""
+    sources = [h for h in bundle.code_hits if not is_test_path(h.path)] or list(bundle.code_hits)
+    top = sources[0]
+    units = ", ".join(f"`{u.qualname}` (line {u.start})" for u in top.units[:3])
+    why = "; ".join(top.reasons[:2]) or "it shares the request's rarest words"
+    others = code([h.path for h in sources[1:3]])
+    then = f" If the cause is not there, look next at {others}." if others else ""
+    start = f"Read {units} first: " if units else ""
+    return Action(
+        f"Confirm the cause in `{top.path}`",
+        tuple(h.path for h in sources[:3]),
+        f"{start}the code index ranks this file first because {why}.{then}",
+        "you can name the function to change and the input that shows the problem",
+    )
+
+
 def _test_action(bundle: ContextBundle, tests: tuple[str, ...]) -> Action:
     return Action(
         f"Extend {code(list(tests[:2]))}" if tests else "Pin the goal with a test",
@@ -201,7 +218,10 @@ def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
     for j, art in enumerate(sources[:MAX_CHANGE_ACTIONS]):
         candidates.append((2 + j * 3, 30 + j, _change_action(art, bundle)))
     if not sources and not missing:
-        candidates.append((2, 30, _locate_action(bundle)))
+        action = _code_action(bundle) if bundle.code_hits else _locate_action(bundle)
+        candidates.append((2, 30, action))
+    if not tests:
+        tests = tuple(h.path for h in bundle.code_hits if is_test_path(h.path))[:2]
     candidates.append((3, 40, _test_action(bundle, tests)))
     chosen = sorted(candidates, key=lambda c: c[0])[:budget]
     middle = [action for _, _, action in sorted(chosen, key=lambda c: c[1])]

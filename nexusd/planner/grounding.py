@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
+from nexusd.planner.code_context import CodeFindings, code_phase
 from nexusd.planner.critic import CriticReport, has_request_checks, run_critic
 from nexusd.planner.recall import recall_for
 from nexusd.protocol.models import PlanRequest, Section
@@ -40,6 +41,7 @@ class Services:
 
     memory: Recall | None = None
     pool: Any = None  # nexusd.sandbox.pool.WarmPool
+    code: Any = None  # nexusd.code.service.CodeIndex, kept fresh by the daemon
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,7 @@ class Grounding:
     critic: CriticReport = field(default_factory=CriticReport)
     hits: tuple[Mapping[str, Any], ...] = ()
     memory_note: str | None = None
+    code: CodeFindings = field(default_factory=CodeFindings)
     warnings: tuple[str, ...] = ()
     timings_ms: Mapping[str, float] = field(default_factory=dict)
 
@@ -208,25 +211,29 @@ def _recall(
 def grounding(
     layout: RepoLayout, config: Config, request: PlanRequest, services: Services
 ) -> Iterator[Callable[[], Grounding]]:
-    """Run checkpoint (+ checks) and memory search beside the librarian; yield the collector.
+    """Run checkpoint (+ checks), memory and code search beside the librarian; yield the
+    collector.
 
-    The three phases need only the request, and each mostly waits on git, a sandbox or
-    the index, so running them at once keeps a response's latency close to the slowest.
+    The phases need only the request, and each mostly waits on git, a sandbox or an
+    index, so running them at once keeps a response's latency close to the slowest.
     """
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="nexusd-phase") as pool:
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="nexusd-phase") as pool:
         snap = pool.submit(_snapshot_and_check, layout, config, request, services)
         recalled = pool.submit(_recall, layout, request, services)
+        located = pool.submit(code_phase, layout, config, request, services.code)
 
         def collect() -> Grounding:
             checkpoint, warning, critic, timings = snap.result()
             hits, note, memory_ms = recalled.result()
+            code = located.result()
             return Grounding(
                 checkpoint=checkpoint,
                 critic=critic,
                 hits=hits,
                 memory_note=note,
-                warnings=tuple(w for w in (warning,) if w) + critic.warnings,
-                timings_ms={**timings, "memory": memory_ms},
+                code=code,
+                warnings=tuple(w for w in (warning, code.note) if w) + critic.warnings,
+                timings_ms={**timings, "memory": memory_ms, "code": code.ms},
             )
 
         yield collect

@@ -61,6 +61,7 @@ class ContextBundle:
     warnings: tuple[str, ...] = ()
     # Filled by later phases (memory, checkpoint, critic); empty in the offline pipeline.
     memory_hits: tuple[Mapping[str, Any], ...] = ()
+    code_hits: tuple[Any, ...] = ()  # nexusd.code.rank.FileHit, best first
     checkpoint: str | None = None
     check_results: tuple[tuple[str, str], ...] = ()
     timings_ms: Mapping[str, float] = field(default_factory=dict)

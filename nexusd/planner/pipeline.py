@@ -23,6 +23,7 @@ from nexusd.errors import NexusError, ProtocolError
 from nexusd.paths import RepoLayout
 from nexusd.planner.architect import PLANNER_NAME, standard_sections, title_for
 from nexusd.planner.catalog import load_catalog, match_practices
+from nexusd.planner.code_context import relevant_code_section
 from nexusd.planner.critic import checks_section
 from nexusd.planner.grounding import (
     Services,
@@ -36,7 +37,13 @@ from nexusd.planner.model_plan import model_phase
 from nexusd.planner.rejection import error_response
 from nexusd.planner.requested import requested_sections
 from nexusd.planner.telemetry import record
-from nexusd.protocol.models import PlanRequest, PlanResponse, ResponseMeta, Section
+from nexusd.protocol.models import (
+    STANDARD_SECTIONS,
+    PlanRequest,
+    PlanResponse,
+    ResponseMeta,
+    Section,
+)
 from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.parse import parse_request
 from nexusd.protocol.render import read_response_meta, render_response
@@ -182,6 +189,7 @@ def respond(
         checkpoint=checkpoint.id if checkpoint else None,
         check_results=critic.statuses,
         memory_hits=hits,
+        code_hits=found.code.hits,
         warnings=bundle.warnings + found.warnings,
     )
     sections = with_lessons_first(architect_phase(bundle, config), hits)
@@ -193,6 +201,7 @@ def respond(
         clock.lap("model")  # a model was asked, even if its answer was not used
     if not request.requested_sections:
         # A request that names its sections gets exactly those; the rest is in front matter.
+        sections = after_analysis(sections, relevant_code_section(bundle.code_hits))
         extra = (
             evidence_section(hits, found.memory_note),
             checks_section(critic),
@@ -212,8 +221,18 @@ def respond(
         checks=bundle.check_results,
         warnings=bundle.warnings + notes,
         model_usage=usage,
+        relevant_files=tuple(h.path for h in bundle.code_hits),
     )
     return PlanResponse(meta=meta, title=title_for(bundle), sections=sections)
+
+
+def after_analysis(sections: tuple[Section, ...], extra: Section | None) -> tuple[Section, ...]:
+    """`sections` with `extra` right after the analysis (first when there is none)."""
+    if extra is None:
+        return sections
+    titles = [s.title for s in sections]
+    at = titles.index(STANDARD_SECTIONS[0]) + 1 if STANDARD_SECTIONS[0] in titles else 0
+    return (*sections[:at], extra, *sections[at:])
 
 
 def build_response(

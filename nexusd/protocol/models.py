@@ -95,6 +95,8 @@ class ResponseMeta:
     error: ErrorInfo | None = None
     # Provider, model, tokens in/out, retries: present only when a model wrote the plan.
     model_usage: tuple[tuple[str, str | int | float], ...] = ()
+    # Files the code index ranks as what the request is about, most likely first.
+    relevant_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,8 @@ def response_front_matter(meta: ResponseMeta) -> dict[str, Any]:
         "checks": dict(meta.checks),
         "warnings": list(meta.warnings),
     }
+    if meta.relevant_files:
+        data["relevant_files"] = list(meta.relevant_files)
     if meta.model_usage:
         data["model_usage"] = dict(meta.model_usage)
     if meta.error is not None:
@@ -91,6 +93,7 @@ def meta_from_mapping(data: dict[str, Any]) -> ResponseMeta:
             checkpoint=None if data.get("checkpoint") is None else str(data["checkpoint"]),
             checks=tuple((str(k), str(v)) for k, v in (data.get("checks") or {}).items()),
             warnings=tuple(str(w) for w in data.get("warnings") or ()),
+            relevant_files=tuple(str(p) for p in data.get("relevant_files") or ()),
             model_usage=tuple(
                 (str(k), v if isinstance(v, int | float) else str(v))
                 for k, v in (data.get("model_usage") or {}).items()

@@ -30,8 +30,12 @@ def test_example_response_answers_the_committed_request(request_path: Path) -> N
     )
     assert response.meta.status == "ok"
     assert response.meta.planner == "offline"
-    titles = tuple(s.title for s in response.sections)
+    titles = tuple(s.title for s in response.sections if s.title != "Relevant Code")
     assert titles[: len(STANDARD_SECTIONS)] == STANDARD_SECTIONS
+    # The code index points at real files of this repository, right after the analysis.
+    assert response.sections[1].title == "Relevant Code"
+    assert response.meta.relevant_files
+    assert all((ROOT / path).is_file() for path in response.meta.relevant_files)
     # Then the sections nexusd adds when it has something to say (PROTOCOL.md, Responses).
     assert set(titles[len(STANDARD_SECTIONS) :]) <= {"Evidence from Memory", "Checks", "Checkpoint"}
     # The example talks about real files of this repository.

@@ -19,6 +19,9 @@ from nexusd.protocol.yamlio import split_front_matter
 from tests.conftest import git
 from tests.planner.helpers import kitchen_repo
 
+# A repository with code: the code index's section follows the analysis.
+WITH_CODE = [STANDARD_SECTIONS[0], "Relevant Code", *STANDARD_SECTIONS[1:]]
+
 NAME = "2025-05-08T14_02_11_plan_request.md"
 CANONICAL = """---
 cycle: 3
@@ -80,8 +83,10 @@ def test_answer_writes_a_grounded_response(repo: Path) -> None:
         3,
     )
     assert {"read", "parse", "librarian", "librarian.git", "architect"} <= set(meta["timings_ms"])  # type: ignore[arg-type]
-    # The six Template A sections, then the checkpoint taken for this request.
-    assert _sections(outcome.response_path) == [*STANDARD_SECTIONS, "Checkpoint"]
+    # The six Template A sections (the code index's after the analysis), then the checkpoint.
+    assert _sections(outcome.response_path) == [*WITH_CODE, "Checkpoint"]
+    # The shelf code ranks first: the request names it and shares its rare words.
+    assert meta["relevant_files"][0] == "kitchen/shelves.py"  # type: ignore[index]
     checkpoint = meta["checkpoint"]
     assert isinstance(checkpoint, str)
     assert meta["restore"] == f"nexusd checkpoint restore {checkpoint}"
@@ -265,14 +270,16 @@ def test_build_response_writes_nothing(repo: Path) -> None:
     response = build_response(request, find_repo(repo), _cfg(), revision=3)
     assert response.meta.revision == 3
     assert response.meta.status == "ok"
+    # The repository holds only a README: no code to point at, so no Relevant Code section.
     assert [s.title for s in response.sections] == [*STANDARD_SECTIONS, "Checkpoint"]
+    assert response.meta.relevant_files == ()
     assert list(request.parent.iterdir()) == [request]
 
 
 @pytest.mark.parametrize(
     ("fixture", "headings"),
     [
-        ("2025-05-08T14_02_11_plan_request.md", [*STANDARD_SECTIONS, "Checkpoint"]),
+        ("2025-05-08T14_02_11_plan_request.md", [*WITH_CODE, "Checkpoint"]),
         (
             "2025-04-20T08_11_37_plan_request.md",
             [

@@ -1,0 +1,272 @@
+"""File localization on real bug reports: does a plan point at the file the real fix changed?
+
+For each SWE-bench Lite instance of `../shared/eval-data/swe-lite-loc/instances.jsonl`:
+check out its base commit in one working clone per repository, drop the problem statement
+into `.scratchpad_logs/` as a free-form request, let nexusd answer it (the real pipeline,
+offline planner, default configuration) and read the response's ranked `relevant_files`.
+Beside it, in the same run, the README's untuned BM25 baseline over the same checkout.
+
+    python benchmarks/localization.py --repos /work/.mirror            # all 110
+    python benchmarks/localization.py --repos /work/.mirror --quick    # 4 per repository
+
+`--repos DIR` holds a clone of each repository with history back to the base commits,
+as `DIR/<owner>+<name>/repo` or `DIR/<owner>+<name>` or `DIR/<name>` (bare is fine), e.g.
+`git clone --bare https://github.com/sympy/sympy DIR/sympy`. They are never modified:
+each gets one `git clone --shared` under --work, checked out commit after commit, so the
+code index is updated incrementally between instances as it would be after `git checkout`.
+
+Reports Acc@1/3/5 and MRR per repository and overall (nexusd and BM25), the cold index
+build per repository, index update time between consecutive instances, code search
+latency, request → response latency, and every miss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from nexusd.code.service import CodeIndex  # noqa: E402
+from nexusd.config import config_from_mapping  # noqa: E402
+from nexusd.paths import find_repo  # noqa: E402
+from nexusd.planner.grounding import Services  # noqa: E402
+from nexusd.planner.pipeline import build_response  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "eval-data" / "swe-lite-loc" / "instances.jsonl"
+
+# --- the baseline, exactly as the data set's README defines it ----------------------------
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_STOP = frozenset(
+    """
+    the a an of to in is it and or for on with be this that as are was at by not from but if
+    we i you can when should have has which use using will would there their then so no yes do
+    does get set self none true false return def class import
+    """.split()  # noqa: SIM905 - the README's list, as text
+)
+
+
+def bm25_tokens(text: str) -> list[str]:
+    """The README's tokens: whole identifiers and their parts, lower-cased, no stop words."""
+    out = []
+    for word in _TOKEN.findall(text):
+        pieces = [word]
+        parts = [p for chunk in word.split("_") for p in _PART.findall(chunk)]
+        if len(parts) > 1:
+            pieces += parts
+        for piece in pieces:
+            low = piece.lower()
+            if len(low) > 1 and low not in _STOP:
+                out.append(low)
+    return out
+
+
+def bm25_rank(root: Path, query: str) -> list[str]:
+    """Untuned BM25 (k1 1.2, b 0.75) over every tracked `*.py`, query = distinct tokens."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--", "*.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    paths = [p for p in listed.split("\0") if p]
+    docs = []
+    for path in paths:
+        try:
+            text = (root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        docs.append(Counter(bm25_tokens(path.replace("/", " ") + " " + text)))
+    n = len(docs)
+    avg = sum(sum(d.values()) for d in docs) / max(n, 1)
+    df: Counter[str] = Counter()
+    for d in docs:
+        df.update(d.keys())
+    terms = set(bm25_tokens(query))
+    scores = []
+    for path, d in zip(paths, docs, strict=True):
+        length = sum(d.values())
+        score = 0.0
+        for t in terms:
+            tf = d.get(t, 0)
+            if tf:
+                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
+        scores.append((score, path))
+    scores.sort(key=lambda s: (-s[0], s[1]))
+    return [p for s, p in scores if s > 0]
+
+
+# --- running nexusd ---------------------------------------------------------------------------
+def source_for(repos: Path, name: str) -> Path:
+    """The local clone of `owner/name` under --repos."""
+    owner, short = name.split("/")
+    for candidate in (
+        repos / f"{owner}+{short}" / "repo",
+        repos / f"{owner}+{short}",
+        repos / short,
+    ):
+        if candidate.exists():
+            return candidate
+    raise SystemExit(f"no clone of {name} under {repos}: git clone --bare <url> {repos / short}")
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def rank_of(gold: str, ranked: list[str]) -> int:
+    return ranked.index(gold) + 1 if gold in ranked else 0
+
+
+def run_repo(name: str, items: list[dict[str, Any]], src: Path, work: Path) -> dict[str, Any]:
+    """Answer each instance's report at its base commit; ranks, timings and misses."""
+    clone = work / name.replace("/", "+")
+    git(work, "clone", "-q", "--shared", "--no-checkout", str(src), str(clone))
+    config = config_from_mapping(
+        # The plan as the default daemon writes it; no checkpoint refs in someone else's clone.
+        {"checkpoint": {"on_request": False}, "memory": {"enabled": False}},
+        "benchmark",
+    )
+    index: CodeIndex | None = None
+    out: dict[str, Any] = defaultdict(list)
+    for number, item in enumerate(items):
+        git(clone, "checkout", "-q", "-f", "--detach", item["base_commit"])
+        layout = find_repo(clone)
+        if index is None:
+            index = CodeIndex(layout, config)
+        started = time.perf_counter()
+        report = index.update()
+        took = time.perf_counter() - started
+        (out["cold"] if number == 0 else out["update"]).append(took)
+        out["changed"].append(report.parsed + report.removed)
+        if number == 0:
+            out["files"] = report.parsed
+        logs = clone / ".scratchpad_logs"
+        logs.mkdir(exist_ok=True)
+        request = logs / f"{item['instance_id']}_plan_request.md"
+        request.write_text(item["problem_statement"], encoding="utf-8")
+        started = time.perf_counter()
+        response = build_response(request, layout, config, services=Services(code=index))
+        out["plan_ms"].append((time.perf_counter() - started) * 1000.0)
+        ranked = list(response.meta.relevant_files)
+        started = time.perf_counter()
+        index.search(item["problem_statement"])
+        out["search_ms"].append((time.perf_counter() - started) * 1000.0)
+        baseline = bm25_rank(clone, item["problem_statement"])
+        gold = item["gold_files"][0]
+        ours, theirs = rank_of(gold, ranked), rank_of(gold, baseline)
+        out["nexusd"].append(ours)
+        out["bm25"].append(theirs)
+        out["rows"].append((item["instance_id"], gold, ranked[:3], ours))
+        request.unlink()
+        print(
+            f"  {item['instance_id']:<32} nexusd {ours or '-':>2}  bm25 {theirs or '-':>2}"
+            f"  update {took:6.2f}s ({report.parsed + report.removed} files)",
+            file=sys.stderr,
+        )
+    return out
+
+
+def scores(ranks: list[int]) -> dict[str, float]:
+    """Acc@1/3/5 and MRR of 1-based ranks (0 = not found)."""
+    n = max(len(ranks), 1)
+    acc = {f"acc@{k}": sum(1 for r in ranks if 0 < r <= k) / n for k in (1, 3, 5)}
+    return {**acc, "mrr": sum(1 / r for r in ranks if r) / n}
+
+
+def pct(values: list[float], q: float) -> float:
+    """The q-quantile (nearest rank) of `values`."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--repos", type=Path, required=True, help="folder of local clones")
+    parser.add_argument("--instances", type=Path, default=DATA)
+    parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: tmp)")
+    parser.add_argument("--quick", action="store_true", help="4 instances per repository")
+    parser.add_argument("--only", default=None, help="one repository, e.g. pytest-dev/pytest")
+    args = parser.parse_args()
+    items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
+    by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in items:
+        if args.only in (None, item["repo"]):
+            by_repo[item["repo"]].append(item)
+    results: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(dir=args.work) as tmp:
+        for name, group in sorted(by_repo.items()):
+            chosen = group[:4] if args.quick else group
+            print(f"{name}: {len(chosen)} instances", file=sys.stderr)
+            results[name] = run_repo(name, chosen, source_for(args.repos, name), Path(tmp))
+    report(results)
+
+
+def report(results: dict[str, dict[str, Any]]) -> None:
+    """The quality table, the speed table, the misses, then one JSON line."""
+    print(
+        f"\n{'repository':<20} {'n':>4} | {'nexusd acc@1':>12} {'acc@3':>6} {'acc@5':>6} "
+        f"{'mrr':>6} | {'bm25 acc@1':>10} {'acc@3':>6} {'acc@5':>6} {'mrr':>6}"
+    )
+    metrics: dict[str, float] = {}
+    total: dict[str, list[int]] = defaultdict(list)
+    for name, out in [*results.items(), ("all", None)]:
+        ours = out["nexusd"] if out else total["nexusd"]
+        base = out["bm25"] if out else total["bm25"]
+        if out:
+            total["nexusd"] += ours
+            total["bm25"] += base
+        a, b = scores(ours), scores(base)
+        print(
+            f"{name:<20} {len(ours):>4} | {a['acc@1']:>12.3f} {a['acc@3']:>6.3f} "
+            f"{a['acc@5']:>6.3f} {a['mrr']:>6.3f} | {b['acc@1']:>10.3f} {b['acc@3']:>6.3f} "
+            f"{b['acc@5']:>6.3f} {b['mrr']:>6.3f}"
+        )
+        key = name.split("/")[-1]
+        metrics.update({f"{key}_{k}": round(v, 4) for k, v in a.items()})
+        metrics.update({f"{key}_bm25_{k}": round(v, 4) for k, v in b.items()})
+    print(
+        f"\n{'repository':<20} {'files':>6} {'cold build':>10} {'update p50':>10} "
+        f"{'update max':>10} {'search p50':>10} {'p99':>8} {'plan p50':>9} {'p99':>8}"
+    )
+    for name, out in results.items():
+        upd = out["update"] or [0.0]
+        print(
+            f"{name:<20} {out['files']:>6} {out['cold'][0]:>9.1f}s "
+            f"{statistics.median(upd):>9.2f}s {max(upd):>9.2f}s "
+            f"{statistics.median(out['search_ms']):>8.1f}ms {pct(out['search_ms'], 0.99):>6.1f}ms "
+            f"{statistics.median(out['plan_ms']):>7.0f}ms {pct(out['plan_ms'], 0.99):>6.0f}ms"
+        )
+        key = name.split("/")[-1]
+        metrics[f"{key}_cold_build_s"] = round(out["cold"][0], 2)
+        metrics[f"{key}_update_p50_s"] = round(statistics.median(upd), 2)
+        metrics[f"{key}_search_p99_ms"] = round(pct(out["search_ms"], 0.99), 1)
+        metrics[f"{key}_plan_p50_ms"] = round(statistics.median(out["plan_ms"]), 1)
+    print("\nmisses (gold not first): instance, rank, gold <- nexusd's top 3")
+    for out in results.values():
+        for iid, gold, top, rank in out["rows"]:
+            if rank != 1:
+                print(f"  {iid:<32} rank {rank or '-':>2}  {gold}  <- {', '.join(top)}")
+    samples = sum(len(o["nexusd"]) for o in results.values())
+    machine = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
+    line = {"benchmark": "localization", "metrics": metrics, "samples": samples, "machine": machine}
+    print(json.dumps(line))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,261 @@
+"""`nexusd code …`: search and inspect the code index (files, classes, functions, imports)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.errors import ConfigError, IndexStoreError
+
+SOCKET_TIMEOUT = 60.0
+# A rebuild through the daemon answers when it is done: a large repository takes minutes.
+REINDEX_TIMEOUT = 3600.0
+NOT_FOUND_HINT = (
+    "give a path relative to the repository root; `nexusd code status` lists why files are skipped"
+)
+
+
+@click.group()
+def code() -> None:
+    """Search and inspect the code index: the classes and functions of every tracked file.
+
+    \b
+    The index is kept beside the memory index under .git/nexus/index, keyed by git
+    blob id, so only changed files are parsed again. When the daemon runs, these
+    commands ask it over its local socket (it keeps the index fresh); otherwise they
+    open the index in this process and bring it up to date first.
+    """
+
+
+def _ask(repo: Path | None, request: dict[str, Any], *, as_json: bool) -> dict[str, Any]:
+    """The daemon's answer to a code op, or the same answer computed in this process."""
+    from nexusd.code.ops import handle_code_op
+    from nexusd.daemon.lock import running_pid
+    from nexusd.memory.client import ask
+
+    layout, config = open_repo(repo)
+    if not config.get("code.enabled"):
+        raise ConfigError(
+            "the code index is disabled (code.enabled is false)",
+            hint=f"set `code: {{enabled: true}}` in {layout.config_file}",
+        )
+    reset = bool(request.get("reset"))
+    timeout = REINDEX_TIMEOUT if request["op"] == "code_update" else SOCKET_TIMEOUT
+    answer = ask(layout.socket_path, request, timeout=timeout)
+    if answer is not None:
+        return answer
+    from nexusd.code.service import CodeIndex
+
+    index = CodeIndex(layout, config)
+    pid = running_pid(layout)
+    if pid is not None:
+        # A daemon without a socket (memory disabled) keeps the index: read, never write.
+        if reset:
+            raise IndexStoreError(
+                f"the daemon (pid {pid}) keeps the code index and has no socket to ask",
+                hint="`nexusd stop`, then `nexusd code reindex`, then `nexusd start`",
+            )
+        click.echo(f"the daemon (pid {pid}) has no socket: reading its index as stored", err=True)
+        index.open()
+        report = None
+    else:
+        report = _update_here(index, reset=reset, bar=not as_json)
+    answer = handle_code_op(
+        index,
+        request,
+        update=lambda _reset: report or index.update(),
+        extra=lambda: {"daemon": False},
+    )
+    if answer is None or not answer.get("ok"):
+        raise IndexStoreError(str((answer or {}).get("error")))
+    return answer
+
+
+def _update_here(index: Any, *, reset: bool, bar: bool) -> Any:
+    """Update (or rebuild) the index in this process, with a progress bar on stderr."""
+    shown: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal shown
+        if shown is None and bar and total:
+            shown = click.progressbar(length=total, label="parsing files", file=sys.stderr)
+            shown.__enter__()
+        if shown is not None:
+            shown.update(done - shown.pos)
+
+    if reset:
+        index.reset()
+    try:
+        report = index.update(progress)
+    finally:
+        if shown is not None:
+            shown.__exit__(None, None, None)
+    files = f"{report.parsed} file{'' if report.parsed == 1 else 's'}"
+    click.echo(
+        f"no daemon running: indexed in this process ({files} parsed in {report.seconds:.1f}s)",
+        err=True,
+    )
+    return report
+
+
+@code.command()
+@click.argument("query")
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=None, help="Files to rank.")
+@click.option("--json", "as_json", is_flag=True, help="Print the ranked files as JSON.")
+@repo_option
+def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
+    """Rank the files and functions a question, bug report or traceback is about.
+
+    QUERY `-` reads the text from stdin (paste a traceback).
+
+    Example: nexusd code search "the latex printer drops the exponent" -k 5
+    """
+    from nexusd.code.ops import results_from_dict, results_to_dict
+
+    text = sys.stdin.read() if query == "-" else query
+    if not text.strip():
+        raise click.UsageError("QUERY is empty: say what to look for")
+    answer = _ask(repo, {"op": "code_search", "query": text, "k": k}, as_json=as_json)
+    results = results_from_dict(answer)
+    if as_json:
+        echo_json(results_to_dict(results))
+        return
+    if results.note:
+        click.echo(f"note: {results.note}", err=True)
+    if not results.hits:
+        click.echo("no matches")
+    for hit in results.hits:
+        click.echo(f"{hit.path}  {hit.score:.4f}  {'; '.join(hit.reasons)}")
+        for unit in hit.units:
+            click.echo(f"    {hit.path}:{unit.start}  {unit.qualname}")
+
+
+@code.command()
+@click.argument("path")
+@click.option("--json", "as_json", is_flag=True, help="Print the units as JSON.")
+@repo_option
+def symbols(path: str, as_json: bool, repo: Path | None) -> None:
+    """List the classes, functions and methods of one indexed file, with their lines.
+
+    Example: nexusd code symbols nexusd/code/service.py
+    """
+    answer = _ask(repo, {"op": "code_symbols", "path": path}, as_json=as_json)
+    if not answer["found"]:
+        raise IndexStoreError(str(answer["note"]), hint=NOT_FOUND_HINT)
+    data = {key: answer[key] for key in ("path", "language", "status", "note", "units")}
+    if as_json:
+        echo_json(data)
+        return
+    note = f"  {data['note']}" if data["note"] else ""
+    click.echo(f"{data['path']}  ({data['language']}, {data['status']}){note}")
+    for unit in data["units"]:
+        lines = f"{unit['start']}-{unit['end']}"
+        click.echo(f"  {unit['kind']:<8} {unit['qualname']}  {lines}  {unit['signature']}")
+
+
+@code.command()
+@click.argument("target", metavar="PATH[:SYMBOL]")
+@click.option("--json", "as_json", is_flag=True, help="Print the edges as JSON.")
+@repo_option
+def impact(target: str, as_json: bool, repo: Path | None) -> None:
+    """Show what a file or symbol uses, and what imports, calls, subclasses or tests it.
+
+    Example: nexusd code impact nexusd/code/service.py:CodeIndex.update
+    """
+    from nexusd.code.ops import impact_from_dict, impact_to_dict
+
+    path, _, symbol = target.partition(":")
+    request = {"op": "code_impact", "path": path, "symbol": symbol or None}
+    answer = _ask(repo, request, as_json=as_json)
+    found = impact_from_dict(answer["impact"])
+    if not answer["found"]:
+        raise IndexStoreError(found.note, hint=NOT_FOUND_HINT)
+    if as_json:
+        echo_json(impact_to_dict(found))
+        return
+    if found.note:
+        click.echo(f"note: {found.note}", err=True)
+    click.echo(found.path + (f":{found.symbol}" if found.symbol else ""))
+    for title, edges in (("uses", found.uses), ("used by", found.used_by)):
+        click.echo(f"{title}:" + ("" if edges else " nothing found"))
+        for edge in edges:
+            click.echo(f"  {edge.path}:{edge.line}  {edge.symbol}  ({edge.kind})")
+
+
+@code.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@repo_option
+def status(as_json: bool, repo: Path | None) -> None:
+    """Files, units, languages, parse statuses, skipped files, problems, last update.
+
+    Example: nexusd code status --json
+    """
+    from nexusd.code.ops import status_from_answer
+
+    found = status_from_answer(_ask(repo, {"op": "code_status"}, as_json=as_json))
+    if as_json:
+        echo_json(found.to_dict())
+        return
+    click.echo(_status_text(found))
+
+
+@code.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report and status as JSON.")
+@repo_option
+def reindex(as_json: bool, repo: Path | None) -> None:
+    """Drop the code index and rebuild it from the work tree (in the daemon, if one runs).
+
+    Example: nexusd code reindex
+    """
+    from nexusd.code.ops import status_from_answer
+
+    answer = _ask(repo, {"op": "code_update", "reset": True}, as_json=as_json)
+    found = status_from_answer(answer)
+    if as_json:
+        echo_json({"report": answer["report"], "status": found.to_dict()})
+        return
+    report = answer["report"]
+    click.echo(
+        f"reindexed: {found.files} files, {found.units} units "
+        f"({report['parsed']} parsed, {report['syntax_errors']} with syntax errors, "
+        f"{report['skipped']} skipped) in {report['seconds']:.1f}s"
+    )
+
+
+def _counts(mapping: Any) -> str:
+    return ", ".join(f"{key} {value}" for key, value in mapping.items()) or "none"
+
+
+def _status_text(found: Any) -> str:
+    extra = found.extra
+    if found.progress and not found.complete:
+        state = f"building {found.progress[0]}/{found.progress[1]}"
+    else:
+        state = "complete" if found.complete else "incomplete"
+    rows = [
+        f"index        {found.index_uri}" + ("  (daemon)" if extra.get("daemon") else ""),
+        f"files        {found.files}  ({_counts(found.languages)})",
+        f"units        {found.units}",
+        f"statuses     {_counts(found.statuses)}",
+        f"skipped      {sum(found.skipped.values())}  ({_counts(found.skipped)})",
+        f"state        {state}",
+    ]
+    last = found.last_update
+    if last is not None:
+        when = f" at {extra['last_update_at']}" if extra.get("last_update_at") else ""
+        rows.append(
+            f"last update  {last.parsed} parsed, {last.removed} removed, "
+            f"{last.unchanged} unchanged in {last.seconds:.2f}s{when}"
+        )
+    if extra.get("updates") is not None:
+        rows.append(f"updates      {extra['updates']} since the daemon started")
+    if extra.get("last_error"):
+        rows.append(f"last error   {extra['last_error']}")
+    if found.problems:
+        rows.append("problems:")
+        rows.extend(f"  {line}" for line in found.problems)
+    return "\n".join(rows)

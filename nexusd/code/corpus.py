@@ -1,0 +1,168 @@
+"""The searchable view of the code index: lexical postings, definitions, modules, imports.
+
+Built in memory from the stored units (a few seconds for a repository of sympy's size) and
+rebuilt when the index changes; every query reads it without touching disk.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from nexusd.code.lexical import Bm25
+from nexusd.code.tokens import path_tokens, token_counts, tokens
+from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
+
+# Path words count this many times in a file's document: a file named for the topic is
+# usually the one that implements it.
+PATH_WEIGHT = 2
+
+
+def is_test_path(path: str) -> bool:
+    """Whether a repository path looks like a test file or lies in a test folder."""
+    name = path.rsplit("/", 1)[-1]
+    stem = name.rsplit(".", 1)[0]
+    return (
+        stem.startswith("test_")
+        or stem.endswith(("_test", "_tests", ".test", ".spec", "_spec"))
+        or stem in {"conftest", "tests", "test"}
+        or any(
+            part in {"tests", "test", "testing", "__tests__", "spec"}
+            for part in path.split("/")[:-1]
+        )
+    )
+
+
+def unit_counts(unit: CodeUnit) -> Counter[str]:
+    """The token counts of one unit: its own text, plus its name once more."""
+    counts = token_counts(unit.text)
+    if unit.kind != "file":
+        counts.update(tokens(unit.name))
+    return counts
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One unit of the corpus and the file it belongs to."""
+
+    file: int
+    unit: CodeUnit
+
+
+class Corpus:
+    """Everything a query ranks over, for one version of the repository."""
+
+    def __init__(
+        self, parsed: Iterable[ParsedFile], cache: dict[CodeUnit, Counter[str]] | None = None
+    ) -> None:
+        """Index `parsed`; `cache` keeps each unit's token counts across rebuilds."""
+        cache = {} if cache is None else cache
+        self.files: list[ParsedFile] = sorted(parsed, key=lambda p: p.path)
+        self.paths = [p.path for p in self.files]
+        self.index = {path: i for i, path in enumerate(self.paths)}
+        self.tests = [is_test_path(p) for p in self.paths]
+        self.entries: list[Entry] = []
+        unit_docs: list[Counter[str]] = []
+        file_docs: list[Counter[str]] = []
+        self.file_entries: list[range] = []
+        for i, parsed_file in enumerate(self.files):
+            first = len(self.entries)
+            total: Counter[str] = Counter()
+            for unit in parsed_file.units:
+                counts = cache.get(unit)
+                if counts is None:
+                    counts = cache[unit] = unit_counts(unit)
+                total.update(counts)
+                if unit.kind != "file":
+                    self.entries.append(Entry(i, unit))
+                    unit_docs.append(counts)
+            for word in path_tokens(parsed_file.path):
+                total[word] += PATH_WEIGHT
+            file_docs.append(total)
+            self.file_entries.append(range(first, len(self.entries)))
+        self.file_bm25 = Bm25(file_docs)
+        self.path_bm25 = Bm25([Counter(path_tokens(p)) for p in self.paths])
+        self.unit_bm25 = Bm25(unit_docs)
+        self.defs: dict[str, list[int]] = {}  # name → entries defining it
+        self.defs_lower: dict[str, list[int]] = {}
+        for e, entry in enumerate(self.entries):
+            self.defs.setdefault(entry.unit.name, []).append(e)
+            self.defs_lower.setdefault(entry.unit.name.lower(), []).append(e)
+        self.modules: dict[str, int] = {}
+        for i, path in enumerate(self.paths):
+            self.modules.setdefault(module_name(path), i)
+        self.imports: list[set[int]] = [
+            self._resolve(p.file_unit.imports, i) for i, p in enumerate(self.files)
+        ]
+        self.importers: list[set[int]] = [set() for _ in self.files]
+        for i, targets in enumerate(self.imports):
+            for j in targets:
+                self.importers[j].add(i)
+
+    def _resolve(self, imports: Iterable[str], own: int) -> set[int]:
+        out = set()
+        for name in imports:
+            found = self.module_file(name)
+            if found is not None and found != own:
+                out.add(found)
+        return out
+
+    def resolve_dotted(self, dotted: str) -> int | None:
+        """The file a dotted name in a report means: a module, or a module and a name it
+        defines (`pkg.mod.Class.method` → pkg/mod.py); None for anything looser."""
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            name = ".".join(parts[:cut])
+            f = self.modules.get(name)
+            if f is None:
+                f = self._suffix_module(name)
+            if f is None:
+                continue
+            rest = parts[cut:]
+            if not rest:
+                return f
+            defined = {self.entries[e].unit.name for e in self.file_entries[f]}
+            defined.update(self.files[f].file_unit.defines)
+            return f if rest[0] in defined else None
+        return None
+
+    def module_file(self, dotted: str) -> int | None:
+        """The file of a dotted module name, also under a source root (`src/pkg/mod.py`)."""
+        parts = dotted.split(".")
+        while parts:
+            name = ".".join(parts)
+            found = self.modules.get(name)
+            if found is None:
+                found = self._suffix_module(name)
+            if found is not None:
+                return found
+            parts.pop()
+        return None
+
+    def _suffix_module(self, name: str) -> int | None:
+        if not hasattr(self, "_by_suffix"):
+            by_suffix: dict[str, int | None] = {}
+            for module, i in self.modules.items():
+                pieces = module.split(".")
+                for k in range(1, len(pieces)):
+                    key = ".".join(pieces[k:])
+                    # An ambiguous suffix (two `utils` modules) resolves to nothing.
+                    by_suffix[key] = i if key not in by_suffix else None
+            self._by_suffix = by_suffix
+        return self._by_suffix.get(name) if "." in name else None
+
+    def file_for_path(self, raw: str) -> int | None:
+        """The indexed file a path in a report names: exact, else the longest unique suffix."""
+        path = normalize_path(raw)
+        if path in self.index:
+            return self.index[path]
+        parts = path.split("/")
+        for k in range(len(parts)):
+            suffix = "/".join(parts[k:])
+            hits = [i for i, p in enumerate(self.paths) if p == suffix or p.endswith("/" + suffix)]
+            if len(hits) == 1:
+                return hits[0]
+            if hits:
+                return None  # ambiguous from here on: a shorter suffix matches even more
+        return None

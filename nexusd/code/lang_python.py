@@ -1,0 +1,193 @@
+"""Python files through `ast`: modules, classes, functions and methods with what each uses.
+
+Each unit's `text` holds only its own lines (a class without its methods' bodies, a module
+without its functions), so the file's words are the sum of its units' and nothing counts
+twice. A file that does not parse falls back to line windows and says why.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+from nexusd.code.lines import line_windows
+from nexusd.code.units import (
+    MAX_DOC_CHARS,
+    MAX_SIGNATURE_CHARS,
+    CodeUnit,
+    ParsedFile,
+    UnitKind,
+    clip,
+    module_name,
+)
+
+_Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _uses(nodes: list[ast.AST]) -> tuple[str, ...]:
+    """Names and attributes referenced in `nodes`, not descending into nested defs."""
+    seen: dict[str, None] = {}
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            seen.setdefault(node.id, None)
+        elif isinstance(node, ast.Attribute):
+            seen.setdefault(node.attr, None)
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, _Def):
+                stack.append(child)
+    return tuple(seen)
+
+
+def _imports(tree: ast.Module, package: str) -> tuple[str, ...]:
+    """Modules imported anywhere in the file; `from . import x` resolved against `package`."""
+    out: dict[str, None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out.setdefault(alias.name, None)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                keep = parts[: max(len(parts) - (node.level - 1), 0)]
+                base = ".".join([*keep, base] if base else keep)
+            if not base:
+                continue
+            out.setdefault(base, None)
+            for alias in node.names:
+                if alias.name != "*":
+                    # `from a.b import c` may import the module `a.b.c` or the name `c` of `a.b`.
+                    out.setdefault(f"{base}.{alias.name}", None)
+    return tuple(out)
+
+
+def _signature(node: _Def, lines: list[str]) -> str:
+    first = node.lineno - 1
+    if isinstance(node, ast.ClassDef):
+        header = lines[first] if first < len(lines) else f"class {node.name}"
+        return clip(header.strip().rstrip(":"), MAX_SIGNATURE_CHARS)
+    body_line = node.body[0].lineno - 1 if node.body else first + 1
+    header = " ".join(s.strip() for s in lines[first : max(body_line, first + 1)])
+    header = header.split("):")[0] + ")" if "):" in header else header.rstrip(":")
+    return clip(header, MAX_SIGNATURE_CHARS)
+
+
+def _own_text(lines: list[str], start: int, end: int, holes: list[tuple[int, int]]) -> str:
+    """Lines start..end (1-based, inclusive) without the nested units' lines."""
+    keep = [True] * (end - start + 1)
+    for a, b in holes:
+        for i in range(max(a, start), min(b, end) + 1):
+            keep[i - start] = False
+    return "\n".join(lines[i - 1] for i in range(start, end + 1) if keep[i - start])
+
+
+class _Builder:
+    def __init__(self, path: str, lines: list[str]) -> None:
+        self.path = path
+        self.lines = lines
+        self.units: list[CodeUnit] = []
+
+    def visit(self, body: list[ast.stmt], prefix: str, in_class: bool) -> list[tuple[int, int]]:
+        """Add a unit per def/class in `body`; return their line ranges."""
+        spans = []
+        for node in body:
+            if isinstance(node, _Def):
+                spans.append(self.unit(node, prefix, in_class))
+            elif isinstance(node, ast.If | ast.Try | ast.With):
+                # `if TYPE_CHECKING:` / `try: import …` blocks hold real definitions too.
+                for block in _blocks(node):
+                    spans.extend(self.visit(block, prefix, in_class))
+        return spans
+
+    def unit(self, node: _Def, prefix: str, in_class: bool) -> tuple[int, int]:
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        end = node.end_lineno or node.lineno
+        qual = f"{prefix}.{node.name}" if prefix else node.name
+        index = len(self.units)
+        self.units.append(CodeUnit(self.path, "function", node.name, qual, start, end))
+        holes = self.visit(node.body, qual, isinstance(node, ast.ClassDef))
+        members = [n.name for n in _direct_defs(node.body)]
+        own = [n for n in node.body if not isinstance(n, _Def)]
+        kind: UnitKind
+        if isinstance(node, ast.ClassDef):
+            kind = "class"
+            bases = tuple(ast.unparse(b) for b in node.bases)
+            uses = _uses([*own, *node.bases, *node.decorator_list])
+        else:
+            kind = "method" if in_class else "function"
+            bases = ()
+            uses = _uses([*own, node.args, *node.decorator_list])
+        self.units[index] = CodeUnit(
+            path=self.path,
+            kind=kind,
+            name=node.name,
+            qualname=qual,
+            start=start,
+            end=end,
+            signature=_signature(node, self.lines),
+            doc=clip(ast.get_docstring(node) or "", MAX_DOC_CHARS),
+            defines=(node.name, *members),
+            uses=uses,
+            bases=bases,
+            text=_own_text(self.lines, start, end, holes),
+        )
+        return start, end
+
+
+def _direct_defs(body: list[ast.stmt]) -> list[_Def]:
+    """The defs of a body, also those inside `if`/`try`/`with` blocks."""
+    out: list[_Def] = []
+    for node in body:
+        if isinstance(node, _Def):
+            out.append(node)
+        elif isinstance(node, ast.If | ast.Try | ast.With):
+            for block in _blocks(node):
+                out.extend(_direct_defs(block))
+    return out
+
+
+def _blocks(node: ast.If | ast.Try | ast.With) -> list[list[ast.stmt]]:
+    if isinstance(node, ast.If):
+        return [node.body, node.orelse]
+    if isinstance(node, ast.Try):
+        return [node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody]
+    return [node.body]
+
+
+def parse_python(path: str, text: str) -> ParsedFile:
+    """The units of one Python file; line windows and status `syntax-error` if it does not parse."""
+    lines = text.split("\n")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences in old code
+            tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        where = f"line {getattr(exc, 'lineno', None)}: " if getattr(exc, "lineno", None) else ""
+        note = f"{where}{getattr(exc, 'msg', None) or exc}"
+        return line_windows(path, text, "python", status="syntax-error", note=note)
+    modname = module_name(path)
+    package = modname if path.endswith("__init__.py") else modname.rpartition(".")[0]
+    builder = _Builder(path, lines)
+    holes = builder.visit(tree.body, "", False)
+    top = [u.name for u in builder.units if "." not in u.qualname]
+    own = [n for n in tree.body if not isinstance(n, _Def)]
+    for node in own:
+        for target in ast.walk(node):
+            if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store):
+                top.append(target.id)
+    file_unit = CodeUnit(
+        path=path,
+        kind="file",
+        name=path.rsplit("/", 1)[-1],
+        qualname=modname,
+        start=1,
+        end=max(len(lines), 1),
+        doc=clip(ast.get_docstring(tree) or "", MAX_DOC_CHARS),
+        defines=tuple(dict.fromkeys(top)),
+        uses=_uses(list(own)),
+        imports=_imports(tree, package),
+        text=_own_text(lines, 1, max(len(lines), 1), holes),
+    )
+    return ParsedFile(path, "python", (file_unit, *builder.units))

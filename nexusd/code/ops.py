@@ -1,0 +1,232 @@
+"""The code index's socket ops: pure dispatch over a CodeIndex, and the JSON of its results.
+
+The daemon's search socket (`nexusd.memory.server`) hands every request it does not know to
+`handle_code_op`; the CLI calls the same function in-process when no daemon runs, so both
+paths answer the same shapes:
+
+- `{"op": "code_search", "query": str, "k": int?}` →
+  `{"ok": true, "hits": [FileHit…], "note": str | null, "query_ms": float}`
+- `{"op": "code_symbols", "path": str}` → `{"ok": true, "found": bool, "path": str,
+  "language": str?, "status": str?, "note": str, "units": [CodeUnit…]}`
+- `{"op": "code_impact", "path": str, "symbol": str?}` →
+  `{"ok": true, "found": bool, "impact": Impact}`
+- `{"op": "code_status"}` → `{"ok": true, "status": CodeStatus}`
+- `{"op": "code_update", "reset": bool?}` → `{"ok": true, "report": UpdateReport,
+  "status": CodeStatus}`
+
+A path that is not indexed answers `found: false` with a `note` saying so, not an error: the
+caller decides. Bad requests answer `{"ok": false, "error": …}`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, replace
+from typing import Any
+
+from nexusd.code.impact import Edge, Impact, impact
+from nexusd.code.rank import FileHit, UnitHit
+from nexusd.code.service import CodeIndex, CodeResults
+from nexusd.code.status import CodeStatus, UpdateReport
+from nexusd.code.units import CodeUnit
+from nexusd.errors import NexusError
+
+CODE_OPS = ("code_search", "code_symbols", "code_impact", "code_status", "code_update")
+MAX_K = 1000
+UNIT_FIELDS = ("kind", "name", "qualname", "start", "end", "signature", "doc")
+
+Update = Callable[[bool], UpdateReport]
+Extra = Callable[[], Mapping[str, Any]]
+
+
+def unit_hit_from_dict(data: Mapping[str, Any]) -> UnitHit:
+    """A UnitHit from `asdict(hit)` (lists back to tuples)."""
+    return UnitHit(**{**data, "reasons": tuple(data.get("reasons") or ())})
+
+
+def file_hit_to_dict(hit: FileHit) -> dict[str, Any]:
+    """A JSON-ready FileHit, its units included."""
+    return asdict(hit)
+
+
+def file_hit_from_dict(data: Mapping[str, Any]) -> FileHit:
+    """The inverse of `file_hit_to_dict`."""
+    return FileHit(
+        path=str(data["path"]),
+        score=float(data["score"]),
+        reasons=tuple(data.get("reasons") or ()),
+        units=tuple(unit_hit_from_dict(u) for u in data.get("units") or ()),
+    )
+
+
+def impact_to_dict(found: Impact) -> dict[str, Any]:
+    """A JSON-ready Impact."""
+    return asdict(found)
+
+
+def impact_from_dict(data: Mapping[str, Any]) -> Impact:
+    """The inverse of `impact_to_dict`."""
+    return Impact(
+        path=str(data["path"]),
+        symbol=data.get("symbol"),
+        uses=tuple(Edge(**e) for e in data.get("uses") or ()),
+        used_by=tuple(Edge(**e) for e in data.get("used_by") or ()),
+        note=str(data.get("note") or ""),
+    )
+
+
+def unit_to_dict(unit: CodeUnit) -> dict[str, Any]:
+    """What `code symbols` shows of a unit (not its words, uses or imports)."""
+    return {name: getattr(unit, name) for name in UNIT_FIELDS}
+
+
+def results_to_dict(results: CodeResults) -> dict[str, Any]:
+    """The search answer's payload: hits, note, query_ms."""
+    return {
+        "hits": [file_hit_to_dict(h) for h in results.hits],
+        "note": results.note,
+        "query_ms": results.query_ms,
+    }
+
+
+def results_from_dict(data: Mapping[str, Any]) -> CodeResults:
+    """The inverse of `results_to_dict`."""
+    hits = tuple(file_hit_from_dict(h) for h in data.get("hits") or ())
+    return CodeResults(hits, data.get("note"), float(data.get("query_ms") or 0.0))
+
+
+def status_of(index: CodeIndex, extra: Extra | None = None) -> CodeStatus:
+    """The index's status with `extra` facts (the daemon's update count, …) merged in."""
+    for _ in range(3):
+        try:
+            found = index.status()
+            break
+        except RuntimeError:
+            # status() walks the file table while an update may be adding to it: read again.
+            continue
+    else:
+        found = index.status()
+    return replace(found, extra={**found.extra, **(extra() if extra else {})})
+
+
+def update_answer(report: UpdateReport, status: CodeStatus) -> dict[str, Any]:
+    """The answer of `code_update`."""
+    return {"ok": True, "report": asdict(report), "status": status.to_dict()}
+
+
+def _refuse(error: str) -> dict[str, Any]:
+    return {"ok": False, "error": error}
+
+
+def _search(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
+    query = request.get("query")
+    if not isinstance(query, str) or not query.strip():
+        return _refuse("code_search needs a non-empty string `query`")
+    k = request.get("k")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 0 < k <= MAX_K):
+        return _refuse(f"code_search: `k` must be an integer from 1 to {MAX_K}")
+    return {"ok": True, **results_to_dict(index.search(query, k))}
+
+
+def _real_path(index: CodeIndex, path: str) -> str | None:
+    """The indexed path `path` names (exact, else a unique suffix such as `shelf.py`)."""
+    corpus = index.corpus
+    f = corpus.file_for_path(path) if corpus is not None else None
+    return corpus.paths[f] if corpus is not None and f is not None else None
+
+
+def _symbols(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
+    path = request.get("path")
+    if not isinstance(path, str) or not path.strip():
+        return _refuse("code_symbols needs a string `path`")
+    real = _real_path(index, path)
+    parsed = index.parsed(real) if real is not None else None
+    if parsed is None:
+        note = f"`{path}` is not in the code index"
+        return {"ok": True, "found": False, "path": path, "note": note, "units": []}
+    return {
+        "ok": True,
+        "found": True,
+        "path": parsed.path,
+        "language": parsed.language,
+        "status": parsed.status,
+        "note": parsed.note,
+        "units": [unit_to_dict(u) for u in parsed.units if u.kind != "file"],
+    }
+
+
+def _impact(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
+    path = request.get("path")
+    symbol = request.get("symbol") or None
+    if not isinstance(path, str) or not path.strip():
+        return _refuse("code_impact needs a string `path`")
+    if symbol is not None and not isinstance(symbol, str):
+        return _refuse("code_impact: `symbol` must be a string")
+    corpus = index.corpus
+    if corpus is None or _real_path(index, path) is None:
+        empty = Impact(path, symbol, (), (), note=f"`{path}` is not in the code index")
+        return {"ok": True, "found": False, "impact": impact_to_dict(empty)}
+    return {"ok": True, "found": True, "impact": impact_to_dict(impact(corpus, path, symbol))}
+
+
+def handle_code_op(
+    index: CodeIndex,
+    request: Mapping[str, Any],
+    *,
+    update: Update | None = None,
+    extra: Extra | None = None,
+) -> dict[str, Any] | None:
+    """Answer one code op; None when `request` is not a code op (someone else answers it).
+
+    `update(reset)` runs an update the caller's way (the daemon counts and logs them);
+    `extra()` adds facts to the status (the daemon's state and update count).
+    """
+    op = request.get("op")
+    if not isinstance(op, str) or not op.startswith("code_"):
+        return None
+    try:
+        if op == "code_search":
+            return _search(index, request)
+        if op == "code_symbols":
+            return _symbols(index, request)
+        if op == "code_impact":
+            return _impact(index, request)
+        if op == "code_status":
+            return {"ok": True, "status": status_of(index, extra).to_dict()}
+        if op == "code_update":
+            reset = bool(request.get("reset"))
+            report = update(reset) if update else _update(index, reset)
+            return update_answer(report, status_of(index, extra))
+    except NexusError as exc:
+        return _refuse(str(exc))
+    return _refuse(f"unknown op {op!r}; the code ops are {', '.join(CODE_OPS)}")
+
+
+def _update(index: CodeIndex, reset: bool) -> UpdateReport:
+    if reset:
+        index.reset()
+    return index.update()
+
+
+def status_from_answer(answer: Mapping[str, Any]) -> CodeStatus:
+    """The CodeStatus in a `code_status` or `code_update` answer."""
+    return CodeStatus.from_dict(answer["status"])
+
+
+def status_summary(status: CodeStatus) -> dict[str, Any]:
+    """The code index as `nexusd status` shows it: counts and state, not per-file lists."""
+    extra = status.extra
+    return {
+        "state": extra.get("state"),
+        "files": status.files,
+        "units": status.units,
+        "languages": dict(status.languages),
+        "complete": status.complete,
+        "progress": list(status.progress) if status.progress else None,
+        "skipped": sum(status.skipped.values()),
+        "problems": len(status.problems),
+        "updates": extra.get("updates"),
+        "last_update": asdict(status.last_update) if status.last_update else None,
+        "last_update_at": extra.get("last_update_at"),
+        "last_error": extra.get("last_error"),
+    }

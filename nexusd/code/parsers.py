@@ -1,0 +1,99 @@
+"""One entry point from a file's bytes to its units: the right parser for each language.
+
+Python goes through `ast`; the languages with a grammar wheel through tree-sitter; any
+other text through line windows. Binary, minified and undecodable content is recorded
+with its reason and no units, so `nexusd code status` can say why a file is not searched.
+"""
+
+from __future__ import annotations
+
+from nexusd.code.files import looks_binary, looks_minified
+from nexusd.code.lines import line_windows
+from nexusd.code.units import CodeUnit, FileStatus, ParsedFile, module_name
+
+PYTHON = frozenset({".py", ".pyi", ".pyw"})
+# Text worth searching by words even without a parser (docs, configuration, scripts).
+TEXT = frozenset(
+    {
+        ".md", ".rst", ".txt", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".sh",
+        ".bash", ".rb", ".php", ".cs", ".kt", ".scala", ".swift", ".lua", ".pl", ".r",
+        ".sql", ".html", ".css", ".scss", ".vue", ".svelte", ".m", ".mm", ".ex", ".exs",
+        ".erl", ".hs", ".ml", ".clj", ".dart", ".zig", ".nim", ".jl", ".cmake", ".gradle",
+        ".proto", ".graphql", ".tf", ".dockerfile", ".mk", ".in", ".tex",
+    }
+)  # fmt: skip
+TEXT_NAMES = frozenset({"Makefile", "Dockerfile", "CMakeLists.txt", "Rakefile", "Gemfile"})
+CODE_LANGUAGES = frozenset(
+    {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp"}
+)
+
+
+def suffix(path: str) -> str:
+    """The lower-case extension of a path (`.py`), or "" for none."""
+    name = path.rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name.strip(".") else ""
+
+
+def language_for(path: str) -> str | None:
+    """The language a path is parsed as; None when it is not indexed at all."""
+    ext = suffix(path)
+    if ext in PYTHON:
+        return "python"
+    from nexusd.code.lang_treesitter import EXTENSIONS
+
+    if ext in EXTENSIONS:
+        return EXTENSIONS[ext]
+    if ext in TEXT or path.rsplit("/", 1)[-1] in TEXT_NAMES:
+        return "text"
+    return None
+
+
+def empty(path: str, language: str, status: FileStatus, note: str) -> ParsedFile:
+    """A file recorded without units (binary, too large, unreadable)."""
+    name = path.rsplit("/", 1)[-1]
+    unit = CodeUnit(path, "file", name, module_name(path), 1, 1)
+    return ParsedFile(path, language, (unit,), status=status, note=note)
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """(text, note): UTF-8 when it is, else Latin-1 so every byte still reads (and a note)."""
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError as exc:
+        note = f"not UTF-8 at byte {exc.start}; read as Latin-1"
+        return data.decode("latin-1"), note
+
+
+def parse_file(path: str, data: bytes, language: str) -> ParsedFile:
+    """The units of one file's content as `language` (see `language_for`)."""
+    if looks_binary(data):
+        return empty(path, language, "binary", "binary content (a NUL byte)")
+    text, note = decode(data)
+    if looks_minified(text):
+        return empty(path, language, "fallback", "minified or generated (very long lines)")
+    if language == "python":
+        parsed = _python(path, text)
+    elif language == "text":
+        parsed = line_windows(path, text)
+    else:
+        from nexusd.code.lang_treesitter import parse_treesitter
+
+        found = parse_treesitter(path, text, language)
+        parsed = (
+            found
+            if found is not None
+            else line_windows(
+                path, text, language, note=f"no {language} grammar installed; indexed as lines"
+            )
+        )
+    if note and not parsed.note:
+        from dataclasses import replace
+
+        parsed = replace(parsed, note=note)
+    return parsed
+
+
+def _python(path: str, text: str) -> ParsedFile:
+    from nexusd.code.lang_python import parse_python
+
+    return parse_python(path, text)

@@ -1,0 +1,146 @@
+"""What a request says about code: identifiers, dotted names, paths, stack frames, errors.
+
+Pure: text in, a `CodeQuery` out. Words inside code (backticks, fenced blocks, tracebacks)
+and words shaped like code (`snake_case`, `CamelCase`, `a.b.c`, `f(`) weigh more than prose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from nexusd.code.tokens import IDENT, STOP, tokens
+
+_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
+_TICKS = re.compile(r"`([^`\n]{1,300})`")
+_DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
+_PATH = re.compile(
+    r"(?<![\w.])((?:[\w.-]+/)*[\w.-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|c|h|cc|cpp"
+    r"|cxx|hpp|hh|rb|php|cs|kt|scala|swift|m|lua|sh|pl|r|toml|cfg|ini|yaml|yml|json|rst|md|txt))"
+    r"(?::(\d+))?\b"
+)
+# Stack frames of several runtimes, each with named groups path, line and (maybe) func.
+_FRAMES = (
+    re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?'),
+    re.compile(r"^\s*(?P<path>[\w./\\-]+\.py):(?P<line>\d+):(?: in (?P<func>[\w<>.]+))?", re.M),
+    re.compile(r"at (?:(?P<func>[\w.$<>]+) )?\(?(?P<path>[\w./\\-]+\.[jt]sx?):(?P<line>\d+):\d+"),
+    re.compile(r"at (?P<func>[\w.$]+)\((?P<path>\w+\.java):(?P<line>\d+)\)"),
+    re.compile(r"^\s*(?P<path>[\w./-]+\.(?:go|rs|c|cc|cpp)):(?P<line>\d+)", re.M),
+)
+_EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt|Failure))\b")
+_MESSAGE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning):\s*(.{8,200})")
+_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+# How much a word counts, by where it was seen.
+W_PROSE = 1.0
+W_CODE = 2.0
+W_TRACE = 3.0
+W_TITLE = 2.0
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One stack frame of a traceback the request quotes."""
+
+    path: str
+    line: int
+    function: str = ""
+
+
+@dataclass(frozen=True)
+class CodeQuery:
+    """The code-shaped evidence of a request, each item weighted by where it was found."""
+
+    terms: tuple[tuple[str, float], ...]  # token → weight, for lexical search
+    identifiers: tuple[tuple[str, float], ...]  # whole names as written, for definitions
+    paths: tuple[str, ...] = ()  # file paths the text names (as written)
+    modules: tuple[str, ...] = ()  # dotted names that may be modules (`pkg.mod`)
+    frames: tuple[Frame, ...] = ()
+    exceptions: tuple[str, ...] = ()
+    messages: tuple[str, ...] = ()
+
+    def is_empty(self) -> bool:
+        """True when the text holds nothing to search code by."""
+        return not (self.terms or self.identifiers or self.paths or self.frames)
+
+
+def _code_spans(text: str) -> list[str]:
+    spans = [m.group(1) for m in _FENCE.finditer(text)]
+    rest = _FENCE.sub(" ", text)
+    spans += [m.group(1) for m in _TICKS.finditer(rest)]
+    return spans
+
+
+def _looks_like_code(word: str) -> bool:
+    """`snake_case`, `camelCase`, `CamelCase` with an inner capital, `_private`, `ALLCAPS1`."""
+    if "_" in word.strip("_") or word.startswith("_"):
+        return True
+    inner = word[1:]
+    return any(c.isupper() for c in inner) and any(c.islower() for c in word)
+
+
+def _frames(text: str) -> list[Frame]:
+    found: list[Frame] = []
+    for pattern in _FRAMES:
+        for m in pattern.finditer(text):
+            parts = m.groupdict()
+            func = (parts.get("func") or "").split(".")[-1]
+            found.append(Frame(parts["path"].replace("\\", "/"), int(parts["line"]), func))
+    return list(dict.fromkeys(found))
+
+
+def mine(text: str, *, title: str = "") -> CodeQuery:
+    """The code query of a request's text (goal, blockers, outcome); `title` counts double."""
+    spans = _code_spans(text)
+    frames = _frames(text)
+    trace_text = "\n".join(f"{f.path} {f.function}" for f in frames)
+    weights: dict[str, float] = defaultdict(float)
+    for word in set(tokens(text)):
+        weights[word] = max(weights[word], W_PROSE)
+    for word in set(tokens("\n".join(spans))):
+        weights[word] = max(weights[word], W_CODE)
+    for word in set(tokens(title)):
+        weights[word] = max(weights[word], W_TITLE)
+    for word in set(tokens(trace_text)):
+        weights[word] = max(weights[word], W_TRACE)
+
+    idents: dict[str, float] = defaultdict(float)
+    code_text = "\n".join(spans)
+    for m in IDENT.finditer(text):
+        word = m.group(0)
+        if len(word) < 3 or word.lower() in STOP:
+            continue
+        weight = W_CODE if _looks_like_code(word) else W_PROSE
+        idents[word] = max(idents[word], weight)
+    for m in IDENT.finditer(code_text):
+        word = m.group(0)
+        if len(word) >= 3 and word.lower() not in STOP:
+            idents[word] = max(idents[word], W_CODE)
+    for m in _CALL.finditer(text):
+        if m.group(1).lower() not in STOP:
+            idents[m.group(1)] = max(idents[m.group(1)], W_CODE)
+    for dotted in _DOTTED.findall(text):
+        for part in dotted.split("."):
+            if len(part) >= 3 and part.lower() not in STOP:
+                idents[part] = max(idents[part], W_CODE)
+    for frame in frames:
+        if frame.function and not frame.function.startswith("<"):
+            idents[frame.function] = max(idents[frame.function], W_TRACE)
+    for word in set(IDENT.findall(title)):
+        if word in idents:
+            # The title says what the report is about: a name in it counts double.
+            idents[word] *= W_TITLE
+    exceptions = list(dict.fromkeys(_EXC.findall(text)))
+    paths = list(dict.fromkeys(m.group(1) for m in _PATH.finditer(text)))
+    modules = [d for d in dict.fromkeys(_DOTTED.findall(text)) if not _PATH.fullmatch(d)]
+    messages = [m.group(1).strip() for m in _MESSAGE.finditer(text)]
+    return CodeQuery(
+        terms=tuple(sorted(weights.items())),
+        identifiers=tuple(sorted(idents.items())),
+        paths=tuple(paths),
+        modules=tuple(modules),
+        frames=tuple(frames),
+        exceptions=tuple(exceptions),
+        messages=tuple(dict.fromkeys(messages)),
+    )

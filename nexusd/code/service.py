@@ -1,0 +1,251 @@
+"""CodeIndex: the code index of one repository, kept fresh by git blob id, searched in memory.
+
+`update()` lists the files git knows (working-tree edits included), parses only the
+(path, blob) pairs not stored yet, writes them to LanceDB and swaps in a new in-memory
+corpus. Searches read whatever corpus is current and never wait for an update; while a
+first build runs they see the part already parsed, and the results say so.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from nexusd.code.corpus import Corpus
+from nexusd.code.files import DEFAULT_EXCLUDE, RepoFile, excluded, list_files
+from nexusd.code.parsers import language_for
+from nexusd.code.query import mine
+from nexusd.code.rank import FileHit, rank
+from nexusd.code.reader import parse_many
+from nexusd.code.status import CodeStatus, UpdateReport, skipped_summary
+from nexusd.code.store import CodeStore
+from nexusd.code.units import CodeUnit, ParsedFile, normalize_path
+from nexusd.config import Config
+from nexusd.paths import RepoLayout
+
+log = logging.getLogger("nexusd.code")
+# While a first build runs, searches get a partial corpus rebuilt after this many files.
+PARTIAL_EVERY = 2000
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class CodeResults:
+    """Ranked files for one query, and a note when the index was incomplete."""
+
+    hits: tuple[FileHit, ...]
+    note: str | None = None
+    query_ms: float = 0.0
+
+
+def index_uri(layout: RepoLayout, config: Config) -> str:
+    """The same LanceDB location as the memory index (`memory.index_uri` or the git dir)."""
+    uri = config.get("memory.index_uri")
+    return str(uri) if uri else str(layout.index_dir)
+
+
+class CodeIndex:
+    """Update, search and describe one repository's code index (thread-safe)."""
+
+    def __init__(self, layout: RepoLayout, config: Config) -> None:
+        self.layout = layout
+        self.config = config
+        self.store = CodeStore(index_uri(layout, config))
+        patterns = list(config.get("code.exclude"))
+        if config.get("code.default_excludes"):
+            patterns += DEFAULT_EXCLUDE
+        self.exclude = tuple(patterns)
+        self.max_bytes = int(config.get("code.max_file_bytes"))
+        self.max_files = int(config.get("code.max_files"))
+        self.workers = int(config.get("code.workers")) or (os.cpu_count() or 1)
+        self._files: dict[str, tuple[str, ParsedFile]] = {}  # path → (blob, parsed)
+        self._skipped: dict[str, str] = {}  # path → reason
+        self._counts: dict[CodeUnit, Counter[str]] = {}
+        self._corpus: Corpus | None = None
+        self._lock = threading.Lock()
+        self._opened = False
+        self.progress: tuple[int, int] | None = None  # (parsed, to parse) while updating
+        self.last_update: UpdateReport | None = None
+        self.complete = False
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def open(self) -> None:
+        """Load what is stored (no parsing); searches work from here on."""
+        with self._lock:
+            if self._opened:
+                return
+            self.store.open()
+            for parsed in self.store.load():
+                self._files[parsed.path] = ("", parsed)
+            blobs = self.store.stored()
+            self._files = {p: (blobs.get(p, ""), f) for p, (_, f) in self._files.items()}
+            self._rebuild()
+            self._opened = True
+
+    def reset(self) -> None:
+        """Drop the stored tables and everything in memory (then `update` rebuilds)."""
+        with self._lock:
+            self.store.drop()
+            self.store.open()
+            self._files.clear()
+            self._counts.clear()
+            self._skipped.clear()
+            self._corpus = None
+            self.complete = False
+            self.last_update = None
+            self._opened = True
+
+    # -- update ---------------------------------------------------------------------------
+    def _wanted(self, files: list[RepoFile]) -> dict[str, tuple[str, str]]:
+        """path → (blob, language) of the files to index; the rest noted in `_skipped`."""
+        skipped: dict[str, str] = {}
+        wanted: dict[str, tuple[str, str]] = {}
+        for f in files:
+            reason = f.skip_reason
+            language = language_for(f.path) if reason is None else None
+            if reason is None and excluded(f.path, self.exclude):
+                reason = "excluded by code.exclude or the default excludes"
+            if reason is None and language is None:
+                continue  # not a kind of file the index reads (images, archives, …)
+            if reason is not None or language is None:
+                skipped[f.path] = reason or "not indexed"
+                continue
+            if len(wanted) >= self.max_files:
+                skipped[f.path] = f"beyond code.max_files ({self.max_files})"
+                continue
+            wanted[f.path] = (f.blob, language)
+        self._skipped = skipped
+        return wanted
+
+    def update(self, progress: Progress | None = None) -> UpdateReport:
+        """Bring the index in line with the working tree; parse only new (path, blob) pairs."""
+        self.open()
+        with self._lock:
+            start = time.perf_counter()
+            wanted = self._wanted(list_files(self.layout.root))
+            removed = [p for p in self._files if p not in wanted]
+            todo = [
+                (path, language)
+                for path, (blob, language) in wanted.items()
+                if self._files.get(path, ("",))[0] != blob
+            ]
+            for path in removed:
+                del self._files[path]
+            if removed:
+                self.store.remove(removed)
+            parsed_count = 0
+            self.progress = (0, len(todo))
+
+            def tick(n: int) -> None:
+                nonlocal parsed_count
+                parsed_count += n
+                self.progress = (parsed_count, len(todo))
+                if progress:
+                    progress(parsed_count, len(todo))
+
+            try:
+                self._parse_and_store(todo, wanted, tick)
+            finally:
+                # Also when the caller stopped the update: what was stored so far stays valid.
+                self.progress = None
+            self.complete = True
+            if todo or removed or self._corpus is None:
+                self._rebuild()
+            errors = sum(1 for _, p in self._files.values() if p.status == "syntax-error")
+            report = UpdateReport(
+                parsed=len(todo),
+                removed=len(removed),
+                unchanged=len(wanted) - len(todo),
+                syntax_errors=errors,
+                skipped=len(self._skipped),
+                seconds=round(time.perf_counter() - start, 3),
+            )
+            self.last_update = report
+            return report
+
+    def _parse_and_store(
+        self,
+        todo: list[tuple[str, str]],
+        wanted: dict[str, tuple[str, str]],
+        tick: Callable[[int], None],
+    ) -> None:
+        pending = 0
+        for chunk in parse_many(self.layout.root, todo, self.max_bytes, self.workers, tick):
+            stale = [p.path for p in chunk if p.path in self._files]
+            if stale:
+                self.store.remove(stale)
+            self.store.add([(p, wanted[p.path][0]) for p in chunk])
+            for p in chunk:
+                self._files[p.path] = (wanted[p.path][0], p)
+            pending += len(chunk)
+            if self._corpus is None or (not self.complete and pending >= PARTIAL_EVERY):
+                self._rebuild()  # a first build: searches see the part already parsed
+                pending = 0
+
+    def _rebuild(self) -> None:
+        parsed = [p for _, p in self._files.values()]
+        self._corpus = Corpus(parsed, self._counts)
+        live = {u for p in parsed for u in p.units}
+        for unit in [u for u in self._counts if u not in live]:
+            del self._counts[unit]
+
+    # -- queries --------------------------------------------------------------------------
+    @property
+    def corpus(self) -> Corpus | None:
+        """The current searchable view (None before anything was indexed)."""
+        return self._corpus
+
+    def _note(self) -> str | None:
+        if self.progress is not None and not self.complete:
+            done, total = self.progress
+            return f"the code index is still being built ({done} of {total} files parsed)"
+        if not self.complete and self._corpus is None:
+            return "the code index is empty: run `nexusd code reindex`"
+        return None
+
+    def search(self, text: str, k: int | None = None, *, title: str = "") -> CodeResults:
+        """Files and units most likely meant by `text` (a request, a question, a traceback)."""
+        start = time.perf_counter()
+        corpus = self._corpus
+        limit = k or int(self.config.get("code.max_results"))
+        hits = rank(corpus, mine(text, title=title), k=limit) if corpus is not None else []
+        ms = round((time.perf_counter() - start) * 1000.0, 3)
+        return CodeResults(tuple(hits), self._note(), ms)
+
+    def symbols(self, path: str) -> tuple[CodeUnit, ...]:
+        """The units of one indexed file (empty when it is not indexed)."""
+        entry = self._files.get(normalize_path(path))
+        return entry[1].units if entry else ()
+
+    def parsed(self, path: str) -> ParsedFile | None:
+        """The parsed file at `path`, if indexed."""
+        entry = self._files.get(normalize_path(path))
+        return entry[1] if entry else None
+
+    def status(self) -> CodeStatus:
+        """Counts by language and status, skipped files by reason, progress, last update."""
+        # A copy: an update may add files meanwhile (dict() of a dict is atomic under the GIL).
+        files = [p for _, p in dict(self._files).values()]
+        skipped = dict(self._skipped)
+        return CodeStatus(
+            index_uri=self.store.uri,
+            files=len(files),
+            units=sum(len(p.units) - 1 for p in files),
+            languages=dict(Counter(p.language for p in files).most_common()),
+            statuses=dict(Counter(p.status for p in files).most_common()),
+            problems=tuple(
+                f"{p.path}: {p.status}" + (f" ({p.note})" if p.note else "")
+                for p in sorted(files, key=lambda f: f.path)
+                if p.status not in ("ok", "fallback") or p.note
+            )[:50],
+            skipped=skipped_summary(skipped),
+            complete=self.complete,
+            progress=self.progress,
+            last_update=self.last_update,
+        )

@@ -1,0 +1,68 @@
+"""What `nexusd code status` and the daemon's status report about the code index."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class UpdateReport:
+    """What one update did."""
+
+    parsed: int  # (path, blob) pairs parsed: new or changed files
+    removed: int
+    unchanged: int
+    syntax_errors: int
+    skipped: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class CodeStatus:
+    """The state of a code index."""
+
+    index_uri: str
+    files: int
+    units: int
+    languages: Mapping[str, int]
+    statuses: Mapping[str, int]
+    problems: tuple[str, ...]  # one line per file that did not parse cleanly
+    skipped: Mapping[str, int]  # reason → files
+    complete: bool
+    progress: tuple[int, int] | None = None
+    last_update: UpdateReport | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready mapping."""
+        data = asdict(self)
+        data["progress"] = list(self.progress) if self.progress else None
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CodeStatus:
+        """The inverse of `to_dict` (for answers from the daemon)."""
+        last = data.get("last_update")
+        progress = data.get("progress")
+        return cls(
+            index_uri=str(data["index_uri"]),
+            files=int(data["files"]),
+            units=int(data["units"]),
+            languages=dict(data.get("languages") or {}),
+            statuses=dict(data.get("statuses") or {}),
+            problems=tuple(data.get("problems") or ()),
+            skipped=dict(data.get("skipped") or {}),
+            complete=bool(data.get("complete")),
+            progress=(int(progress[0]), int(progress[1])) if progress else None,
+            last_update=UpdateReport(**last) if isinstance(last, dict) else None,
+            extra=dict(data.get("extra") or {}),
+        )
+
+
+def skipped_summary(skipped: Mapping[str, str]) -> dict[str, int]:
+    """reason → how many files, most common first (reasons lose their per-file numbers)."""
+    reasons = Counter(reason.split(":")[0] for reason in skipped.values())
+    return dict(reasons.most_common())

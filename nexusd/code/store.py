@@ -1,0 +1,227 @@
+"""The LanceDB tables of the code index, beside the memory index: files and units.
+
+Table `code_files`, one row per indexed file: path, blob (git blob id), language, status,
+note. Table `code_units`, one row per unit (see `units.CodeUnit`), with the file's path and
+blob. A file whose (path, blob) is already stored is never parsed again; the tables are
+derived and `nexusd code reindex` rebuilds them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from nexusd.code.units import CodeUnit, ParsedFile
+from nexusd.errors import IndexStoreError
+
+FILES = "code_files"
+UNITS = "code_units"
+_BATCH = 500
+_LIST_FIELDS = ("defines", "uses", "imports", "bases")
+
+
+def _schemas() -> tuple[Any, Any]:
+    import pyarrow as pa
+
+    files = pa.schema(
+        [
+            pa.field("path", pa.string(), nullable=False),
+            pa.field("blob", pa.string(), nullable=False),
+            pa.field("language", pa.string()),
+            pa.field("status", pa.string()),
+            pa.field("note", pa.string()),
+        ]
+    )
+    units = pa.schema(
+        [
+            pa.field("path", pa.string(), nullable=False),
+            pa.field("blob", pa.string(), nullable=False),
+            pa.field("ordinal", pa.int32()),
+            pa.field("kind", pa.string()),
+            pa.field("name", pa.string()),
+            pa.field("qualname", pa.string()),
+            pa.field("line_start", pa.int32()),
+            pa.field("line_end", pa.int32()),
+            pa.field("signature", pa.string()),
+            pa.field("doc", pa.string()),
+            *(pa.field(name, pa.list_(pa.string())) for name in _LIST_FIELDS),
+            pa.field("text", pa.string()),
+        ]
+    )
+    return files, units
+
+
+def _sql(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _file_row(parsed: ParsedFile, blob: str) -> dict[str, Any]:
+    return {
+        "path": parsed.path,
+        "blob": blob,
+        "language": parsed.language,
+        "status": parsed.status,
+        "note": parsed.note,
+    }
+
+
+def _unit_rows(parsed: ParsedFile, blob: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "path": parsed.path,
+            "blob": blob,
+            "ordinal": i,
+            "kind": u.kind,
+            "name": u.name,
+            "qualname": u.qualname,
+            "line_start": u.start,
+            "line_end": u.end,
+            "signature": u.signature,
+            "doc": u.doc,
+            **{name: list(getattr(u, name)) for name in _LIST_FIELDS},
+            "text": u.text,
+        }
+        for i, u in enumerate(parsed.units)
+    ]
+
+
+class CodeStore:
+    """The two code tables at `uri`; every LanceDB failure surfaces as IndexStoreError."""
+
+    def __init__(self, uri: str) -> None:
+        self.uri = uri
+        self._db: Any = None
+        self._files: Any = None
+        self._units: Any = None
+
+    def _wrap(self, what: str, exc: Exception) -> IndexStoreError:
+        return IndexStoreError(
+            f"code index at {self.uri}: {what} failed ({type(exc).__name__}: {exc})",
+            hint="run `nexusd code reindex` to rebuild it from the repository",
+        )
+
+    def open(self) -> None:
+        """Open the tables, creating them when missing."""
+        import lancedb
+
+        try:
+            if "://" not in self.uri or self.uri.startswith("file://"):
+                Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+            self._db = lancedb.connect(self.uri)
+            names = set(self._db.list_tables().tables)
+            files_schema, units_schema = _schemas()
+            self._files = (
+                self._db.open_table(FILES)
+                if FILES in names
+                else self._db.create_table(FILES, schema=files_schema)
+            )
+            self._units = (
+                self._db.open_table(UNITS)
+                if UNITS in names
+                else self._db.create_table(UNITS, schema=units_schema)
+            )
+        except Exception as exc:
+            raise self._wrap("open", exc) from exc
+
+    def drop(self) -> None:
+        """Delete both tables (the memory tables beside them are kept)."""
+        try:
+            if self._db is None:
+                self.open()
+            for name in (FILES, UNITS):
+                if name in set(self._db.list_tables().tables):
+                    self._db.drop_table(name)
+            self._files = self._units = None
+        except IndexStoreError:
+            raise
+        except Exception as exc:
+            raise self._wrap("drop", exc) from exc
+
+    def stored(self) -> dict[str, str]:
+        """path → blob of every stored file."""
+        try:
+            rows = self._files.search().select(["path", "blob"]).limit(None).to_arrow()
+        except Exception as exc:
+            raise self._wrap("read", exc) from exc
+        return dict(
+            zip(rows.column("path").to_pylist(), rows.column("blob").to_pylist(), strict=True)
+        )
+
+    def remove(self, paths: Sequence[str]) -> None:
+        """Forget these files and their units."""
+        try:
+            for i in range(0, len(paths), _BATCH):
+                batch = ", ".join(_sql(p) for p in paths[i : i + _BATCH])
+                self._files.delete(f"path IN ({batch})")
+                self._units.delete(f"path IN ({batch})")
+        except Exception as exc:
+            raise self._wrap("delete", exc) from exc
+
+    def add(self, parsed: Iterable[tuple[ParsedFile, str]]) -> None:
+        """Store parsed files with their blob ids (callers removed the old rows first)."""
+        file_rows: list[dict[str, Any]] = []
+        unit_rows: list[dict[str, Any]] = []
+        for item, blob in parsed:
+            file_rows.append(_file_row(item, blob))
+            unit_rows.extend(_unit_rows(item, blob))
+        try:
+            if file_rows:
+                self._files.add(file_rows)
+            if unit_rows:
+                self._units.add(unit_rows)
+        except Exception as exc:
+            raise self._wrap("write", exc) from exc
+
+    def load(self) -> list[ParsedFile]:
+        """Every stored file with its units, in path order."""
+        try:
+            files = self._files.search().limit(None).to_arrow().to_pylist()
+            units = self._units.search().limit(None).to_arrow().to_pylist()
+        except Exception as exc:
+            raise self._wrap("read", exc) from exc
+        by_path: dict[str, list[dict[str, Any]]] = {}
+        for row in units:
+            by_path.setdefault(row["path"], []).append(row)
+        out = []
+        for row in sorted(files, key=lambda r: r["path"]):
+            rows = sorted(by_path.get(row["path"], []), key=lambda r: r["ordinal"])
+            out.append(
+                ParsedFile(
+                    path=row["path"],
+                    language=row["language"],
+                    units=tuple(_unit(r) for r in rows),
+                    status=row["status"],
+                    note=row["note"] or "",
+                )
+            )
+        return out
+
+    def optimize(self) -> None:
+        """Compact both tables after many small updates."""
+        try:
+            self._files.optimize()
+            self._units.optimize()
+        except Exception as exc:
+            raise self._wrap("optimize", exc) from exc
+
+
+def _unit(row: dict[str, Any]) -> CodeUnit:
+    return CodeUnit(
+        path=row["path"],
+        kind=row["kind"],
+        name=row["name"],
+        qualname=row["qualname"],
+        start=int(row["line_start"]),
+        end=int(row["line_end"]),
+        signature=row["signature"] or "",
+        doc=row["doc"] or "",
+        **{name: tuple(row[name] or ()) for name in _LIST_FIELDS},
+        text=row["text"] or "",
+    )
+
+
+def dumps(parsed: ParsedFile) -> str:
+    """A parsed file as one JSON line (for the in-process cache and tests)."""
+    return json.dumps({"file": _file_row(parsed, ""), "units": _unit_rows(parsed, "")})

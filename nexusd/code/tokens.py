@@ -1,0 +1,92 @@
+"""Words of code and of reports about code: identifiers kept whole and split into their parts.
+
+`parse_expr` gives `parse_expr`, `parse`, `expr`; `camelCase` gives `camelcase`, `camel`,
+`case`; `sympy.Expr.subs` gives each part. Both sides of a search (the index and the
+request) go through the same function, so a report that says "the latex printer" meets
+`LatexPrinter` and a report that names `_print_Pow` meets it exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+# Words every program or report uses: they say nothing about which code is meant.
+STOP = frozenset(
+    """
+    the a an of to in is it and or for on with be this that as are was at by not from but if we
+    i you can when should have has which use using will would there their then so no yes do does
+    get set self none true false return def class import also any all been being both could did
+    each than them they these those its into our out just only some such what where who how why
+    here after before other more most very may might must shall like one two see via per etc
+    cls args kwargs elif else while try except finally raise pass lambda yield assert del global
+    nonlocal async await with print var let const function new this null undefined void int str
+    bool float dict list tuple object type value values result results data name names item items
+    key keys len range isinstance doesn don isn aren wasn didn can't won't expected actual
+    following example code issue error bug problem version python work works working way thing
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+def split_identifier(word: str) -> list[str]:
+    """The lower-case parts of one identifier (`_print_Pow` → `print`, `pow`)."""
+    parts: list[str] = []
+    for piece in word.split("_"):
+        if piece:
+            parts.extend(p.lower() for p in _PARTS.findall(piece))
+    return parts
+
+
+def word_tokens(word: str) -> Iterator[str]:
+    """One identifier as tokens: itself (lower-cased) and, when compound, each of its parts."""
+    low = word.lower()
+    if len(low) > 1 and low not in STOP:
+        yield low
+    parts = split_identifier(word)
+    # `_pytest` and `__dict__` are also found by `pytest` and `dict`.
+    if len(parts) > 1 or (parts and parts[0] != low):
+        for part in parts:
+            if len(part) > 1 and part not in STOP and part != low:
+                yield part
+
+
+@lru_cache(maxsize=262_144)
+def _expand(word: str) -> tuple[str, ...]:
+    return tuple(word_tokens(word))
+
+
+def tokens(text: str) -> list[str]:
+    """Every token of `text`, repeats kept (term frequency matters for BM25)."""
+    out: list[str] = []
+    for word in IDENT.findall(text):
+        out.extend(_expand(word))
+    return out
+
+
+def token_counts(text: str) -> Counter[str]:
+    """How often each token occurs in `text` (each distinct identifier is split once)."""
+    counts: Counter[str] = Counter()
+    for word, n in Counter(IDENT.findall(text)).items():
+        for token in _expand(word):
+            counts[token] += n
+    return counts
+
+
+def path_tokens(path: str) -> list[str]:
+    """The words of a path: folders, the file's stem and their parts (`sympy/core/expr.py`)."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    out: list[str] = []
+    for piece in re.split(r"[/\\.\-]+", stem):
+        if piece:
+            out.extend(word_tokens(piece))
+    return out
+
+
+def distinct(items: Iterable[str]) -> list[str]:
+    """`items` without repeats, in order of first appearance."""
+    return list(dict.fromkeys(items))

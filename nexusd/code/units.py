@@ -1,0 +1,78 @@
+"""Values of the code index: a parsed file and its units (file, class, function, window).
+
+Every extractor (Python's `ast`, tree-sitter, plain line windows) returns a `ParsedFile`;
+the index stores its units keyed by the file's git blob id, so an unchanged blob is never
+parsed twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+UnitKind = Literal["file", "class", "function", "method", "window"]
+
+# Why a file has no symbols: each shows as one line in `nexusd code status`.
+FileStatus = Literal["ok", "syntax-error", "fallback", "binary", "too-large", "unreadable"]
+
+# What one unit keeps of its text: enough for a reason and a snippet, not the whole body.
+MAX_DOC_CHARS = 400
+MAX_SIGNATURE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class CodeUnit:
+    """One unit of a file: the file itself, a class, a function or method, or a line window."""
+
+    path: str  # repository-relative, POSIX separators
+    kind: UnitKind
+    name: str  # `parse_expr`; the file unit's name is the file name
+    qualname: str  # `Parser.parse_expr`; the file unit's is the module path (`pkg.mod`)
+    start: int  # first line, 1-based
+    end: int  # last line, inclusive
+    signature: str = ""  # `def parse_expr(self, s, local_dict=None)`; one line
+    doc: str = ""  # the docstring or leading comment, cut to MAX_DOC_CHARS
+    defines: tuple[str, ...] = ()  # names bound here (the unit itself and its direct members)
+    uses: tuple[str, ...] = ()  # identifiers referenced in the body (distinct, in order)
+    imports: tuple[str, ...] = ()  # modules imported here (`a.b.c`), relative ones resolved
+    bases: tuple[str, ...] = ()  # base classes as written (`Basic`, `sympy.Expr`)
+    text: str = ""  # the words a lexical search reads: identifiers, strings, comments
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """The units of one file (the file unit first) and how the parse went."""
+
+    path: str
+    language: str  # `python`, `javascript`, …, or `text` for the line-window fallback
+    units: tuple[CodeUnit, ...]
+    status: FileStatus = "ok"
+    note: str = ""  # e.g. the syntax error's line and message
+
+    @property
+    def file_unit(self) -> CodeUnit:
+        """The unit that stands for the whole file."""
+        return self.units[0]
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` on one line, at most `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def normalize_path(raw: str) -> str:
+    """A path as a user types it (`./pkg/x.py`, `pkg\\x.py`) in the index's form (`pkg/x.py`)."""
+    path = raw.strip().replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def module_name(path: str) -> str:
+    """`src/pkg/mod.py` → `src.pkg.mod`; `pkg/__init__.py` → `pkg` (the dotted import path)."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    parts = [p for p in stem.split("/") if p]
+    if parts and parts[-1] in {"__init__", "index", "mod"} and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)

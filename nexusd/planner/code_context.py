@@ -1,0 +1,103 @@
+"""The librarian's code phase: the files and functions a request is about, from the code index.
+
+The daemon keeps the index fresh and passes it in; without a daemon the index is opened in
+this process and brought up to date first (only changed blobs are parsed). Fails open: a
+request is answered without code when the index cannot be used, and the response says why.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+from nexusd.config import Config
+from nexusd.paths import RepoLayout
+from nexusd.protocol.models import PlanRequest, Section
+
+log = logging.getLogger("nexusd.code")
+MAX_UNITS_SHOWN = 3
+
+_local: dict[str, object] = {}
+_local_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class CodeFindings:
+    """Ranked files (`nexusd.code.rank.FileHit`) and a note when the index was incomplete."""
+
+    hits: tuple[object, ...] = ()
+    note: str | None = None
+    ms: float = 0.0
+
+
+def query_text(request: PlanRequest) -> tuple[str, str]:
+    """(text, title) to search code by: goal, blockers, previous outcome, delta, questions."""
+    q = request.questions
+    parts = [
+        request.goal,
+        *request.blockers,
+        request.previous_outcome or "",
+        request.scratchpad_delta or "",
+        *(text or "" for text in (q.analysis, q.plan, q.blocker_solutions)),
+    ]
+    title = request.goal.strip().split("\n", 1)[0] if request.goal else ""
+    return "\n".join(p for p in parts if p), title
+
+
+def local_index(layout: RepoLayout, config: Config) -> object:
+    """This process's index of the repository, up to date with the working tree."""
+    from nexusd.code.service import CodeIndex
+
+    key = str(layout.root)
+    with _local_lock:
+        index = _local.get(key)
+        if not isinstance(index, CodeIndex):
+            index = _local[key] = CodeIndex(layout, config)
+    index.update()
+    return index
+
+
+def code_phase(
+    layout: RepoLayout, config: Config, request: PlanRequest, index: object | None
+) -> CodeFindings:
+    """Search the code index for the request; empty findings and a note on failure."""
+    if not config.get("code.enabled"):
+        return CodeFindings()
+    start = time.perf_counter()
+    try:
+        from nexusd.code.service import CodeIndex
+
+        found = index if index is not None else local_index(layout, config)
+        assert isinstance(found, CodeIndex)
+        text, title = query_text(request)
+        results = found.search(text, int(config.get("code.max_results")), title=title)
+    except Exception as exc:  # never lose the answer because the code index failed
+        log.exception("code search for %s failed", request.path)
+        return CodeFindings(note=f"code search failed: {exc}")
+    ms = round((time.perf_counter() - start) * 1000.0, 3)
+    return CodeFindings(results.hits, results.note, ms)
+
+
+def relevant_code_section(hits: tuple[object, ...]) -> Section | None:
+    """`## Relevant Code`: ranked files as `path:line`, their best units, and why each ranks."""
+    from nexusd.code.rank import FileHit
+
+    files = [h for h in hits if isinstance(h, FileHit)]
+    if not files:
+        return None
+    lines = [
+        "Ranked by the code index (names the request uses that the code defines, paths and "
+        "stack frames it quotes, shared rare words, imports); most likely first."
+    ]
+    for number, hit in enumerate(files, start=1):
+        line = hit.units[0].start if hit.units else 1
+        why = "; ".join(hit.reasons[:3]) or "shares words with the request"
+        lines.append(f"{number}. `{hit.path}:{line}` — {why}")
+        for unit in hit.units[:MAX_UNITS_SHOWN]:
+            words = (
+                f" (mentions {', '.join(f'`{w}`' for w in unit.reasons)})" if unit.reasons else ""
+            )
+            lines.append(f"   - `{hit.path}:{unit.start}` {unit.kind} `{unit.qualname}`{words}")
+    return Section("Relevant Code", "\n".join(lines))

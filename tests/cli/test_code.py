@@ -1,0 +1,196 @@
+"""`nexusd code …` in-process (no daemon) through click's CliRunner, on a real repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nexusd.cli import cli
+from tests.conftest import git
+
+SHELF = '''"""Shelves that hold orders until a courier picks them up."""
+
+
+class Shelf:
+    """A shelf with room for a few orders."""
+
+    def place_order(self, order: str) -> bool:
+        """Put an order on the shelf if there is room."""
+        return len(order) < 10
+
+
+def shelf_capacity() -> int:
+    return 10
+'''
+
+COURIER = '''from pkg.shelf import Shelf
+
+
+class OverflowShelf(Shelf):
+    """Takes the orders the hot shelf has no room for."""
+
+
+def deliver(shelf: Shelf) -> bool:
+    return shelf.place_order("soup")
+'''
+
+TEST_SHELF = """from pkg.shelf import Shelf
+
+
+def test_place_order() -> None:
+    assert Shelf().place_order("soup")
+"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _lancedb() -> None:
+    """Import lancedb before the leak guard looks (its event-loop thread is per process)."""
+    import lancedb  # noqa: F401
+
+
+@pytest.fixture
+def code_repo(repo: Path, tmp_path: Path) -> Path:
+    """A package, its test, a file with a syntax error, a binary file, a symlink outside."""
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (repo / "pkg" / "shelf.py").write_text(SHELF, encoding="utf-8")
+    (repo / "pkg" / "courier.py").write_text(COURIER, encoding="utf-8")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_shelf.py").write_text(TEST_SHELF, encoding="utf-8")
+    (repo / "broken.py").write_text("def oops(:\n    return 1\n", encoding="utf-8")
+    (repo / "dump.txt").write_bytes(b"\x00\x01\x02 zanzibar binary dump")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("def zanzibar_secret():\n    pass\n", encoding="utf-8")
+    (repo / "secret.py").symlink_to(outside / "secret.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "code")
+    return repo
+
+
+def run(repo: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["code", *args, "-C", str(repo)])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def run_json(repo: Path, *args: str) -> dict:
+    code, out, err = run(repo, *args, "--json")
+    assert code == 0, err
+    assert "no daemon running: indexed in this process" in err
+    assert "parsing files" not in err  # no progress bar with --json
+    data = json.loads(out)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_search_ranks_the_defining_file_with_its_units(code_repo: Path) -> None:
+    data = run_json(code_repo, "search", "place an order on the shelf", "-k", "3")
+
+    paths = [hit["path"] for hit in data["hits"]]
+    assert paths[0] == "pkg/shelf.py" and len(paths) <= 3
+    units = {u["qualname"]: u for u in data["hits"][0]["units"]}
+    assert units["Shelf.place_order"]["start"] == 7
+    assert data["hits"][0]["reasons"] and data["note"] is None
+    assert "secret.py" not in paths  # the symlink is never followed
+
+
+def test_search_text_lists_files_then_units_and_shows_progress(code_repo: Path) -> None:
+    code, out, err = run(code_repo, "search", "Shelf.place_order")
+
+    assert code == 0
+    first, unit = out.splitlines()[:2]
+    assert first.startswith("pkg/shelf.py  ")
+    assert unit.strip().startswith("pkg/shelf.py:") and "place_order" in unit
+    assert "parsing files" in err and "no daemon running" in err
+
+
+def test_symbols_lists_units_with_kind_lines_and_signature(code_repo: Path) -> None:
+    data = run_json(code_repo, "symbols", "pkg/shelf.py")
+
+    assert (data["path"], data["language"], data["status"]) == ("pkg/shelf.py", "python", "ok")
+    rows = {(u["kind"], u["qualname"]): u for u in data["units"]}
+    assert set(rows) >= {
+        ("class", "Shelf"),
+        ("method", "Shelf.place_order"),
+        ("function", "shelf_capacity"),
+    }
+    method = rows[("method", "Shelf.place_order")]
+    assert (method["start"], method["end"]) == (7, 9)
+    assert method["signature"].startswith("def place_order(self, order")
+    code, out, _ = run(code_repo, "symbols", "pkg/shelf.py")
+    assert code == 0 and out.startswith("pkg/shelf.py  (python, ok)")
+    assert "Shelf.place_order  7-9  def place_order" in out
+
+
+def test_impact_names_subclasses_callers_and_tests(code_repo: Path) -> None:
+    data = run_json(code_repo, "impact", "pkg/shelf.py:Shelf")
+
+    assert (data["path"], data["symbol"]) == ("pkg/shelf.py", "Shelf")
+    used_by = {(e["path"], e["kind"]) for e in data["used_by"]}
+    assert ("pkg/courier.py", "subclass") in used_by
+    assert ("tests/test_shelf.py", "test") in used_by
+    whole = run_json(code_repo, "impact", "pkg/courier.py")
+    assert [(e["path"], e["kind"]) for e in whole["uses"]] == [("pkg/shelf.py", "imports")]
+
+
+def test_status_counts_problems_and_skipped_files(code_repo: Path) -> None:
+    data = run_json(code_repo, "status")
+
+    assert data["complete"] is True and data["progress"] is None
+    assert data["languages"]["python"] == 5  # pkg (3), tests (1), broken.py
+    assert data["statuses"]["syntax-error"] == 1 and data["statuses"]["binary"] == 1
+    assert data["skipped"] == {"symlink (not followed)": 1}
+    assert any(p.startswith("broken.py: syntax-error") for p in data["problems"])
+    assert any(p.startswith("dump.txt: binary") for p in data["problems"])
+    assert data["last_update"]["parsed"] == data["files"]
+    assert data["extra"] == {"daemon": False}
+    # The index is keyed by blob: a second run parses nothing.
+    assert run_json(code_repo, "status")["last_update"]["parsed"] == 0
+    code, out, _ = run(code_repo, "status")
+    assert code == 0 and "state        complete" in out and "broken.py: syntax-error" in out
+
+
+def test_reindex_drops_and_rebuilds_and_edits_are_picked_up(code_repo: Path) -> None:
+    files = run_json(code_repo, "status")["files"]
+    (code_repo / "pkg" / "courier.py").write_text(
+        COURIER + "\n\ndef courier_route() -> str:\n    return 'north'\n", encoding="utf-8"
+    )
+
+    data = run_json(code_repo, "reindex")
+
+    assert data["report"]["parsed"] == files and data["status"]["files"] == files
+    hits = run_json(code_repo, "search", "courier_route")["hits"]
+    assert hits[0]["path"] == "pkg/courier.py"
+    assert hits[0]["units"][0]["qualname"] == "courier_route"
+
+
+@pytest.mark.parametrize(
+    ("args", "exit_code", "message"),
+    [
+        (("search", "  "), 2, "QUERY is empty"),
+        (("symbols", "pkg/nowhere.py"), 8, "`pkg/nowhere.py` is not in the code index"),
+        (("symbols", "secret.py"), 8, "`secret.py` is not in the code index"),
+        (("impact", "nowhere.py:Thing"), 8, "`nowhere.py` is not in the code index"),
+    ],
+)
+def test_bad_input_is_a_clear_error(
+    code_repo: Path, args: tuple[str, ...], exit_code: int, message: str
+) -> None:
+    code, out, err = run(code_repo, *args)
+
+    assert code == exit_code, out + err
+    assert message in err and not out
+
+
+def test_disabled_index_and_no_repository(code_repo: Path, tmp_path: Path) -> None:
+    (code_repo / ".nexus").mkdir()
+    (code_repo / ".nexus" / "config.yaml").write_text("code:\n  enabled: false\n", "utf-8")
+    code, _, err = run(code_repo, "status")
+    assert code == 3 and "code index is disabled" in err
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    code, _, err = run(bare, "status")
+    assert code == 5 and "not inside a git repository" in err

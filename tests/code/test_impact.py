@@ -1,0 +1,55 @@
+"""The impact graph: imports, importers, callers and subclasses of a file or symbol."""
+
+from __future__ import annotations
+
+from nexusd.code.corpus import Corpus
+from nexusd.code.impact import impact
+from nexusd.code.lang_python import parse_python
+
+FILES = {
+    "shop/cart.py": (
+        "from shop.prices import price_of\n\n\nclass Cart:\n"
+        "    def total(self, items):\n        return sum(price_of(i) for i in items)\n"
+    ),
+    "shop/prices.py": "def price_of(item):\n    return item.price\n",
+    "shop/gift.py": "from shop.cart import Cart\n\n\nclass GiftCart(Cart):\n    pass\n",
+    "shop/other.py": "def total(x):\n    return Cart\n",
+    "tests/test_cart.py": (
+        "from shop.cart import Cart\n\n\ndef test_total():\n    assert Cart().total([]) == 0\n"
+    ),
+}
+
+
+def corpus() -> Corpus:
+    return Corpus(parse_python(path, text) for path, text in FILES.items())
+
+
+def test_file_impact_lists_imports_and_importers() -> None:
+    found = impact(corpus(), "shop/cart.py")
+    assert [(e.path, e.kind) for e in found.uses] == [("shop/prices.py", "imports")]
+    assert [(e.path, e.kind) for e in found.used_by] == [
+        ("shop/gift.py", "imported-by"),
+        ("tests/test_cart.py", "test"),
+    ]
+
+
+def test_symbol_impact_lists_subclasses_callers_and_name_matches() -> None:
+    found = impact(corpus(), "shop/cart.py", "Cart")
+    edges = [(e.path, e.symbol, e.kind) for e in found.used_by]
+    assert ("shop/gift.py", "GiftCart", "subclass") in edges
+    assert ("tests/test_cart.py", "test_total", "test") in edges
+    # shop/other.py does not import cart.py: a name match only, marked uncertain.
+    assert ("shop/other.py", "total", "calls?") in edges
+    assert edges.index(("shop/other.py", "total", "calls?")) == len(edges) - 1
+
+
+def test_what_a_function_uses() -> None:
+    found = impact(corpus(), "shop/cart.py", "Cart.total")
+    assert [(e.path, e.symbol, e.kind) for e in found.uses] == [
+        ("shop/prices.py", "price_of", "calls")
+    ]
+
+
+def test_unknown_file_is_explained() -> None:
+    found = impact(corpus(), "nope.py")
+    assert found.note == "`nope.py` is not in the code index"

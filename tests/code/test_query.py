@@ -1,0 +1,83 @@
+"""Mining a request for code: identifiers, dotted names, paths, frames, exceptions."""
+
+from __future__ import annotations
+
+import pytest
+
+from nexusd.code.query import Frame, mine
+
+PYTHON_TRACE = """Calling `block_collapse(b * b * b)` fails:
+
+```
+Traceback (most recent call last):
+  File "<stdin>", line 1, in <module>
+  File "/home/jan/sympy/matrices/expressions/blockmatrix.py", line 393, in block_collapse
+    result = rule(expr)
+  File "/home/jan/site-packages/sympy/matrices/expressions/matexpr.py", line 85, in _blockmul
+AttributeError: 'Zero' object has no attribute 'cols'
+```
+"""
+
+
+def test_python_traceback_frames_in_order() -> None:
+    q = mine(PYTHON_TRACE)
+    assert q.frames == (
+        Frame("<stdin>", 1, "<module>"),
+        Frame(
+            "/home/jan/sympy/matrices/expressions/blockmatrix.py",
+            393,
+            "block_collapse",
+        ),
+        Frame("/home/jan/site-packages/sympy/matrices/expressions/matexpr.py", 85, "_blockmul"),
+    )
+    assert q.exceptions == ("AttributeError",)
+    assert q.messages == ("'Zero' object has no attribute 'cols'",)
+
+
+def test_frame_functions_and_code_words_weigh_more_than_prose() -> None:
+    q = mine(PYTHON_TRACE)
+    idents = dict(q.identifiers)
+    assert idents["_blockmul"] == 3.0  # a frame's function
+    assert idents["block_collapse"] == 3.0
+    assert idents["fails"] == 1.0  # prose
+    terms = dict(q.terms)
+    assert terms["blockmatrix"] == 3.0  # a word of a frame's path
+    assert terms["fails"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "frame"),
+    [
+        (
+            "src/_pytest/python.py:123: in pytest_pycollect",
+            Frame("src/_pytest/python.py", 123, "pytest_pycollect"),
+        ),
+        ("    at parse (src/lib/parser.js:10:5)", Frame("src/lib/parser.js", 10, "parse")),
+        ("\tat com.acme.Cart.total(Cart.java:42)", Frame("Cart.java", 42, "total")),
+        ("main.go:17 +0x1d", Frame("main.go", 17, "")),
+    ],
+)
+def test_frames_of_other_runtimes(text: str, frame: Frame) -> None:
+    assert mine(text).frames == (frame,)
+
+
+def test_dotted_names_split_into_identifiers_and_kept_as_modules() -> None:
+    q = mine("Calling flask.Config.from_file with a missing file raises")
+    idents = dict(q.identifiers)
+    assert idents["Config"] == 2.0
+    assert idents["from_file"] == 2.0
+    assert "flask.Config.from_file" in q.modules
+
+
+def test_paths_with_line_numbers() -> None:
+    q = mine("see sympy/printing/latex.py:120 and `docs/conf.py`")
+    assert q.paths == ("sympy/printing/latex.py", "docs/conf.py")
+
+
+def test_title_words_count_double() -> None:
+    q = mine("body mentions printer", title="latex printer breaks")
+    assert dict(q.terms)["latex"] == 2.0
+
+
+def test_an_empty_request_is_empty() -> None:
+    assert mine("   ").is_empty()

@@ -1,0 +1,130 @@
+"""CodeIndex on real repositories: blob-keyed updates, edits, checkouts, persistence, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nexusd.code.service import CodeIndex
+from nexusd.config import config_from_mapping
+from nexusd.paths import find_repo
+from tests.code.conftest import write
+from tests.conftest import git
+
+
+def index_for(root: Path, **code: object) -> CodeIndex:
+    config = config_from_mapping({"code": {"workers": 1, **code}}, "test")
+    return CodeIndex(find_repo(root), config)
+
+
+def test_first_update_indexes_tracked_source_and_explains_the_rest(code_repo: Path) -> None:
+    index = index_for(code_repo)
+    report = index.update()
+    status = index.status()
+    assert report.parsed == status.files == 7
+    assert status.languages == {"python": 5, "text": 2}
+    assert status.statuses == {"ok": 4, "fallback": 1, "syntax-error": 1, "binary": 1}
+    assert status.skipped == {
+        "symlink (not followed)": 1,
+        "excluded by code.exclude or the default excludes": 1,
+    }
+    assert any(p.startswith("pkg/broken.py: syntax-error (line 1:") for p in status.problems)
+    assert "pkg/data.txt: binary (binary content (a NUL byte))" in status.problems
+    assert status.complete and status.progress is None
+    assert index.symbols("pkg/core.py")[1].qualname == "Parser"
+
+
+def test_search_finds_the_defining_file_and_unit_with_reasons(code_repo: Path) -> None:
+    index = index_for(code_repo)
+    index.update()
+    results = index.search("parse_expr raises on empty input", title="parse_expr raises")
+    top = results.hits[0]
+    assert top.path == "pkg/core.py"
+    assert "defines `Parser.parse_expr`" in top.reasons
+    assert top.units[0].qualname == "Parser.parse_expr"
+    assert top.units[0].start == 9
+    # The test is found too, but below the code it tests.
+    paths = [h.path for h in results.hits]
+    assert paths.index("tests/test_core.py") > 0
+
+
+def test_unchanged_blobs_are_never_parsed_again(code_repo: Path) -> None:
+    index = index_for(code_repo)
+    index.update()
+    assert index.update().parsed == 0
+    again = index_for(code_repo)  # a new process: loads the LanceDB tables
+    report = again.update()
+    assert report.parsed == 0 and report.unchanged == 7
+    assert again.search("tokenize").hits[0].path == "pkg/util.py"
+
+
+def test_working_tree_edits_are_indexed_before_they_are_committed(code_repo: Path) -> None:
+    index = index_for(code_repo)
+    index.update()
+    write(code_repo, "pkg/util.py", "def detokenize(parts):\n    return ' '.join(parts)\n")
+    write(code_repo, "pkg/new.py", "def brand_new_helper():\n    return 1\n")
+    report = index.update()
+    assert report.parsed == 2
+    assert index.search("brand_new_helper").hits[0].path == "pkg/new.py"
+    assert index.search("detokenize").hits[0].path == "pkg/util.py"
+    (code_repo / "pkg/new.py").unlink()
+    assert index.update().removed == 1
+
+
+def test_checkout_reparses_only_the_changed_files(code_repo: Path) -> None:
+    index = index_for(code_repo)
+    index.update()
+    first = git(code_repo, "rev-parse", "HEAD").strip()
+    write(code_repo, "pkg/util.py", "def split_words(text):\n    return text.split()\n")
+    git(code_repo, "rm", "-q", "pkg/broken.py")
+    git(code_repo, "commit", "-qam", "second")
+    assert index.update().parsed == 1
+    git(code_repo, "checkout", "-q", "--detach", first)
+    report = index.update()
+    assert (report.parsed, report.removed) == (2, 0)  # util.py and broken.py come back
+    assert index.search("tokenize").hits[0].path == "pkg/util.py"
+
+
+def test_size_cap_and_custom_excludes(code_repo: Path) -> None:
+    write(code_repo, "pkg/big.py", "x = 1\n" * 400)
+    index = index_for(code_repo, max_file_bytes=1000, exclude=["tests/*"])
+    index.update()
+    status = index.status()
+    assert any(p.startswith("pkg/big.py: too-large") for p in status.problems)
+    assert index.symbols("tests/test_core.py") == ()
+
+
+def test_reset_rebuilds_from_scratch(code_repo: Path) -> None:
+    index = index_for(code_repo)
+    index.update()
+    index.reset()
+    assert index.status().files == 0
+    assert index.update().parsed == 7
+
+
+@pytest.mark.parametrize("kind", ["empty", "detached"])
+def test_odd_repositories(tmp_path: Path, code_repo: Path, kind: str) -> None:
+    if kind == "empty":
+        root = tmp_path / "empty"
+        root.mkdir()
+        git(root, "init", "-q")
+        index = index_for(root)
+        assert index.update().parsed == 0
+        assert index.search("anything at all").hits == ()
+    else:
+        git(code_repo, "checkout", "-q", "--detach", "HEAD")
+        index = index_for(code_repo)
+        assert index.update().parsed == 7
+
+
+def test_a_minified_and_a_latin1_file_are_explained(code_repo: Path) -> None:
+    write(code_repo, "web/app.min.css", "a{b:c}" * 2000)  # excluded by default (*.min.css)
+    write(code_repo, "web/long.css", "a{b:c}" * 2000)  # one line of 12 kB: minified
+    write(code_repo, "pkg/legacy.py", "# caf\xe9\nNAME = 'x'\n".encode("latin-1"))
+    index = index_for(code_repo)
+    index.update()
+    problems = "\n".join(index.status().problems)
+    assert "web/long.css: fallback (minified or generated (very long lines))" in problems
+    assert "pkg/legacy.py: ok (not UTF-8 at byte 5; read as Latin-1)" in problems
+    assert index.symbols("pkg/legacy.py")[0].defines == ("NAME",)

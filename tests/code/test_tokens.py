@@ -1,0 +1,57 @@
+"""Code-aware tokens: identifiers kept whole and split on snake_case, camelCase and dots."""
+
+from __future__ import annotations
+
+import pytest
+
+from nexusd.code.tokens import path_tokens, split_identifier, token_counts, tokens
+
+
+@pytest.mark.parametrize(
+    ("word", "parts"),
+    [
+        ("parse_expr", ["parse", "expr"]),
+        ("_print_Pow", ["print", "pow"]),
+        ("LatexPrinter", ["latex", "printer"]),
+        ("camelCase", ["camel", "case"]),
+        ("HTTPServer2", ["http", "server", "2"]),
+        ("plain", ["plain"]),
+    ],
+)
+def test_split_identifier(word: str, parts: list[str]) -> None:
+    assert split_identifier(word) == parts
+
+
+def test_tokens_keep_the_whole_identifier_and_its_parts() -> None:
+    # `print` is a stop word: every program and report prints.
+    assert tokens("LatexPrinter._print_Pow(x)") == [
+        "latexprinter",
+        "latex",
+        "printer",
+        "_print_pow",
+        "pow",
+    ]
+    assert tokens("__slots__ _pytest") == ["__slots__", "slots", "_pytest", "pytest"]
+
+
+def test_stop_words_and_single_letters_are_dropped() -> None:
+    assert tokens("the value of x is None") == []
+
+
+def test_token_counts_equal_counting_tokens() -> None:
+    text = "def parse_expr(s): return parse_expr(s) + parseExpr"
+    counts = token_counts(text)
+    assert counts["parse_expr"] == 2
+    assert counts["parse"] == 3
+    assert counts == __import__("collections").Counter(tokens(text))
+
+
+def test_path_tokens() -> None:
+    assert path_tokens("sympy/printing/latex.py") == ["sympy", "printing", "latex"]
+    assert path_tokens("src/_pytest/assertion/rewrite.py") == [
+        "src",
+        "_pytest",
+        "pytest",
+        "assertion",
+        "rewrite",
+    ]
