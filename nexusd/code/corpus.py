@@ -10,8 +10,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from nexusd.code.lexical import Bm25
-from nexusd.code.tokens import path_tokens, token_counts, tokens
+from nexusd.code.lexical import Bm25, TermArray, encode
+from nexusd.code.tokens import path_tokens, token_counts
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
 
 # Path words count this many times in a file's document: a file named for the topic is
@@ -38,8 +38,42 @@ def unit_counts(unit: CodeUnit) -> Counter[str]:
     """The token counts of one unit: its own text, plus its name once more."""
     counts = token_counts(unit.text)
     if unit.kind != "file":
-        counts.update(tokens(unit.name))
+        counts.update(token_counts(unit.name))
     return counts
+
+
+class TokenCache:
+    """Token arrays of parsed files, kept across corpus rebuilds (one vocabulary for all).
+
+    Keyed by the parsed file object: the index keeps that object while its blob is current,
+    so a rebuild after a checkout tokenizes only the files that changed.
+    """
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, int] = {}
+        self._files: dict[int, tuple[ParsedFile, list[TermArray], TermArray]] = {}
+
+    def arrays(self, parsed: ParsedFile) -> tuple[list[TermArray], TermArray]:
+        """(one array per unit but the file unit, the whole file's array with path words)."""
+        found = self._files.get(id(parsed))
+        if found is not None and found[0] is parsed:
+            return found[1], found[2]
+        counts = [unit_counts(u) for u in parsed.units]
+        total: Counter[str] = Counter()
+        for count in counts:
+            total.update(count)
+        for word in path_tokens(parsed.path):
+            total[word] += PATH_WEIGHT
+        units = [encode(c, self.vocab) for c in counts[1:]]
+        whole = encode(total, self.vocab)
+        self._files[id(parsed)] = (parsed, units, whole)
+        return units, whole
+
+    def prune(self, live: Iterable[ParsedFile]) -> None:
+        """Forget the files not in `live`."""
+        keep = {id(p) for p in live}
+        for key in [k for k in self._files if k not in keep]:
+            del self._files[key]
 
 
 @dataclass(frozen=True)
@@ -53,37 +87,29 @@ class Entry:
 class Corpus:
     """Everything a query ranks over, for one version of the repository."""
 
-    def __init__(
-        self, parsed: Iterable[ParsedFile], cache: dict[CodeUnit, Counter[str]] | None = None
-    ) -> None:
-        """Index `parsed`; `cache` keeps each unit's token counts across rebuilds."""
-        cache = {} if cache is None else cache
+    def __init__(self, parsed: Iterable[ParsedFile], cache: TokenCache | None = None) -> None:
+        """Index `parsed`; `cache` keeps each file's token arrays across rebuilds."""
+        cache = TokenCache() if cache is None else cache
         self.files: list[ParsedFile] = sorted(parsed, key=lambda p: p.path)
         self.paths = [p.path for p in self.files]
         self.index = {path: i for i, path in enumerate(self.paths)}
         self.tests = [is_test_path(p) for p in self.paths]
         self.entries: list[Entry] = []
-        unit_docs: list[Counter[str]] = []
-        file_docs: list[Counter[str]] = []
+        unit_docs: list[TermArray] = []
+        file_docs: list[TermArray] = []
         self.file_entries: list[range] = []
         for i, parsed_file in enumerate(self.files):
             first = len(self.entries)
-            total: Counter[str] = Counter()
-            for unit in parsed_file.units:
-                counts = cache.get(unit)
-                if counts is None:
-                    counts = cache[unit] = unit_counts(unit)
-                total.update(counts)
-                if unit.kind != "file":
-                    self.entries.append(Entry(i, unit))
-                    unit_docs.append(counts)
-            for word in path_tokens(parsed_file.path):
-                total[word] += PATH_WEIGHT
+            units, total = cache.arrays(parsed_file)
+            for unit in parsed_file.units[1:]:
+                self.entries.append(Entry(i, unit))
+            unit_docs.extend(units)
             file_docs.append(total)
             self.file_entries.append(range(first, len(self.entries)))
-        self.file_bm25 = Bm25(file_docs)
+        cache.prune(self.files)
+        self.file_bm25 = Bm25(file_docs, cache.vocab)
         self.path_bm25 = Bm25([Counter(path_tokens(p)) for p in self.paths])
-        self.unit_bm25 = Bm25(unit_docs)
+        self.unit_bm25 = Bm25(unit_docs, cache.vocab)
         self.defs: dict[str, list[int]] = {}  # name → entries defining it
         self.defs_lower: dict[str, list[int]] = {}
         for e, entry in enumerate(self.entries):

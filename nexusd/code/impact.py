@@ -62,6 +62,7 @@ def impact(corpus: Corpus, path: str, symbol: str | None = None) -> Impact:
         uses = [
             Edge(corpus.paths[d.file], d.unit.start, d.unit.qualname, "calls")
             for other in unit.uses
+            if other != name  # its own `def` line names it
             for e in corpus.defs.get(other, [])[:3]
             if (d := corpus.entries[e]).file != f or d.unit.name != name
         ][:MAX_EDGES]

@@ -7,7 +7,6 @@ a few hundred weighted terms over tens of thousands of units costs a few millise
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -18,6 +17,8 @@ K1 = 1.2
 B = 0.75
 
 Floats = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.int64]
+TermArray = tuple[Ints, Ints]  # (term ids, counts) of one document
 
 
 @dataclass(frozen=True)
@@ -31,25 +32,29 @@ class Posting:
 class Bm25:
     """Okapi BM25 with weighted query terms; postings kept as one CSR matrix."""
 
-    def __init__(self, docs: Sequence[Mapping[str, int]], k1: float = K1, b: float = B) -> None:
+    def __init__(
+        self,
+        docs: Sequence[Mapping[str, int] | TermArray],
+        vocab: dict[str, int] | None = None,
+        k1: float = K1,
+        b: float = B,
+    ) -> None:
+        """Index `docs`: token counts, or (term ids, counts) arrays encoded with `vocab`."""
         self.n = len(docs)
         self.k1 = k1
-        self.vocab: dict[str, int] = {}
-        ids: list[int] = []
-        tfs: list[int] = []
-        sizes = np.zeros(self.n, dtype=np.int64)
+        if vocab is None and any(isinstance(d, tuple) for d in docs):
+            raise ValueError("documents given as term arrays need the vocabulary that made them")
+        self.vocab = {} if vocab is None else vocab
+        arrays = [d if isinstance(d, tuple) else encode(d, self.vocab) for d in docs]
+        sizes = np.fromiter((len(a[0]) for a in arrays), dtype=np.int64, count=self.n)
+        empty = np.zeros(0, dtype=np.int64)
+        term_ids = np.concatenate([a[0] for a in arrays]) if arrays else empty
+        tfs = np.concatenate([a[1] for a in arrays]).astype(np.float64) if arrays else empty
         lengths = np.zeros(self.n, dtype=np.float64)
-        setdefault = self.vocab.setdefault
-        for index, doc in enumerate(docs):
-            ids.extend([setdefault(term, len(self.vocab)) for term in doc])
-            counts = list(doc.values())
-            tfs.extend(counts)
-            sizes[index] = len(counts)
-            lengths[index] = sum(counts)
+        doc_ids = np.repeat(np.arange(self.n, dtype=np.int32), sizes)
+        np.add.at(lengths, doc_ids, tfs)
         avg = float(lengths.mean()) if self.n else 1.0
         self.norm: Floats = k1 * (1.0 - b + b * lengths / max(avg, 1e-9))
-        term_ids = np.asarray(ids, dtype=np.int64)
-        doc_ids = np.repeat(np.arange(self.n, dtype=np.int32), sizes)
         order = np.argsort(term_ids, kind="stable")  # stable: docs stay ascending per term
         self.docs = doc_ids[order]
         self.freqs = np.asarray(tfs, dtype=np.float64)[order]
@@ -99,9 +104,20 @@ class Bm25:
         return [term for _, term in found[:limit]]
 
 
-def merge_counts(counts: Sequence[Counter[str]]) -> Counter[str]:
-    """The sum of several token counts."""
-    total: Counter[str] = Counter()
-    for count in counts:
-        total.update(count)
-    return total
+def encode(counts: Mapping[str, int], vocab: dict[str, int]) -> TermArray:
+    """Token counts as (term ids, counts) arrays; new terms join `vocab`."""
+    setdefault = vocab.setdefault
+    ids = np.fromiter(
+        (setdefault(term, len(vocab)) for term in counts), dtype=np.int64, count=len(counts)
+    )
+    return ids, np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+
+
+def add_arrays(parts: Sequence[TermArray]) -> TermArray:
+    """The sum of several (term ids, counts) arrays, as one."""
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    ids = np.concatenate([p[0] for p in parts])
+    tfs = np.concatenate([p[1] for p in parts])
+    unique, inverse = np.unique(ids, return_inverse=True)
+    return unique, np.bincount(inverse, weights=tfs).astype(np.int64)

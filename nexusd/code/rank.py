@@ -69,7 +69,12 @@ class _Signals:
     unit_reasons: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
     unit_bonus: dict[int, float] = field(default_factory=lambda: defaultdict(float))
 
-    def add(self, name: str, values: Floats) -> None:
+    def add(self, name: str, values: Floats, *, scale: float | None = None) -> None:
+        """Scores divided by their best (relative evidence), or by `scale` and capped at 1
+        (evidence with a strength of its own: a named path is a named path)."""
+        if scale is not None:
+            self.scores[name] = np.minimum(values / scale, 1.0)
+            return
         top = float(values.max()) if len(values) else 0.0
         self.scores[name] = values / top if top > 0 else values
 
@@ -104,17 +109,22 @@ def _def_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
 
 def _path_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
     values = np.zeros(sig.n)
+    framed = {corpus.file_for_path(frame.path) for frame in query.frames}
     for raw in query.paths:
         f = corpus.file_for_path(raw)
-        if f is not None:
+        # A file in a traceback is the frame signal's; counting it twice would let the outer
+        # frames' files outweigh the innermost one.
+        if f is not None and f not in framed:
             values[f] += 1.0
             sig.reasons[f].append(f"named as `{raw}`")
     for dotted in query.modules:
         f = corpus.resolve_dotted(dotted)
         if f is not None:
-            values[f] += 0.5
+            # A package (`pkg` → pkg/__init__.py) says where to look, not which file.
+            package = corpus.paths[f].rsplit("/", 1)[-1].startswith("__init__.")
+            values[f] += 0.15 if package else 0.5
             sig.reasons[f].append(f"module `{dotted}`")
-    sig.add("path", values)
+    sig.add("path", values, scale=1.0)
     # Words of the request that name a folder or a file: `latex printer` → printing/latex.py.
     sig.add("path_words", corpus.path_bm25.scores(dict(query.terms)))
 
@@ -126,10 +136,11 @@ def _frame_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
         f = corpus.file_for_path(frame.path)
         if f is None:
             continue
-        # The innermost frames (last in a Python traceback) are nearest the fault.
-        values[f] += 1.0 + depth / max(len(frames), 1)
+        # The innermost frames (last in a Python traceback) are nearest the fault; a file
+        # counts by its innermost frame, not by how many frames pass through it.
+        values[f] = max(values[f], 1.0 + depth / max(len(frames), 1))
         sig.reasons[f].append(f"in the traceback at line {frame.line}")
-    sig.add("frame", values)
+    sig.add("frame", values, scale=2.0)
 
 
 def _lexical(corpus: Corpus, query: CodeQuery, sig: _Signals) -> Floats:

@@ -16,7 +16,7 @@ from nexusd.code.parsers import empty, parse_file
 from nexusd.code.units import FileStatus, ParsedFile
 
 # Below this many files, worker processes cost more to start than they save.
-POOL_MIN_FILES = 200
+POOL_MIN_FILES = 40
 CHUNK = 64
 
 

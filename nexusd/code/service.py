@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nexusd.code.corpus import Corpus
+from nexusd.code.corpus import Corpus, TokenCache
 from nexusd.code.files import DEFAULT_EXCLUDE, RepoFile, excluded, list_files
 from nexusd.code.parsers import language_for
 from nexusd.code.query import mine
@@ -66,7 +66,7 @@ class CodeIndex:
         self.workers = int(config.get("code.workers")) or (os.cpu_count() or 1)
         self._files: dict[str, tuple[str, ParsedFile]] = {}  # path → (blob, parsed)
         self._skipped: dict[str, str] = {}  # path → reason
-        self._counts: dict[CodeUnit, Counter[str]] = {}
+        self._tokens = TokenCache()
         self._corpus: Corpus | None = None
         self._lock = threading.Lock()
         self._opened = False
@@ -94,7 +94,7 @@ class CodeIndex:
             self.store.drop()
             self.store.open()
             self._files.clear()
-            self._counts.clear()
+            self._tokens = TokenCache()
             self._skipped.clear()
             self._corpus = None
             self.complete = False
@@ -189,11 +189,7 @@ class CodeIndex:
                 pending = 0
 
     def _rebuild(self) -> None:
-        parsed = [p for _, p in self._files.values()]
-        self._corpus = Corpus(parsed, self._counts)
-        live = {u for p in parsed for u in p.units}
-        for unit in [u for u in self._counts if u not in live]:
-            del self._counts[unit]
+        self._corpus = Corpus([p for _, p in self._files.values()], self._tokens)
 
     # -- queries --------------------------------------------------------------------------
     @property

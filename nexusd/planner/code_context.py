@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
@@ -18,6 +19,9 @@ from nexusd.protocol.models import PlanRequest, Section
 
 log = logging.getLogger("nexusd.code")
 MAX_UNITS_SHOWN = 3
+# What a model's prompt gets of the code: the best unit of the first few files, cut short.
+MAX_SNIPPET_FILES = 5
+MAX_SNIPPET_LINES = 40
 
 _local: dict[str, object] = {}
 _local_lock = threading.Lock()
@@ -78,6 +82,29 @@ def code_phase(
         return CodeFindings(note=f"code search failed: {exc}")
     ms = round((time.perf_counter() - start) * 1000.0, 3)
     return CodeFindings(results.hits, results.note, ms)
+
+
+def code_snippets(root: Path, hits: tuple[object, ...]) -> list[tuple[str, str]]:
+    """(label, text) of the best unit of the top files, for a model's prompt: small and cited."""
+    from nexusd.code.rank import FileHit
+
+    out: list[tuple[str, str]] = []
+    for hit in hits[:MAX_SNIPPET_FILES]:
+        if not isinstance(hit, FileHit) or not hit.units:
+            continue
+        unit = hit.units[0]
+        try:
+            with (root / hit.path).open(encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().split("\n")
+        except OSError:
+            continue
+        last = min(unit.end, unit.start + MAX_SNIPPET_LINES - 1)
+        body = "\n".join(lines[unit.start - 1 : last])
+        more = f"\n… ({unit.end - last} more lines)" if unit.end > last else ""
+        why = "; ".join(hit.reasons[:2])
+        label = f"Code {hit.path}:{unit.start} {unit.qualname}"
+        out.append((label, f"{hit.path}:{unit.start}-{last} ({why})\n{body}{more}"))
+    return out
 
 
 def relevant_code_section(hits: tuple[object, ...]) -> Section | None:

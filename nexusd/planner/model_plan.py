@@ -13,6 +13,7 @@ from typing import Any
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
 from nexusd.planner.architect import PLANNER_NAME
+from nexusd.planner.code_context import code_snippets
 from nexusd.planner.critic import CriticReport
 from nexusd.planner.librarian import ContextBundle
 from nexusd.planner.routing import resolve_route
@@ -33,6 +34,8 @@ def context_items(
     for i, hit in enumerate(bundle.memory_hits):
         text = f"{hit['citation']} ({hit['heading']}): {hit['snippet']}"
         items.append(ContextItem("memory", f"Memory {hit['citation']}", text, 80.0 - i))
+    for i, (label, text) in enumerate(code_snippets(bundle.root, bundle.code_hits)):
+        items.append(ContextItem("code", label, text, 78.0 - i))
     git = bundle.git
     dirty = ", ".join(d.path for d in git.dirty[:20]) or "none"
     git_text = f"branch {git.branch or '(detached)'}, HEAD {git.head or '(unborn)'} "

@@ -29,7 +29,8 @@ def test_install_writes_a_verified_unit_and_uninstall_removes_it(repo: Path) -> 
     assert len(units) == 1
     text = units[0].read_text(encoding="utf-8")
     assert f"WorkingDirectory={repo}\n" in text
-    assert f"ExecStart={sys.executable} -m nexusd start --foreground\n" in text
+    # -P: the served repository is not on the import path (a top-level yaml.py cannot shadow ours)
+    assert f"ExecStart={sys.executable} -P -m nexusd start --foreground\n" in text
     assert "systemctl --user enable --now" in installed.output
     if shutil.which("systemd-analyze"):
         verify = subprocess.run(

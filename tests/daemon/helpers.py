@@ -32,9 +32,10 @@ def nexusd_env() -> dict[str, str]:
 def nexusd(
     repo: Path, *args: str, timeout: float = 90.0, check: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    """Run `python -m nexusd ARGS` in `repo` as a real subprocess."""
+    """Run `python -P -m nexusd ARGS` in `repo` as a real subprocess (-P: like the `nexusd`
+    console script, the working directory is not on the import path)."""
     proc = subprocess.run(
-        [sys.executable, "-m", "nexusd", *args],
+        [sys.executable, "-P", "-m", "nexusd", *args],
         cwd=repo,
         env=nexusd_env(),
         capture_output=True,

@@ -217,3 +217,18 @@ def test_without_a_socket_the_cli_reads_the_daemons_index(
     assert data["last_update"] is None  # this process only read; the daemon writes
     refused = nexusd(repo, "code", "reindex", check=False)
     assert refused.returncode == 8 and "nexusd stop" in refused.stderr
+
+
+@pytest.mark.slow
+def test_a_repository_module_cannot_shadow_the_daemons_own(
+    served: Path, start_daemon: Callable[..., Path]
+) -> None:
+    """The daemon runs from the repository root with `python -P`: a served project's own
+    top-level `yaml.py` (or `torch/`) is code to index, not a module the daemon imports."""
+    write_config(served, CONFIG)
+    (served / "yaml.py").write_text("raise ImportError('the project shadows PyYAML')\n")
+    git(served, "add", "-A")
+    git(served, "commit", "-qm", "a module named like a dependency")
+    data = started(served, start_daemon)
+    assert data["extra"]["daemon"] is True
+    assert data["languages"]["python"] == 1

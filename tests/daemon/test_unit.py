@@ -36,7 +36,7 @@ def test_systemd_unit_runs_the_daemon_in_the_foreground_in_the_repository(repo: 
     unit = _sections(render_systemd_unit(spec))
 
     assert unit["Service"]["WorkingDirectory"] == str(repo)
-    assert unit["Service"]["ExecStart"] == f"{sys.executable} -m nexusd start --foreground"
+    assert unit["Service"]["ExecStart"] == f"{sys.executable} -P -m nexusd start --foreground"
     assert unit["Service"]["RestartPreventExitStatus"] == "7"  # already running: no restart loop
     assert unit["Install"]["WantedBy"] == "default.target"
     assert systemd_unit_path(spec).name == f"{spec.name}.service"
@@ -76,7 +76,14 @@ def test_launchd_plist_runs_the_daemon_in_the_foreground(repo: Path) -> None:
     spec = service_spec(find_repo(repo))
     plist = plistlib.loads(render_launchd_plist(spec).encode())
 
-    assert plist["ProgramArguments"] == [sys.executable, "-m", "nexusd", "start", "--foreground"]
+    assert plist["ProgramArguments"] == [
+        sys.executable,
+        "-P",
+        "-m",
+        "nexusd",
+        "start",
+        "--foreground",
+    ]
     assert plist["WorkingDirectory"] == str(repo)
     assert plist["KeepAlive"] == {"SuccessfulExit": False}
     assert plist["Label"] == f"dev.{spec.name}"

@@ -1,0 +1,65 @@
+"""The librarian's code phase on a real repository: findings, the section, the prompt items."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from nexusd.config import config_from_mapping
+from nexusd.paths import find_repo
+from nexusd.planner.code_context import code_phase, code_snippets, query_text, relevant_code_section
+from nexusd.planner.critic import CriticReport
+from nexusd.planner.model_plan import context_items
+from tests.code.conftest import CORE, UTIL, write
+from tests.conftest import git
+from tests.planner.helpers import bundle_for, request
+
+
+def _repo(root: Path) -> Path:
+    write(root, "pkg/core.py", CORE)
+    write(root, "pkg/util.py", UTIL)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "code")
+    return root
+
+
+def test_query_text_reads_goal_blockers_and_outcome() -> None:
+    req = request(
+        goal="Fix parse_expr\nmore", blockers=("ValueError: empty",), previous_outcome="x"
+    )
+    text, title = query_text(req)
+    assert title == "Fix parse_expr"
+    assert "ValueError: empty" in text and text.startswith("Fix parse_expr")
+
+
+def test_code_phase_finds_the_file_and_the_section_cites_it(repo: Path) -> None:
+    _repo(repo)
+    req = request(goal="parse_expr raises ValueError on empty input", blockers=())
+    found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    assert found.note is None
+    assert found.hits[0].path == "pkg/core.py"  # type: ignore[attr-defined]
+    section = relevant_code_section(found.hits)
+    assert section is not None and section.title == "Relevant Code"
+    first = section.body.split("\n")[1]
+    assert first.startswith("1. `pkg/core.py:9` — defines `Parser.parse_expr`")
+    assert "   - `pkg/core.py:9` method `Parser.parse_expr`" in section.body
+
+
+def test_code_phase_is_off_when_disabled(repo: Path) -> None:
+    _repo(repo)
+    cfg = config_from_mapping({"code": {"enabled": False}})
+    assert code_phase(find_repo(repo), cfg, request(goal="parse_expr"), None).hits == ()
+
+
+def test_a_model_prompt_gets_the_top_unit_as_a_cited_snippet(repo: Path) -> None:
+    _repo(repo)
+    req = request(goal="parse_expr raises ValueError on empty input", blockers=())
+    found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    snippets = code_snippets(repo, found.hits)
+    label, text = snippets[0]
+    assert label == "Code pkg/core.py:9 Parser.parse_expr"
+    assert text.startswith("pkg/core.py:9-13 (defines `Parser.parse_expr`")
+    assert 'raise ValueError("empty expression")' in text
+    full = dataclasses.replace(bundle_for(repo, req), code_hits=found.hits)
+    items = context_items(full, (), CriticReport())
+    assert next(i.title for i in items if i.kind == "code") == label
