@@ -6,9 +6,12 @@ rebuilt when the index changes; every query reads it without touching disk.
 
 from __future__ import annotations
 
+import posixpath
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+import numpy as np
 
 from nexusd.code.lexical import Bm25, TermArray, encode
 from nexusd.code.tokens import path_tokens, token_counts
@@ -17,6 +20,13 @@ from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
 # Path words count this many times in a file's document: a file named for the topic is
 # usually the one that implements it.
 PATH_WEIGHT = 2
+# How a path-like import names a file without its extension (JS/TS resolution, Rust modules).
+_IMPORT_EXTENSIONS = (
+    ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".d.ts", ".rs", ".go",
+    "/index.js", "/index.ts", "/index.tsx", "/mod.rs",
+)  # fmt: skip
+_HEADERS = (".h", ".hh", ".hpp", ".hxx")
+EMPTY: TermArray = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
 
 def is_test_path(path: str) -> bool:
@@ -94,20 +104,32 @@ class Corpus:
         self.paths = [p.path for p in self.files]
         self.index = {path: i for i, path in enumerate(self.paths)}
         self.tests = [is_test_path(p) for p in self.paths]
+        # Docs, READMEs, configuration: a request is about code far more often than not.
+        self.prose = [p.language == "text" for p in self.files]
         self.entries: list[Entry] = []
         unit_docs: list[TermArray] = []
         file_docs: list[TermArray] = []
+        prose_docs: list[TermArray] = []
         self.file_entries: list[range] = []
         for i, parsed_file in enumerate(self.files):
             first = len(self.entries)
             units, total = cache.arrays(parsed_file)
             for unit in parsed_file.units[1:]:
                 self.entries.append(Entry(i, unit))
-            unit_docs.extend(units)
-            file_docs.append(total)
+            # Code is scored against code and prose against prose: a docs tree would
+            # otherwise skew the code's word statistics and outweigh it by sheer length.
+            if self.prose[i]:
+                unit_docs.extend(EMPTY for _ in units)
+                file_docs.append(EMPTY)
+                prose_docs.append(total)
+            else:
+                unit_docs.extend(units)
+                file_docs.append(total)
+                prose_docs.append(EMPTY)
             self.file_entries.append(range(first, len(self.entries)))
         cache.prune(self.files)
         self.file_bm25 = Bm25(file_docs, cache.vocab)
+        self.prose_bm25 = Bm25(prose_docs, cache.vocab)
         self.path_bm25 = Bm25([Counter(path_tokens(p)) for p in self.paths])
         self.unit_bm25 = Bm25(unit_docs, cache.vocab)
         self.defs: dict[str, list[int]] = {}  # name → entries defining it
@@ -129,10 +151,29 @@ class Corpus:
     def _resolve(self, imports: Iterable[str], own: int) -> set[int]:
         out = set()
         for name in imports:
-            found = self.module_file(name)
+            if "/" in name or name.startswith((".", "crate::")) or name.endswith(_HEADERS):
+                found = self._import_path(name, own)
+            else:
+                found = self.module_file(name.replace("::", "."))
             if found is not None and found != own:
                 out.add(found)
         return out
+
+    def _import_path(self, name: str, own: int) -> int | None:
+        """A path-like import (`./draw.js`, `../lib/x`, `util/x.h`, `crate::a::b`) as a file."""
+        if name.startswith("crate::"):
+            name = "src/" + name.removeprefix("crate::").replace("::", "/")
+        elif name.startswith("."):
+            folder = self.paths[own].rsplit("/", 1)[0] if "/" in self.paths[own] else ""
+            name = posixpath.normpath(posixpath.join(folder, name))
+        if name.startswith(".."):
+            return None
+        for candidate in (name, *(name + ext for ext in _IMPORT_EXTENSIONS)):
+            if candidate in self.index:
+                return self.index[candidate]
+        if "/" in name or name.endswith(_HEADERS):
+            return self.file_for_path(name)  # `#include "util/x.h"` from an include root
+        return None
 
     def resolve_dotted(self, dotted: str) -> int | None:
         """The file a dotted name in a report means: a module, or a module and a name it

@@ -36,6 +36,10 @@ DEFAULT_EXCLUDE = (
     ".scratchpad/*",
     "memory/daily/*",
     "MEMORY.md",
+    # Every bug report looks like the repository's issue template: it would always rank first.
+    ".github/ISSUE_TEMPLATE/*",
+    ".github/PULL_REQUEST_TEMPLATE*",
+    ".github/pull_request_template*",
 )
 MODE_SYMLINK = "120000"
 MODE_SUBMODULE = "160000"

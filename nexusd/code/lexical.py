@@ -53,7 +53,9 @@ class Bm25:
         lengths = np.zeros(self.n, dtype=np.float64)
         doc_ids = np.repeat(np.arange(self.n, dtype=np.int32), sizes)
         np.add.at(lengths, doc_ids, tfs)
-        avg = float(lengths.mean()) if self.n else 1.0
+        # Empty documents (files scored by another index) do not lower the average length.
+        filled = lengths[lengths > 0]
+        avg = float(filled.mean()) if len(filled) else 1.0
         self.norm: Floats = k1 * (1.0 - b + b * lengths / max(avg, 1e-9))
         order = np.argsort(term_ids, kind="stable")  # stable: docs stay ascending per term
         self.docs = doc_ids[order]

@@ -12,20 +12,22 @@ from nexusd.code.lines import line_windows
 from nexusd.code.units import CodeUnit, FileStatus, ParsedFile, module_name
 
 PYTHON = frozenset({".py", ".pyi", ".pyw"})
-# Text worth searching by words even without a parser (docs, configuration, scripts).
+# Prose and configuration: searched by words, language `text`, ranked below code.
 TEXT = frozenset(
     {
-        ".md", ".rst", ".txt", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".sh",
-        ".bash", ".rb", ".php", ".cs", ".kt", ".scala", ".swift", ".lua", ".pl", ".r",
-        ".sql", ".html", ".css", ".scss", ".vue", ".svelte", ".m", ".mm", ".ex", ".exs",
-        ".erl", ".hs", ".ml", ".clj", ".dart", ".zig", ".nim", ".jl", ".cmake", ".gradle",
-        ".proto", ".graphql", ".tf", ".dockerfile", ".mk", ".in", ".tex",
+        ".md", ".rst", ".txt", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".html",
+        ".css", ".scss", ".cmake", ".gradle", ".mk", ".in", ".tex", ".adoc",
     }
 )  # fmt: skip
 TEXT_NAMES = frozenset({"Makefile", "Dockerfile", "CMakeLists.txt", "Rakefile", "Gemfile"})
-CODE_LANGUAGES = frozenset(
-    {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp"}
-)
+# Code without a grammar wheel here: line windows, but ranked as code (language = extension).
+OTHER_CODE = frozenset(
+    {
+        ".sh", ".bash", ".rb", ".php", ".cs", ".kt", ".scala", ".swift", ".lua", ".pl", ".r",
+        ".sql", ".vue", ".svelte", ".m", ".mm", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj",
+        ".dart", ".zig", ".nim", ".jl", ".proto", ".graphql", ".tf",
+    }
+)  # fmt: skip
 
 
 def suffix(path: str) -> str:
@@ -45,6 +47,8 @@ def language_for(path: str) -> str | None:
         return EXTENSIONS[ext]
     if ext in TEXT or path.rsplit("/", 1)[-1] in TEXT_NAMES:
         return "text"
+    if ext in OTHER_CODE:
+        return ext[1:]
     return None
 
 

@@ -36,6 +36,8 @@ class Weights:
     graph: float = 0.3  # spread from the 20 best files to what they import and what imports them
     test_factor: float = 0.5  # a test file's score is multiplied by this
     test_spread: float = 0.3  # share of a test's score given to the code it tests
+    prose: float = 2.5  # lexical score of prose files, scored among themselves
+    text_factor: float = 0.3  # prose and configuration (docs, READMEs, YAML): below code
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,7 @@ def _frame_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
 def _lexical(corpus: Corpus, query: CodeQuery, sig: _Signals) -> Floats:
     terms = dict(query.terms)
     sig.add("lexical_file", corpus.file_bm25.scores(terms))
+    sig.add("prose", corpus.prose_bm25.scores(terms))
     unit_scores = corpus.unit_bm25.scores(terms)
     best = np.zeros(sig.n)
     if len(unit_scores):
@@ -202,6 +205,7 @@ def combine(corpus: Corpus, sig: _Signals, w: Weights) -> Floats:
             graph[t] = max(graph[t], total[f] / math.sqrt(1.0 + len(corpus.importers[t])))
     total = total + spread + w.graph * graph
     total[tests] *= w.test_factor
+    total[np.array(corpus.prose, dtype=bool)] *= w.text_factor
     return total
 
 
@@ -223,7 +227,7 @@ def _file_hit(
 ) -> FileHit:
     terms = dict(query.terms)
     reasons = list(dict.fromkeys(sig.reasons.get(f, [])))
-    words = corpus.file_bm25.matched(f, terms)
+    words = (corpus.prose_bm25 if corpus.prose[f] else corpus.file_bm25).matched(f, terms)
     if words:
         reasons.append("mentions " + ", ".join(f"`{w}`" for w in words))
     units = []

@@ -92,3 +92,42 @@ def test_nothing_to_search_gives_nothing(corpus: Corpus) -> None:
 )
 def test_is_test_path(path: str, is_test: bool) -> None:
     assert is_test_path(path) is is_test
+
+
+def test_path_like_imports_of_other_languages_join_the_graph() -> None:
+    from nexusd.code.lang_treesitter import parse_treesitter
+
+    files = {
+        "web/src/draw.ts": ("typescript", "export function drawShape(s: string) { return s; }\n"),
+        "web/src/app.ts": ("typescript", "import { drawShape } from './draw';\ndrawShape('a');\n"),
+        "web/src/index.ts": ("typescript", "export * from './app';\n"),
+        "lib/util/geo.h": ("c", "int area(int w, int h);\n"),
+        "lib/main.c": ("c", '#include "util/geo.h"\nint main(void) { return area(1, 2); }\n'),
+        "src/shapes/circle.rs": ("rust", "pub fn radius() -> f64 { 1.0 }\n"),
+        "src/main.rs": ("rust", "use crate::shapes::circle;\nfn main() { circle::radius(); }\n"),
+    }
+    parsed = [parse_treesitter(path, text, lang) for path, (lang, text) in files.items()]
+    corpus = Corpus(p for p in parsed if p is not None)
+
+    def imports(path: str) -> set[str]:
+        return {corpus.paths[i] for i in corpus.imports[corpus.index[path]]}
+
+    assert imports("web/src/app.ts") == {"web/src/draw.ts"}
+    assert imports("web/src/index.ts") == {"web/src/app.ts"}
+    assert imports("lib/main.c") == {"lib/util/geo.h"}
+    assert imports("src/main.rs") == {"src/shapes/circle.rs"}
+
+
+def test_prose_ranks_below_code_that_matches_less() -> None:
+    from nexusd.code.lines import line_windows
+
+    readme = "Routing: register a URL rule with route(); every rule is kept, route by route.\n"
+    corpus = Corpus(
+        [
+            *(parse_python(path, text) for path, text in FILES.items()),
+            line_windows("docs/routing.md", readme * 5),
+        ]
+    )
+    ranked = top(corpus, "route() loses the URL rule when registering")
+    assert ranked[0] == "app/routing.py"
+    assert "docs/routing.md" in ranked  # still found, below the code

@@ -86,6 +86,15 @@ def test_checkout_reparses_only_the_changed_files(code_repo: Path) -> None:
     assert index.search("tokenize").hits[0].path == "pkg/util.py"
 
 
+def test_issue_templates_are_never_indexed(code_repo: Path) -> None:
+    # Every report is written from it: it would rank first for all of them.
+    write(code_repo, ".github/ISSUE_TEMPLATE/bug_report.md", "Describe the bug\n")
+    index = index_for(code_repo)
+    index.update()
+    assert index.parsed(".github/ISSUE_TEMPLATE/bug_report.md") is None
+    assert index.status().skipped["excluded by code.exclude or the default excludes"] == 2
+
+
 def test_size_cap_and_custom_excludes(code_repo: Path) -> None:
     write(code_repo, "pkg/big.py", "x = 1\n" * 400)
     index = index_for(code_repo, max_file_bytes=1000, exclude=["tests/*"])
