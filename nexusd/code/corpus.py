@@ -7,9 +7,10 @@ rebuilt when the index changes; every query reads it without touching disk.
 from __future__ import annotations
 
 import posixpath
+import sys
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -79,6 +80,29 @@ class TokenCache:
         self._files[id(parsed)] = (parsed, units, whole)
         return units, whole
 
+    def adopt(self, parsed: ParsedFile) -> ParsedFile:
+        """Tokenize `parsed` now and return it without its units' text, cached as such.
+
+        The text is needed only for the tokens: a repository of sympy's size keeps 30 MB of
+        it (and a copy of every identifier per unit) otherwise.
+        """
+        units, whole = self.arrays(parsed)
+        del self._files[id(parsed)]
+        slim = replace(
+            parsed,
+            units=tuple(
+                replace(
+                    u,
+                    text="",
+                    uses=tuple(sys.intern(w) for w in u.uses),
+                    defines=tuple(sys.intern(w) for w in u.defines),
+                )
+                for u in parsed.units
+            ),
+        )
+        self._files[id(slim)] = (slim, units, whole)
+        return slim
+
     def prune(self, live: Iterable[ParsedFile]) -> None:
         """Forget the files not in `live`."""
         keep = {id(p) for p in live}
@@ -86,7 +110,7 @@ class TokenCache:
             del self._files[key]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One unit of the corpus and the file it belongs to."""
 
@@ -128,6 +152,9 @@ class Corpus:
                 prose_docs.append(EMPTY)
             self.file_entries.append(range(first, len(self.entries)))
         cache.prune(self.files)
+        self.entry_files = np.fromiter(
+            (e.file for e in self.entries), dtype=np.int64, count=len(self.entries)
+        )
         self.file_bm25 = Bm25(file_docs, cache.vocab)
         self.prose_bm25 = Bm25(prose_docs, cache.vocab)
         self.path_bm25 = Bm25([Counter(path_tokens(p)) for p in self.paths])
@@ -147,6 +174,26 @@ class Corpus:
         for i, targets in enumerate(self.imports):
             for j in targets:
                 self.importers[j].add(i)
+
+    def tested_by(self, test: int) -> list[tuple[int, float]]:
+        """The source files a test exercises, with shares: the one it is named for gets all."""
+        if not hasattr(self, "_tested"):
+            self._tested: dict[int, list[tuple[int, float]]] = {}
+        found = self._tested.get(test)
+        if found is None:
+            found = self._tested[test] = self._shares(test)
+        return found
+
+    def _shares(self, test: int) -> list[tuple[int, float]]:
+        stem = self.paths[test].rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        bare = stem.removeprefix("test_").removesuffix("_test").removesuffix("_tests")
+        targets = [t for t in self.imports[test] if not self.tests[t]]
+        named = [t for t in targets if self.paths[t].rsplit("/", 1)[-1].rsplit(".", 1)[0] == bare]
+        if named:
+            return [(t, 1.0) for t in named]
+        weights = [1.0 / (1.0 + len(self.importers[t])) for t in targets]
+        total = sum(weights) or 1.0
+        return [(t, wt / total) for t, wt in zip(targets, weights, strict=True)]
 
     def _resolve(self, imports: Iterable[str], own: int) -> set[int]:
         out = set()
@@ -224,10 +271,16 @@ class Corpus:
         path = normalize_path(raw)
         if path in self.index:
             return self.index[path]
+        if not hasattr(self, "_by_path_suffix"):
+            by_suffix: dict[str, list[int]] = {}
+            for i, known in enumerate(self.paths):
+                pieces = known.split("/")
+                for k in range(len(pieces)):
+                    by_suffix.setdefault("/".join(pieces[k:]), []).append(i)
+            self._by_path_suffix = by_suffix
         parts = path.split("/")
         for k in range(len(parts)):
-            suffix = "/".join(parts[k:])
-            hits = [i for i, p in enumerate(self.paths) if p == suffix or p.endswith("/" + suffix)]
+            hits = self._by_path_suffix.get("/".join(parts[k:]), [])
             if len(hits) == 1:
                 return hits[0]
             if hits:

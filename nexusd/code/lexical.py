@@ -93,17 +93,25 @@ class Bm25:
             out[posting.docs] += weight * self.idf(term) * part
         return out
 
-    def matched(self, doc: int, terms: Mapping[str, float], limit: int = 6) -> list[str]:
-        """The query terms document `doc` contains, rarest first (a hit's reason)."""
+    def telling(self, terms: Mapping[str, float], limit: int = 48) -> list[str]:
+        """The query's terms that say most (rarest, weighted), best first: what reasons name."""
+        ranked = sorted(
+            ((self.idf(t) * w, t) for t, w in terms.items() if t in self.vocab), reverse=True
+        )
+        return [t for _, t in ranked[:limit]]
+
+    def matched(self, doc: int, telling: Sequence[str], limit: int = 6) -> list[str]:
+        """Which of the `telling` terms (best first) document `doc` contains."""
         found = []
-        for term, weight in terms.items():
+        for term in telling:
             posting = self.posting(term)
             if posting is not None:
                 pos = int(np.searchsorted(posting.docs, doc))
                 if pos < len(posting.docs) and posting.docs[pos] == doc:
-                    found.append((self.idf(term) * weight, term))
-        found.sort(reverse=True)
-        return [term for _, term in found[:limit]]
+                    found.append(term)
+                    if len(found) == limit:
+                        break
+        return found
 
 
 def encode(counts: Mapping[str, int], vocab: dict[str, int]) -> TermArray:

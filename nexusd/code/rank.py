@@ -63,6 +63,15 @@ class FileHit:
     units: tuple[UnitHit, ...] = ()
 
 
+@dataclass(frozen=True)
+class _Told:
+    """The query's most telling terms for each index, computed once per query."""
+
+    files: list[str]
+    units: list[str]
+    prose: list[str]
+
+
 @dataclass
 class _Signals:
     n: int
@@ -152,10 +161,7 @@ def _lexical(corpus: Corpus, query: CodeQuery, sig: _Signals) -> Floats:
     unit_scores = corpus.unit_bm25.scores(terms)
     best = np.zeros(sig.n)
     if len(unit_scores):
-        files = np.fromiter(
-            (e.file for e in corpus.entries), dtype=np.int64, count=len(corpus.entries)
-        )
-        np.maximum.at(best, files, unit_scores)
+        np.maximum.at(best, corpus.entry_files, unit_scores)
     sig.add("lexical_unit", best)
     return unit_scores
 
@@ -180,8 +186,14 @@ def rank(
     sig, unit_scores = signals(corpus, query)
     total = combine(corpus, sig, weights or Weights())
     order = np.argsort(-total, kind="stable")[:k]
+    terms = dict(query.terms)
+    told = _Told(
+        corpus.file_bm25.telling(terms),
+        corpus.unit_bm25.telling(terms),
+        corpus.prose_bm25.telling(terms),
+    )
     return [
-        _file_hit(corpus, int(f), float(total[f]), sig, unit_scores=unit_scores, query=query)
+        _file_hit(corpus, int(f), float(total[f]), sig, unit_scores=unit_scores, told=told)
         for f in order
         if total[f] > 0
     ]
@@ -196,7 +208,7 @@ def combine(corpus: Corpus, sig: _Signals, w: Weights) -> Floats:
     tests = np.array(corpus.tests, dtype=bool)
     spread = np.zeros(n)
     for f in np.flatnonzero(tests & (total > 0)):
-        for t, share in _tested_by(corpus, int(f)):
+        for t, share in corpus.tested_by(int(f)):
             spread[t] = max(spread[t], w.test_spread * share * total[f])
     graph = np.zeros(n)
     for f in np.argsort(-total)[:20]:
@@ -209,25 +221,14 @@ def combine(corpus: Corpus, sig: _Signals, w: Weights) -> Floats:
     return total
 
 
-def _tested_by(corpus: Corpus, test: int) -> list[tuple[int, float]]:
-    """The source files a test exercises, with shares: the one it is named for gets all."""
-    stem = corpus.paths[test].rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    bare = stem.removeprefix("test_").removesuffix("_test").removesuffix("_tests")
-    targets = [t for t in corpus.imports[test] if not corpus.tests[t]]
-    named = [t for t in targets if corpus.paths[t].rsplit("/", 1)[-1].rsplit(".", 1)[0] == bare]
-    if named:
-        return [(t, 1.0) for t in named]
-    weights = [1.0 / (1.0 + len(corpus.importers[t])) for t in targets]
-    total = sum(weights) or 1.0
-    return [(t, wt / total) for t, wt in zip(targets, weights, strict=True)]
-
-
 def _file_hit(
-    corpus: Corpus, f: int, score: float, sig: _Signals, *, unit_scores: Floats, query: CodeQuery
+    corpus: Corpus, f: int, score: float, sig: _Signals, *, unit_scores: Floats, told: _Told
 ) -> FileHit:
-    terms = dict(query.terms)
     reasons = list(dict.fromkeys(sig.reasons.get(f, [])))
-    words = (corpus.prose_bm25 if corpus.prose[f] else corpus.file_bm25).matched(f, terms)
+    if corpus.prose[f]:
+        words = corpus.prose_bm25.matched(f, told.prose)
+    else:
+        words = corpus.file_bm25.matched(f, told.files)
     if words:
         reasons.append("mentions " + ", ".join(f"`{w}`" for w in words))
     units = []
@@ -239,7 +240,7 @@ def _file_hit(
     unit_hits = []
     for value, e in units[:5]:
         u = corpus.entries[e].unit
-        why = corpus.unit_bm25.matched(e, terms, limit=4)
+        why = corpus.unit_bm25.matched(e, told.units, limit=4)
         unit_hits.append(
             UnitHit(u.qualname, u.kind, u.start, u.end, u.signature, round(value, 4), tuple(why))
         )

@@ -8,8 +8,7 @@ derived and `nexusd code reindex` rebuilds them.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -174,29 +173,30 @@ class CodeStore:
         except Exception as exc:
             raise self._wrap("write", exc) from exc
 
-    def load(self) -> list[ParsedFile]:
-        """Every stored file with its units, in path order."""
+    def iter_files(self) -> Iterator[ParsedFile]:
+        """Every stored file with its units, in path order, one at a time.
+
+        Rows are converted batch by batch: a caller that keeps less than the rows (the index
+        drops the units' text once tokenized) never holds every row as Python objects.
+        """
         try:
-            files = self._files.search().limit(None).to_arrow().to_pylist()
-            units = self._units.search().limit(None).to_arrow().to_pylist()
+            rows = self._files.search().limit(None).to_arrow().to_pylist()
+            units = self._units.search().limit(None).to_arrow()
+            units = units.sort_by([("path", "ascending"), ("ordinal", "ascending")])
         except Exception as exc:
             raise self._wrap("read", exc) from exc
-        by_path: dict[str, list[dict[str, Any]]] = {}
-        for row in units:
-            by_path.setdefault(row["path"], []).append(row)
-        out = []
-        for row in sorted(files, key=lambda r: r["path"]):
-            rows = sorted(by_path.get(row["path"], []), key=lambda r: r["ordinal"])
-            out.append(
-                ParsedFile(
-                    path=row["path"],
-                    language=row["language"],
-                    units=tuple(_unit(r) for r in rows),
-                    status=row["status"],
-                    note=row["note"] or "",
-                )
-            )
-        return out
+        files = {row["path"]: row for row in rows}
+        current: str | None = None
+        pending: list[dict[str, Any]] = []
+        for batch in units.to_batches(max_chunksize=2048):
+            for row in batch.to_pylist():
+                if row["path"] != current:
+                    if current in files:
+                        yield _parsed(files[current], pending)
+                    current, pending = row["path"], []
+                pending.append(row)
+        if current in files:
+            yield _parsed(files[current], pending)
 
     def optimize(self) -> None:
         """Compact both tables after many small updates."""
@@ -205,6 +205,16 @@ class CodeStore:
             self._units.optimize()
         except Exception as exc:
             raise self._wrap("optimize", exc) from exc
+
+
+def _parsed(row: dict[str, Any], units: list[dict[str, Any]]) -> ParsedFile:
+    return ParsedFile(
+        path=row["path"],
+        language=row["language"],
+        units=tuple(_unit(r) for r in units),
+        status=row["status"],
+        note=row["note"] or "",
+    )
 
 
 def _unit(row: dict[str, Any]) -> CodeUnit:
@@ -220,8 +230,3 @@ def _unit(row: dict[str, Any]) -> CodeUnit:
         **{name: tuple(row[name] or ()) for name in _LIST_FIELDS},
         text=row["text"] or "",
     )
-
-
-def dumps(parsed: ParsedFile) -> str:
-    """A parsed file as one JSON line (for the in-process cache and tests)."""
-    return json.dumps({"file": _file_row(parsed, ""), "units": _unit_rows(parsed, "")})

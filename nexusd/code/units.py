@@ -20,7 +20,7 @@ MAX_DOC_CHARS = 400
 MAX_SIGNATURE_CHARS = 200
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CodeUnit:
     """One unit of a file: the file itself, a class, a function or method, or a line window."""
 
