@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import gc
 import logging
 import os
 import threading
@@ -199,7 +198,6 @@ class CodeIndex:
 
     def _rebuild(self) -> None:
         self._corpus = Corpus([p for _, p in self._files.values()], self._tokens)
-        gc.collect()
         _release_free_memory()
 
     # -- queries --------------------------------------------------------------------------
