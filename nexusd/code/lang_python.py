@@ -12,7 +12,7 @@ import keyword
 import warnings
 from collections.abc import Iterator
 
-from nexusd.code.lines import line_windows
+from nexusd.code.lines import line_windows, own_text
 from nexusd.code.tokens import IDENT
 from nexusd.code.units import (
     MAX_DOC_CHARS,
@@ -97,15 +97,6 @@ def _signature(node: _Def, lines: list[str]) -> str:
     return clip(header, MAX_SIGNATURE_CHARS)
 
 
-def _own_text(lines: list[str], start: int, end: int, holes: list[tuple[int, int]]) -> str:
-    """Lines start..end (1-based, inclusive) without the nested units' lines."""
-    keep = [True] * (end - start + 1)
-    for a, b in holes:
-        for i in range(max(a, start), min(b, end) + 1):
-            keep[i - start] = False
-    return "\n".join(lines[i - 1] for i in range(start, end + 1) if keep[i - start])
-
-
 class _Builder:
     def __init__(self, path: str, lines: list[str]) -> None:
         self.path = path
@@ -132,7 +123,7 @@ class _Builder:
         self.units.append(CodeUnit(self.path, "function", node.name, qual, start, end))
         holes = self.visit(node.body, qual, isinstance(node, ast.ClassDef))
         members = [n.name for n in _direct_defs(node.body)]
-        text = _own_text(self.lines, start, end, holes)
+        text = own_text(self.lines, start, end, holes)
         kind: UnitKind
         if isinstance(node, ast.ClassDef):
             kind = "class"
@@ -194,7 +185,7 @@ def parse_python(path: str, text: str) -> ParsedFile:
     holes = builder.visit(tree.body, "", False)
     top = [u.name for u in builder.units if "." not in u.qualname]
     top += _stored_names([n for n in tree.body if not isinstance(n, _Def)])
-    text = _own_text(lines, 1, max(len(lines), 1), holes)
+    text = own_text(lines, 1, max(len(lines), 1), holes)
     file_unit = CodeUnit(
         path=path,
         kind="file",

@@ -8,23 +8,21 @@ wheel is missing gives None and the caller indexes the file as line windows.
 
 from __future__ import annotations
 
-import importlib
-import threading
 from dataclasses import dataclass, field
-from functools import cache
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from nexusd.code import lang_queries as q
+from nexusd.code.grammars import grammar, parser
 from nexusd.code.lang_queries import EXTENSIONS, GRAMMARS, Grammar
+from nexusd.code.lines import own_text
 from nexusd.code.units import MAX_SIGNATURE_CHARS, CodeUnit, ParsedFile, UnitKind, clip, module_name
 
 if TYPE_CHECKING:
-    from tree_sitter import Language, Node, Parser, Query
+    from tree_sitter import Node
 
 __all__ = ["EXTENSIONS", "parse_treesitter"]
 
-_local = threading.local()  # a Parser keeps parse state: one per thread and language
 _HEADER_BYTES = 2000  # a header longer than this is clipped anyway
 # Units nested deeper stay text of their parent: real code nests a few levels, and deeper
 # generated code would make qualnames and own texts grow with the square of the depth.
@@ -34,35 +32,6 @@ _SPECIFIERS = frozenset(
 )
 _QUALIFIED = frozenset({"qualified_identifier", "destructor_name"})
 _START = attrgetter("start_byte")
-
-
-@cache
-def _grammar(language: str) -> tuple[Language, Query] | None:
-    """The loaded grammar and its query; None when the wheel is missing or unloadable."""
-    spec = GRAMMARS.get(language)
-    if spec is None:
-        return None
-    try:
-        from tree_sitter import Language, Query
-
-        module = importlib.import_module(spec.module)
-        lang = Language(getattr(module, spec.entry)())
-        return lang, Query(lang, spec.query)
-    # ValueError: a grammar built for an ABI this binding cannot load; index as lines then.
-    except (ImportError, AttributeError, ValueError):
-        return None
-
-
-def _parser(language: str, lang: Language) -> Parser:
-    """This thread's parser for `language`."""
-    parsers: dict[str, Parser] | None = getattr(_local, "parsers", None)
-    if parsers is None:
-        parsers = _local.parsers = {}
-    if language not in parsers:
-        from tree_sitter import Parser
-
-        parsers[language] = Parser(lang)
-    return parsers[language]
 
 
 @dataclass
@@ -360,26 +329,16 @@ def _uses(drafts: list[_Draft], ids: list[Node], skip: set[int]) -> list[dict[st
     return found
 
 
-def _own_text(lines: list[str], start: int, end: int, holes: list[tuple[int, int]]) -> str:
-    """Lines start..end (0-based, inclusive) without the nested units' lines."""
-    end = min(end, len(lines) - 1)
-    keep = [True] * (end - start + 1)
-    for a, b in holes:
-        for row in range(max(a, start), min(b, end) + 1):
-            keep[row - start] = False
-    return "\n".join(lines[r] for r in range(start, end + 1) if keep[r - start])
-
-
 def parse_treesitter(path: str, text: str, language: str) -> ParsedFile | None:
     """The units of one file in `language`; None when that grammar wheel is not installed."""
-    loaded = _grammar(language)
+    loaded = grammar(language)
     if loaded is None:
         return None
     lang, query = loaded
     from tree_sitter import QueryCursor
 
     src = text.encode("utf-8")
-    root = _parser(language, lang).parse(src).root_node
+    root = parser(language, lang).parse(src).root_node
     builder = _Builder(GRAMMARS[language], src)
     builder.walk(root)
     drafts = builder.drafts
@@ -412,7 +371,7 @@ def parse_treesitter(path: str, text: str, language: str) -> ParsedFile | None:
         defines=tuple(dict.fromkeys(builder.top)),
         uses=tuple(uses[-1]),
         imports=tuple(imports),
-        text=_own_text(lines, 0, total - 1, holes[-1]),
+        text=own_text(lines, 0, total - 1, holes[-1], base=0),
     )
     units = [file_unit]
     for index, d in enumerate(drafts):
@@ -429,7 +388,7 @@ def parse_treesitter(path: str, text: str, language: str) -> ParsedFile | None:
                 defines=tuple(dict.fromkeys([d.name, *d.members])),
                 uses=tuple(uses[index]),
                 bases=d.bases,
-                text=_own_text(lines, d.text_row, d.end_row, holes[index]),
+                text=own_text(lines, d.text_row, d.end_row, holes[index], base=0),
             )
         )
     if root.has_error:

@@ -11,6 +11,19 @@ from nexusd.code.units import CodeUnit, FileStatus, ParsedFile, module_name
 WINDOW_LINES = 60
 
 
+def own_text(
+    lines: list[str], start: int, end: int, holes: list[tuple[int, int]], *, base: int = 1
+) -> str:
+    """Lines start..end (inclusive, counted from `base`) without the nested units' lines
+    (`holes`, counted the same way): a unit's own text, so nothing counts twice."""
+    end = min(end, len(lines) - 1 + base)
+    keep = [True] * (end - start + 1)
+    for a, b in holes:
+        for row in range(max(a, start), min(b, end) + 1):
+            keep[row - start] = False
+    return "\n".join(lines[r - base] for r in range(start, end + 1) if keep[r - start])
+
+
 def line_windows(
     path: str,
     text: str,
