@@ -90,9 +90,8 @@ class CodeIndex:
             if self._opened:
                 return
             self.store.open()
-            blobs = self.store.stored()
-            for parsed in self.store.iter_files():
-                self._files[parsed.path] = (blobs.get(parsed.path, ""), self._tokens.adopt(parsed))
+            for parsed, blob in self.store.iter_files():
+                self._files[parsed.path] = (blob, self._tokens.adopt(parsed))
             self._rebuild()
             self._opened = True
 

@@ -138,16 +138,6 @@ class CodeStore:
         except Exception as exc:
             raise self._wrap("drop", exc) from exc
 
-    def stored(self) -> dict[str, str]:
-        """path → blob of every stored file."""
-        try:
-            rows = self._files.search().select(["path", "blob"]).limit(None).to_arrow()
-        except Exception as exc:
-            raise self._wrap("read", exc) from exc
-        return dict(
-            zip(rows.column("path").to_pylist(), rows.column("blob").to_pylist(), strict=True)
-        )
-
     def remove(self, paths: Sequence[str]) -> None:
         """Forget these files and their units."""
         try:
@@ -173,8 +163,8 @@ class CodeStore:
         except Exception as exc:
             raise self._wrap("write", exc) from exc
 
-    def iter_files(self) -> Iterator[ParsedFile]:
-        """Every stored file with its units, in path order, one at a time.
+    def iter_files(self) -> Iterator[tuple[ParsedFile, str]]:
+        """Every stored file with its units and blob id, in path order, one at a time.
 
         Rows are converted batch by batch: a caller that keeps less than the rows (the index
         drops the units' text once tokenized) never holds every row as Python objects.
@@ -192,11 +182,11 @@ class CodeStore:
             for row in batch.to_pylist():
                 if row["path"] != current:
                     if current in files:
-                        yield _parsed(files[current], pending)
+                        yield _parsed(files[current], pending), files[current]["blob"]
                     current, pending = row["path"], []
                 pending.append(row)
         if current in files:
-            yield _parsed(files[current], pending)
+            yield _parsed(files[current], pending), files[current]["blob"]
 
     def optimize(self) -> None:
         """Compact both tables after many small updates."""

@@ -12,10 +12,15 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
 from nexusd.protocol.models import PlanRequest, Section
+
+if TYPE_CHECKING:  # numpy and LanceDB load only when a request is answered
+    from nexusd.code.rank import FileHit
+    from nexusd.code.service import CodeIndex
 
 log = logging.getLogger("nexusd.code")
 MAX_UNITS_SHOWN = 3
@@ -23,15 +28,15 @@ MAX_UNITS_SHOWN = 3
 MAX_SNIPPET_FILES = 5
 MAX_SNIPPET_LINES = 40
 
-_local: dict[str, object] = {}
+_local: dict[str, CodeIndex] = {}
 _local_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
 class CodeFindings:
-    """Ranked files (`nexusd.code.rank.FileHit`) and a note when the index was incomplete."""
+    """Ranked files and a note when the index was incomplete."""
 
-    hits: tuple[object, ...] = ()
+    hits: tuple[FileHit, ...] = ()
     note: str | None = None
     ms: float = 0.0
 
@@ -50,31 +55,28 @@ def query_text(request: PlanRequest) -> tuple[str, str]:
     return "\n".join(p for p in parts if p), title
 
 
-def local_index(layout: RepoLayout, config: Config) -> object:
+def local_index(layout: RepoLayout, config: Config) -> CodeIndex:
     """This process's index of the repository, up to date with the working tree."""
     from nexusd.code.service import CodeIndex
 
     key = str(layout.root)
     with _local_lock:
         index = _local.get(key)
-        if not isinstance(index, CodeIndex):
+        if index is None:
             index = _local[key] = CodeIndex(layout, config)
     index.update()
     return index
 
 
 def code_phase(
-    layout: RepoLayout, config: Config, request: PlanRequest, index: object | None
+    layout: RepoLayout, config: Config, request: PlanRequest, index: CodeIndex | None
 ) -> CodeFindings:
     """Search the code index for the request; empty findings and a note on failure."""
     if not config.get("code.enabled"):
         return CodeFindings()
     start = time.perf_counter()
     try:
-        from nexusd.code.service import CodeIndex
-
         found = index if index is not None else local_index(layout, config)
-        assert isinstance(found, CodeIndex)
         text, title = query_text(request)
         results = found.search(text, int(config.get("code.max_results")), title=title)
     except Exception as exc:  # never lose the answer because the code index failed
@@ -84,13 +86,11 @@ def code_phase(
     return CodeFindings(results.hits, results.note, ms)
 
 
-def code_snippets(root: Path, hits: tuple[object, ...]) -> list[tuple[str, str]]:
+def code_snippets(root: Path, hits: tuple[FileHit, ...]) -> list[tuple[str, str]]:
     """(label, text) of the best unit of the top files, for a model's prompt: small and cited."""
-    from nexusd.code.rank import FileHit
-
     out: list[tuple[str, str]] = []
     for hit in hits[:MAX_SNIPPET_FILES]:
-        if not isinstance(hit, FileHit) or not hit.units:
+        if not hit.units:
             continue
         unit = hit.units[0]
         try:
@@ -107,18 +107,15 @@ def code_snippets(root: Path, hits: tuple[object, ...]) -> list[tuple[str, str]]
     return out
 
 
-def relevant_code_section(hits: tuple[object, ...]) -> Section | None:
+def relevant_code_section(hits: tuple[FileHit, ...]) -> Section | None:
     """`## Relevant Code`: ranked files as `path:line`, their best units, and why each ranks."""
-    from nexusd.code.rank import FileHit
-
-    files = [h for h in hits if isinstance(h, FileHit)]
-    if not files:
+    if not hits:
         return None
     lines = [
         "Ranked by the code index (names the request uses that the code defines, paths and "
         "stack frames it quotes, shared rare words, imports); most likely first."
     ]
-    for number, hit in enumerate(files, start=1):
+    for number, hit in enumerate(hits, start=1):
         line = hit.units[0].start if hit.units else 1
         why = "; ".join(hit.reasons[:3]) or "shares words with the request"
         lines.append(f"{number}. `{hit.path}:{line}` — {why}")

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nexusd.config import Config
 from nexusd.planner.artifacts import ArtifactFact, Hit, find_mentions, inspect_artifact
@@ -23,6 +23,9 @@ from nexusd.planner.toolsfile import ToolsFacts, read_tools_file
 from nexusd.protocol.models import PlanRequest
 from nexusd.protocol.naming import request_timestamp
 from nexusd.protocol.render import read_response_meta
+
+if TYPE_CHECKING:  # numpy loads only when the code index is used
+    from nexusd.code.rank import FileHit
 
 # Bounds that keep one answer fast however large the request is.
 MAX_ARTIFACTS = 20
@@ -61,7 +64,7 @@ class ContextBundle:
     warnings: tuple[str, ...] = ()
     # Filled by later phases (memory, checkpoint, critic); empty in the offline pipeline.
     memory_hits: tuple[Mapping[str, Any], ...] = ()
-    code_hits: tuple[Any, ...] = ()  # nexusd.code.rank.FileHit, best first
+    code_hits: tuple[FileHit, ...] = ()  # best first
     checkpoint: str | None = None
     check_results: tuple[tuple[str, str], ...] = ()
     timings_ms: Mapping[str, float] = field(default_factory=dict)
