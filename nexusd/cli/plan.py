@@ -42,7 +42,8 @@ def plan(
       nexusd plan .scratchpad_logs/2025-05-08T14_02_11_plan_request.md
       nexusd plan --stdout .scratchpad_logs/2025-05-08T14_02_11_plan_request.md | less
     """
-    from nexusd.planner.pipeline import answer_request, build_response
+    from nexusd.daemon.answering import answer_claimed, refusal, refused_response, request_key
+    from nexusd.planner.pipeline import build_response
     from nexusd.protocol.render import render_response
 
     if not is_request_file(file):
@@ -50,17 +51,30 @@ def plan(
             f"{file.name} is not named like a plan request",
             hint="name it `<timestamp>_plan_request.md`, e.g. 2025-05-08T14_02_11_plan_request.md",
         )
-    if not file.is_file():
+    if not file.is_file() and not file.is_symlink():
         raise NexusError(f"{file} does not exist", hint="pass the path of a request file")
-    layout = find_repo(repo or file.resolve().parent)
+    # The folder resolved, the name kept: a link is judged (and refused), never followed.
+    request = request_key(file.absolute())
+    layout = find_repo(repo or request.parent)
     config = load_config(layout.root)
     services = _services(layout, config, memory)
     ctx = click.get_current_context()
     if to_stdout:
-        response = build_response(file.resolve(), layout, config, services=services)
+        error = refusal(layout, request)
+        response = (
+            refused_response(request, error)
+            if error is not None
+            else build_response(request, layout, config, services=services)
+        )
         click.echo(render_response(response), nl=False)
         ctx.exit(EXIT_ERROR_RESPONSE if response.meta.status == "error" else 0)
-    outcome = answer_request(file.resolve(), layout, config, force=force, services=services)
+
+    def waiting() -> None:
+        click.echo(f"another nexusd process is answering {request.name}; waiting for it", err=True)
+
+    outcome = answer_claimed(
+        request, layout, config, force=force, services=services, on_wait=waiting
+    )
     if outcome.status == "error" and not outcome.response_path.is_file():
         raise NexusError(outcome.message, hint="make the request's folder writable")
     if as_json:

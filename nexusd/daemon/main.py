@@ -32,8 +32,9 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 def pipeline_answer(layout: RepoLayout, config: Config, services: Any = None) -> Answer:
     """`answer(path)` bound to this repository, importing the planner pipeline now."""
     try:
-        module = importlib.import_module("nexusd.planner.pipeline")
-        answer_request = module.answer_request
+        # The pipeline behind the per-request claim and the link check `nexusd plan` uses too.
+        module = importlib.import_module("nexusd.daemon.answering")
+        answer_claimed = module.answer_claimed
     except (ImportError, AttributeError) as exc:
         raise DaemonError(
             f"the planner pipeline cannot be loaded: {exc}",
@@ -41,7 +42,7 @@ def pipeline_answer(layout: RepoLayout, config: Config, services: Any = None) ->
         ) from exc
 
     def answer(path: Path) -> Any:
-        return answer_request(path, layout, config, services=services)
+        return answer_claimed(path, layout, config, services=services)
 
     return cast(Answer, answer)
 

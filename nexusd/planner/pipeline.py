@@ -9,7 +9,10 @@ so a request is answered exactly once, across crashes, and again only when edite
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
+import os
+import stat
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -100,7 +103,12 @@ class PhaseClock:
 
 def read_request(path: Path, max_bytes: int) -> RawRequest:
     """Read at most `max_bytes + 1` bytes; the hash still covers the whole file (raises OSError)."""
-    with path.open("rb") as fh:
+    # Never through a link (its target may be outside the repository) and never a FIFO
+    # (it would block): a file swapped after nexusd checked it is refused here.
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
         data = fh.read(max_bytes + 1)
         digest = hashlib.sha256(data)
         size = len(data)

@@ -1,0 +1,176 @@
+"""Answering one request for the daemon or `nexusd plan`: under the request's claim, and
+only when the file is a regular file inside the repository.
+
+The claim is an flock on `<git-common-dir>/nexus/claims/<key>.lock`, one per request
+path, taken by every process that answers: the daemon's worker and any number of
+foreground `nexusd plan` runs. Whoever comes second waits, then finds the response
+already names the request's content and skips it, so a request is answered once.
+
+A request that is a symbolic link, or whose folder resolves outside the repository,
+is refused with an error response before a byte of it is read: the link could point
+at /etc/passwd or at a key, and its text would end up in the response, the daily note
+and the memory index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import stat
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from nexusd.atomic import atomic_write_text
+from nexusd.config import Config
+from nexusd.errors import ProtocolError
+from nexusd.paths import RepoLayout
+from nexusd.planner.grounding import Services
+from nexusd.planner.pipeline import RESPONSE_MODE, Outcome, OutcomeStatus, answer_request
+from nexusd.planner.rejection import error_response
+from nexusd.protocol.models import PlanResponse
+from nexusd.protocol.naming import response_path_for
+from nexusd.protocol.render import read_response_meta, render_response
+
+_META_BYTES = 65_536
+
+
+def request_key(path: Path) -> Path:
+    """The request's path with its folder resolved and its own name kept (links not followed)."""
+    return path.parent.resolve() / path.name
+
+
+def claim_file(layout: RepoLayout, path: Path) -> Path:
+    """The lock file that serialises everyone answering `path`."""
+    digest = hashlib.sha256(os.fsencode(request_key(path))).hexdigest()[:32]
+    return layout.nexus_dir / "claims" / f"{digest}.lock"
+
+
+@contextlib.contextmanager
+def request_claim(
+    layout: RepoLayout, path: Path, *, on_wait: Callable[[], None] | None = None
+) -> Iterator[None]:
+    """Hold the request's claim; blocks while another process answers it (`on_wait` first)."""
+    lock = claim_file(layout, path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    # The lock files are kept: unlinking one while another process waits on it would let a
+    # third process lock a new inode beside it and answer in parallel.
+    with lock.open("a") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def refusal(layout: RepoLayout, path: Path) -> ProtocolError | None:
+    """Why `path` must not be read on a request's behalf (None when it may be read)."""
+    root = layout.root.resolve()
+    folder = path.parent.resolve()
+    if not folder.is_relative_to(root):
+        return ProtocolError(
+            f"the folder of {path.name} resolves to {folder}, outside the repository {root};"
+            " nothing of the request was read",
+            hint="keep request folders inside the repository (`watch.paths` are relative"
+            " to its root), not symbolic links to elsewhere",
+        )
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None  # gone: the pipeline reports an unreadable request as usual
+    if stat.S_ISLNK(mode):
+        target = path.readlink()
+        return ProtocolError(
+            f"{path.name} is a symbolic link (to {target}); nexusd does not follow links in"
+            " request files, so nothing of it was read",
+            hint="write the request as a regular file in its place (if the link's target is"
+            f" the request you mean: `rm {path.name} && cp {target} {path.name}`)",
+        )
+    return None
+
+
+def _fingerprint(error: ProtocolError) -> str:
+    # Stands in for the content hash (the content is never read): the same refusal is
+    # written once, a changed link or a regular file in its place is answered anew.
+    return hashlib.sha256(b"nexusd-refused\0" + error.message.encode("utf-8")).hexdigest()
+
+
+def refused_response(path: Path, error: ProtocolError, revision: int = 1) -> PlanResponse:
+    """The error response for a request refused before it was read."""
+    return error_response(
+        error,
+        request_name=path.name,
+        sha256=_fingerprint(error),
+        revision=revision,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        timings={},
+    )
+
+
+def _response_meta(response: Path) -> tuple[bool, dict[str, object] | None]:
+    """(exists, nexusd's front matter) of a response, never following a link."""
+    try:
+        fd = os.open(response, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return False, None
+    except OSError:
+        return os.path.lexists(response), None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return True, None
+        text = fh.read(_META_BYTES).decode("utf-8", "replace")
+    return True, read_response_meta(text)
+
+
+def _refuse(path: Path, error: ProtocolError, force: bool) -> Outcome:
+    response = response_path_for(path)
+    sha = _fingerprint(error)
+    exists, old = _response_meta(response)
+    revision = old.get("revision") if old else 0
+    revision = revision if isinstance(revision, int) else 0
+
+    def done(status: OutcomeStatus, message: str, rev: int) -> Outcome:
+        return Outcome(path, response, status, rev, sha, {}, message)
+
+    if exists and old is None:
+        return done("skipped", f"{response.name} exists but was not written by nexusd; kept it", 0)
+    if old is not None and old.get("request_sha256") == sha and not force:
+        return done("skipped", "already refused", revision)
+    answer = refused_response(path, error, revision + 1)
+    try:
+        atomic_write_text(response, render_response(answer), mode=RESPONSE_MODE)
+    except OSError as exc:
+        return done("error", f"cannot write {response}: {exc.strerror or exc}", revision + 1)
+    return Outcome(
+        path, response, "error", revision + 1, sha, {}, error.message, title=answer.title
+    )
+
+
+def answer_claimed(
+    path: Path,
+    layout: RepoLayout,
+    config: Config,
+    *,
+    force: bool = False,
+    services: Services | None = None,
+    on_wait: Callable[[], None] | None = None,
+) -> Outcome:
+    """Answer the request at `path` exactly once, under its claim; refuse links and outsiders."""
+    path = request_key(path)
+    with request_claim(layout, path, on_wait=on_wait):
+        error = refusal(layout, path)
+        if error is not None:
+            return _refuse(path, error, force)
+        response = response_path_for(path)
+        if response.is_symlink():
+            # Reading its front matter would read the link's target: treat it as foreign.
+            note = f"{response.name} is a symbolic link, not a response nexusd wrote; kept it"
+            return Outcome(path, response, "skipped", 0, "", {}, note)
+        return answer_request(path, layout, config, force=force, services=services)

@@ -1,0 +1,143 @@
+"""Answering under the per-request claim; request files that are links are refused unread."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import git
+
+from daemon.helpers import (
+    front_matter,
+    nexusd,
+    nexusd_env,
+    request_text,
+    response_for,
+    wait_until,
+)
+from nexusd.config import load_config
+from nexusd.daemon.answering import answer_claimed, refusal, request_claim
+from nexusd.paths import find_repo
+from nexusd.planner.pipeline import answer_request
+
+SECRET = "root:x:0:0:hunter2-never-echoed"
+
+
+def _secret_file(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside"
+    outside.mkdir(exist_ok=True)
+    secret = outside / "passwd"
+    secret.write_text(f"{SECRET}\n", encoding="utf-8")
+    return secret
+
+
+def _files_mentioning(repo: Path, text: str) -> list[str]:
+    out = []
+    for path in repo.rglob("*"):
+        if ".git" in path.relative_to(repo).parts or path.is_symlink() or not path.is_file():
+            continue
+        if text in path.read_text(encoding="utf-8", errors="replace"):
+            out.append(path.relative_to(repo).as_posix())
+    return out
+
+
+def test_daemon_refuses_a_request_that_links_outside_the_repository(
+    daemon: Path, tmp_path: Path
+) -> None:
+    link = daemon / ".scratchpad_logs" / "x_plan_request.md"
+    link.symlink_to(_secret_file(tmp_path))
+    response = response_for(link)
+    meta = wait_until(lambda: front_matter(response), what="the refusal")
+    assert meta["status"] == "error"
+    assert "symbolic link" in meta["error"]["message"]
+    assert _files_mentioning(daemon, "hunter2") == []  # not in the response nor the daily note
+
+
+def test_plan_command_refuses_a_linked_request(served: Path, tmp_path: Path) -> None:
+    link = served / ".scratchpad_logs" / "x_plan_request.md"
+    link.symlink_to(_secret_file(tmp_path))
+    proc = nexusd(served, "plan", "--no-memory", str(link), check=False)
+    assert proc.returncode == 4, proc.stderr
+    assert "symbolic link" in response_for(link).read_text(encoding="utf-8")
+    assert _files_mentioning(served, "hunter2") == []
+    # --stdout too reads nothing of it.
+    proc = nexusd(served, "plan", "--stdout", "--no-memory", str(link), check=False)
+    assert proc.returncode == 4 and "hunter2" not in proc.stdout
+
+
+def test_refusal_is_written_once_and_a_real_file_is_answered(served: Path, tmp_path: Path) -> None:
+    layout = find_repo(served)
+    config = load_config(served)
+    link = served / ".scratchpad_logs" / "x_plan_request.md"
+    link.symlink_to(_secret_file(tmp_path))
+    first = answer_claimed(link, layout, config)
+    again = answer_claimed(link, layout, config)
+    assert (first.status, first.revision) == ("error", 1)
+    assert (again.status, again.revision) == ("skipped", 1)
+    link.unlink()
+    link.write_text(request_text("Explain the README"), encoding="utf-8")
+    real = answer_claimed(link, layout, config)
+    assert (real.status, real.revision) == ("ok", 2)
+
+
+def test_a_request_folder_linked_outside_is_refused(repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo / ".scratchpad_logs").symlink_to(elsewhere, target_is_directory=True)
+    request = repo / ".scratchpad_logs" / "y_plan_request.md"
+    request.write_text(request_text("Read me"), encoding="utf-8")
+    error = refusal(find_repo(repo), request)
+    assert error is not None and "outside the repository" in error.message
+
+
+def test_a_link_swapped_in_after_the_check_is_not_read(served: Path, tmp_path: Path) -> None:
+    # The pipeline's own read refuses links, whoever calls it.
+    link = served / ".scratchpad_logs" / "z_plan_request.md"
+    link.symlink_to(_secret_file(tmp_path))
+    outcome = answer_request(link, find_repo(served), load_config(served))
+    assert outcome.status == "error"
+    assert not response_for(link).exists()
+
+
+def test_a_response_path_that_is_a_link_is_kept_unread(served: Path, tmp_path: Path) -> None:
+    request = served / ".scratchpad_logs" / "w_plan_request.md"
+    request.write_text(request_text("Explain the README"), encoding="utf-8")
+    response_for(request).symlink_to(_secret_file(tmp_path))
+    outcome = answer_claimed(request, find_repo(served), load_config(served))
+    assert outcome.status == "skipped"
+    assert response_for(request).is_symlink()
+
+
+def test_plan_waits_for_the_claim_and_does_not_answer_twice(served: Path) -> None:
+    layout = find_repo(served)
+    config = load_config(served)
+    request = served / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md"
+    request.write_text(request_text("Explain the README"), encoding="utf-8")
+    # The test plays the busy daemon: it holds the claim while a foreground run starts.
+    with request_claim(layout, request):
+        proc = subprocess.Popen(
+            [sys.executable, "-P", "-m", "nexusd", "plan", "--json", "--no-memory", str(request)],
+            cwd=served,
+            env=nexusd_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert proc.stderr is not None
+            line = proc.stderr.readline()
+            assert "waiting" in line, line
+            assert not response_for(request).exists()
+            ours = answer_request(request, layout, config)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+    out, err = proc.communicate(timeout=90)
+    assert ours.status == "ok"
+    assert proc.returncode == 0, err
+    assert '"status": "skipped"' in out
+    assert front_matter(response_for(request))["revision"] == 1
+    checkpoints = git(served, "for-each-ref", "refs/nexus/checkpoints/").splitlines()
+    assert len(checkpoints) == 1
