@@ -2,12 +2,16 @@
 
 Edits to MEMORY.md, daily notes and the configured extra globs are synced within
 a fraction of a second (only changed chunks are embedded again); a periodic
-reconcile catches anything the watcher missed.
+reconcile catches anything the watcher missed. Only writes, creations, deletions and
+moves are watched, and a file is synced only when its bytes hash differently from the
+last sync: the sync's own reads (open, close-without-write) and re-saves of the same
+text cost nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import threading
@@ -16,11 +20,20 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 from nexusd.config import Config
 from nexusd.daemon.logs import log_event
+from nexusd.memory.sources import list_memory_files, relative
 from nexusd.paths import RepoLayout
 
 # Edits are batched this long: a burst of daily-note appends costs one sync, and a note
@@ -32,6 +45,15 @@ FLUSH_SECONDS = 0.4
 MAX_DEFER_SECONDS = 5.0
 IDLE_SECONDS = 0.25
 FLUSH_THREAD = "nexusd-memory-sync"
+# Not opened / closed-without-write: every read of a memory file (the sync's own, an
+# editor's, a search's) reports those, and reacting to them re-synced forever.
+_EVENTS: list[type[FileSystemEvent]] = [
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileDeletedEvent,
+    FileMovedEvent,
+    FileClosedEvent,
+]
 
 
 def watch_roots(root: Path, config: Config) -> list[tuple[Path, bool]]:
@@ -47,6 +69,14 @@ def watch_roots(root: Path, config: Config) -> list[tuple[Path, bool]]:
         recursive = "**" in pattern or len(fixed) < len(Path(pattern).parts) - 1
         roots[folder] = roots.get(folder, False) or recursive
     return sorted(roots.items())
+
+
+def content_hash(path: Path) -> str | None:
+    """sha256 of the file's bytes; None when it is gone or unreadable."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _one_torch_thread() -> None:
@@ -83,6 +113,8 @@ class MemoryLink:
         self.extra_ops: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
         self._observer: Any = None
         self._pending: set[Path] = set()
+        # Content hash of each memory file as last synced (or seen at start).
+        self._hashes: dict[Path, str | None] = {}
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -132,6 +164,8 @@ class MemoryLink:
 
         self.layout.daily_dir.mkdir(parents=True, exist_ok=True)
         _one_torch_thread()
+        # Before the start-up reconcile reads them: a change after this is a new hash.
+        self._seed_hashes()
         self.service.start()
         self._server = SearchServer(self.layout, self.service, self.extra_ops)
         self._server.start()
@@ -142,7 +176,7 @@ class MemoryLink:
         handler = _Events(self)
         for folder, recursive in watch_roots(self.layout.root, self.config):
             if folder.is_dir():
-                observer.schedule(handler, str(folder), recursive=recursive)
+                observer.schedule(handler, str(folder), recursive=recursive, event_filter=_EVENTS)
         observer.start()
         self._observer = observer
 
@@ -170,7 +204,8 @@ class MemoryLink:
             self._wait_idle()
             self._wake.clear()
             with self._lock:
-                paths, self._pending = self._pending, set()
+                pending, self._pending = self._pending, set()
+            paths = self._changed(pending)
             if not paths:
                 continue
             try:
@@ -180,6 +215,7 @@ class MemoryLink:
                     logging.INFO,
                     "memory synced",
                     files=len(paths),
+                    paths=sorted(relative(self.layout.root, p) or str(p) for p in paths),
                     written=report.written,
                     removed=report.removed,
                     embedded=report.embedded,
@@ -187,7 +223,25 @@ class MemoryLink:
                 # After the sync, not inside it: the new text is searchable meanwhile.
                 self.service.compact_if_due()
             except Exception as exc:
+                for path in paths:  # not synced: the next event on them must sync again
+                    self._hashes.pop(path, None)
                 log_event(self.logger, logging.ERROR, "memory sync failed", error=str(exc))
+
+    def _seed_hashes(self) -> None:
+        for rel in list_memory_files(self.layout.root, self.config):
+            path = self.layout.root / rel
+            self._hashes[path] = content_hash(path)
+
+    def _changed(self, paths: set[Path]) -> set[Path]:
+        """The paths whose bytes differ from the last sync; their new hashes are recorded."""
+        changed: set[Path] = set()
+        for path in paths:
+            digest = content_hash(path)
+            if path in self._hashes and self._hashes[path] == digest:
+                continue
+            self._hashes[path] = digest
+            changed.add(path)
+        return changed
 
     def reconcile(self) -> None:
         """Scheduled and after merges/checkouts: compare all memory files with the index."""
