@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -34,6 +35,11 @@ from nexusd.paths import RepoLayout
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 # Default for `checkpoint.max_untracked_file_bytes`: 0 snapshots untracked files of any size.
 MAX_UNTRACKED_BYTES = 50 * 1024 * 1024
+
+# How often a snapshot is retried when files vanish under it (each retry leaves them out).
+VANISHED_ATTEMPTS = 25
+# git add's messages naming a file that disappeared between its directory walk and reading it.
+_VANISHED = re.compile(r"""unable to stat '([^']+)'|open\("([^"]+)"\): No such file""")
 
 # Files in a worktree's git dir that mean an operation is half done.
 IN_PROGRESS = (
@@ -109,25 +115,62 @@ def _oversized_untracked(layout: RepoLayout, env: dict[str, str], limit: int) ->
 
 def build_tree(layout: RepoLayout, max_untracked_bytes: int) -> tuple[str, list[str]]:
     """(tree id, untracked files left out for being larger than `max_untracked_bytes`)."""
+    tree, big, _vanished = build_tree_report(layout, max_untracked_bytes)
+    return tree, big
+
+
+def build_tree_report(
+    layout: RepoLayout, max_untracked_bytes: int
+) -> tuple[str, list[str], list[str]]:
+    """(tree id, untracked files over the size limit, files that vanished mid-snapshot)."""
     with temp_index(layout) as env:
         # Untracked files over the limit (datasets, build outputs nobody ignored) stay out of
         # every snapshot, so restores never touch them and the object store does not balloon.
         big = _oversized_untracked(layout, env, max_untracked_bytes) if max_untracked_bytes else []
-        specs = [":/", *(f":(top,literal,exclude){p}" for p in big)]
-        run_git(
-            layout.root,
-            "-c",
-            "advice.addEmbeddedRepo=false",
-            "-c",
-            "core.safecrlf=false",
-            "add",
-            "-A",
-            "--pathspec-from-file=-",
-            "--pathspec-file-nul",
-            env=env,
-            input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in specs),
-        )
-        return git_text(layout.root, "write-tree", env=env), big
+        vanished: list[str] = []
+        for _attempt in range(VANISHED_ATTEMPTS):
+            try:
+                _add_all(layout, env, [*big, *vanished])
+            except GitError as exc:
+                gone = _vanished_paths(layout, str(exc))
+                if gone is None:
+                    raise
+                # A file deleted between git listing it and reading it (a temp file, a build
+                # output): git dies on it; leave it out, as it is gone, and try again.
+                vanished.extend(p for p in gone if p not in vanished)
+                continue
+            return git_text(layout.root, "write-tree", env=env), big, vanished
+    raise GitError(
+        f"files kept vanishing while the working tree was snapshotted ({len(vanished)} so far)",
+        hint="something is creating and deleting files very fast; retry when it is quieter,"
+        " or ignore those files in .gitignore",
+    )
+
+
+def _add_all(layout: RepoLayout, env: dict[str, str], excluded: list[str]) -> None:
+    specs = [":/", *(f":(top,literal,exclude){p}" for p in excluded)]
+    run_git(
+        layout.root,
+        "-c",
+        "advice.addEmbeddedRepo=false",
+        "-c",
+        "core.safecrlf=false",
+        "add",
+        "-A",
+        "--pathspec-from-file=-",
+        "--pathspec-file-nul",
+        env=env,
+        input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in specs),
+    )
+
+
+def _vanished_paths(layout: RepoLayout, message: str) -> list[str] | None:
+    """The paths git could not stat or open because they are gone; None for other failures."""
+    named = _VANISHED.findall(message)
+    if not named:
+        return None
+    # One that is back already is simply read on the next attempt.
+    return [p for p in (a or b for a, b in named) if not os.path.lexists(layout.root / p)]
 
 
 def _normalize_trailers(trailers: Mapping[str, str] | None) -> dict[str, str]:
@@ -154,7 +197,7 @@ def create_checkpoint(
             hint="use one of: " + ", ".join(sorted(REASONS)),
         )
     state = repo_state(layout)
-    tree, big = build_tree(layout, max_untracked_bytes)
+    tree, big, vanished = build_tree_report(layout, max_untracked_bytes)
     extra = _normalize_trailers(trailers)
     info: dict[str, str] = {"Nexus-Reason": reason}
     for key in ("Nexus-Cycle", "Nexus-Request"):
@@ -167,6 +210,8 @@ def create_checkpoint(
         info["Nexus-State"] = state.operation
     if big:
         info["Nexus-Skipped"] = f"{len(big)} untracked file(s) over {max_untracked_bytes} bytes"
+    if vanished:
+        info["Nexus-Vanished"] = f"{len(vanished)} file(s) deleted while the snapshot was taken"
     info.update(extra)
     subject = message.strip().splitlines()[0] if message and message.strip() else ""
     subject = subject or f"nexusd checkpoint ({reason})"

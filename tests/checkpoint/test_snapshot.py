@@ -271,3 +271,26 @@ def test_stat_cache_of_the_real_index_is_reused(repo: Path) -> None:
     # git (and so the snapshot) trusts the cached stat data instead of reading the file again.
     assert git(repo, "show", f"{cp.commit}:stable.txt") == "aaaa\n"
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_file_deleted_mid_snapshot_is_left_out(repo: Path) -> None:
+    # A clean filter on a.txt deletes b.txt after `git add` listed it and before it reads
+    # it: the "unable to stat" a temp file that comes and goes causes, every time.
+    git(repo, "config", "filter.vanish.clean", "rm -f b.txt; cat")
+    (repo / ".gitattributes").write_text("a.txt filter=vanish\n")
+    (repo / "a.txt").write_text("a\n")
+    (repo / "b.txt").write_text("b\n")
+    cp = create_checkpoint(find_repo(repo), reason="manual")
+    files = _files_in(repo, cp.commit)
+    assert "a.txt" in files and "b.txt" not in files
+    assert not (repo / "b.txt").exists()
+    assert cp.trailers["Nexus-Vanished"] == "1 file(s) deleted while the snapshot was taken"
+
+
+def test_other_git_add_failures_still_raise(repo: Path) -> None:
+    git(repo, "config", "filter.broken.clean", "exit 3")
+    git(repo, "config", "filter.broken.required", "true")
+    (repo / ".gitattributes").write_text("a.txt filter=broken\n")
+    (repo / "a.txt").write_text("a\n")
+    with pytest.raises(GitError):
+        create_checkpoint(find_repo(repo), reason="manual")
