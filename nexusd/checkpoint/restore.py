@@ -4,12 +4,18 @@ Only the working tree changes: HEAD and the index stay as they are, so after a
 restore `git status` shows the difference as unstaged changes. A `pre-restore`
 checkpoint of the current state is taken first; every file the restore removes
 or overwrites is in it. Ignored files are never touched.
+
+nexusd's own files (the request folders, MEMORY.md, the daily notes) are left as
+they are unless `paths` names them: rolling them back would put back old answers
+beside newer requests, or delete answers so that old requests are answered again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import os
+import posixpath
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,6 +35,9 @@ from nexusd.errors import GitError
 from nexusd.paths import RepoLayout
 
 _KIND = {"A": "add", "M": "modify", "T": "modify", "D": "delete"}
+# The defaults of `watch.paths` and `memory.sources`; the CLI passes the configured ones.
+NEXUS_FILES = (".scratchpad_logs", ".scratchpad", "MEMORY.md", "memory/daily/*.md")
+OWN_FILE = "nexusd's own file; name it in the paths to restore it"
 
 
 @dataclass(frozen=True)
@@ -140,8 +149,12 @@ def restore_checkpoint(
     dry_run: bool = False,
     paths: Sequence[str] = (),
     max_untracked_bytes: int = MAX_UNTRACKED_BYTES,
+    nexus_files: Sequence[str] = NEXUS_FILES,
 ) -> RestoreResult:
-    """Make tracked and unignored files match checkpoint `wanted`; HEAD and index untouched."""
+    """Make tracked and unignored files match checkpoint `wanted`; HEAD and index untouched.
+
+    Files under `nexus_files` (folders or globs) are skipped unless `paths` names them.
+    """
     target = resolve(layout, wanted)
     state = repo_state(layout)
     if state.operation and not dry_run:
@@ -164,10 +177,12 @@ def restore_checkpoint(
         )
         current_tree = pre.tree
     planned = plan_changes(layout, current_tree, target.tree, paths)
+    own = [c for c in planned if is_nexus_file(c.path, nexus_files) and not _named(c.path, paths)]
+    planned = [c for c in planned if c not in own]
     writes = [c.path for c in planned if c.action != "delete" and not c.mode.startswith("160")]
     ignored = _ignored_existing(layout, writes)
     changes: list[Change] = []
-    skipped: list[Change] = []
+    skipped = [Change("skip", c.path, why=OWN_FILE) for c in own]
     for change in planned:
         if change.path in ignored:
             skipped.append(Change("skip", change.path, why="an ignored file is there now"))
@@ -207,6 +222,18 @@ def restore_checkpoint(
     written = set(to_write)
     done = tuple(c for c in changes if c.action == "delete" or c.path in written)
     return RestoreResult(target, done, False, pre, tuple(skipped))
+
+
+def is_nexus_file(path: str, nexus_files: Sequence[str]) -> bool:
+    """True when `path` is inside one of `nexus_files` (folders, files or globs)."""
+    specs = (posixpath.normpath(raw.strip().lstrip("/")) for raw in nexus_files)
+    return any(path == s or path.startswith(s + "/") or fnmatch.fnmatchcase(path, s) for s in specs)
+
+
+def _named(path: str, paths: Sequence[str]) -> bool:
+    """True when a spec other than the whole tree covers `path` (the user asked for it)."""
+    specs = (posixpath.normpath(raw) for raw in paths)
+    return any(s != "." and (path == s or path.startswith(s + "/")) for s in specs)
 
 
 def _remove_dir_if_empty(path: Path) -> None:

@@ -127,14 +127,25 @@ def restore(
     as_json: bool,
     repo: Path | None,
 ) -> None:
-    """Make the working tree match a checkpoint (HEAD and index untouched; undoable)."""
+    """Make the working tree match a checkpoint (HEAD and index untouched; undoable).
+
+    nexusd's own files (the request folders of `watch.paths`, MEMORY.md and the daily
+    notes of `memory.sources`) are left as they are, so no old answer comes back and no
+    old request is answered again; name them in PATHS to restore them too.
+    """
     from nexusd.checkpoint.restore import restore_checkpoint
 
     layout, config = open_repo(repo)
     specs = [os.path.relpath(Path(p).absolute(), layout.root) for p in (*paths, *more_paths)]
     limit = int(config.get("checkpoint.max_untracked_file_bytes"))
+    own = [*config.get("watch.paths"), *config.get("memory.sources")]
     result = restore_checkpoint(
-        layout, checkpoint_id, dry_run=dry_run, paths=specs, max_untracked_bytes=limit
+        layout,
+        checkpoint_id,
+        dry_run=dry_run,
+        paths=specs,
+        max_untracked_bytes=limit,
+        nexus_files=[str(p) for p in own],
     )
     if as_json:
         echo_json(

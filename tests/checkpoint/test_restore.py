@@ -105,3 +105,57 @@ def test_file_becomes_directory_and_back(repo: Path) -> None:
     assert (repo / "thing").read_text() == "a file\n"
     restore_checkpoint(layout, cp_dir.id)
     assert (repo / "thing" / "inner.txt").read_text() == "inner\n"
+
+
+def _nexus_files(repo: Path, version: str) -> None:
+    (repo / ".scratchpad_logs").mkdir(exist_ok=True)
+    (repo / ".scratchpad_logs" / "a_plan_request.md").write_text(f"goal {version}\n")
+    (repo / ".scratchpad_logs" / "a_plan_response.md").write_text(f"answer {version}\n")
+    (repo / "MEMORY.md").write_text(f"# Memory {version}\n")
+    (repo / "memory" / "daily").mkdir(parents=True, exist_ok=True)
+    (repo / "memory" / "daily" / f"{version}.md").write_text(f"note {version}\n")
+
+
+def _nexus_state(repo: Path) -> dict[str, str]:
+    folders = [repo / ".scratchpad_logs", repo / "memory" / "daily"]
+    files = [p for f in folders for p in sorted(f.iterdir())] + [repo / "MEMORY.md"]
+    return {p.relative_to(repo).as_posix(): p.read_text() for p in files}
+
+
+def test_restore_leaves_nexus_files_as_they_are(repo: Path) -> None:
+    layout = find_repo(repo)
+    _nexus_files(repo, "v1")
+    (repo / "app.py").write_text("v1\n")
+    cp = create_checkpoint(layout, reason="manual")
+    _nexus_files(repo, "v2")
+    (repo / "app.py").write_text("v2\n")
+    before = _nexus_state(repo)
+    result = restore_checkpoint(layout, cp.id)
+    assert (repo / "app.py").read_text() == "v1\n"
+    # No old answer beside the newer request, no answer deleted, no memory rolled back.
+    assert _nexus_state(repo) == before
+    assert [c.path for c in result.changes] == ["app.py"]
+    assert {c.path for c in result.skipped} == {
+        ".scratchpad_logs/a_plan_request.md",
+        ".scratchpad_logs/a_plan_response.md",
+        "MEMORY.md",
+        "memory/daily/v2.md",
+    }
+    dry = restore_checkpoint(layout, cp.id, dry_run=True)
+    assert dry.changes == () and len(dry.skipped) == 4
+
+
+def test_nexus_files_named_in_paths_are_restored(repo: Path) -> None:
+    layout = find_repo(repo)
+    _nexus_files(repo, "v1")
+    cp = create_checkpoint(layout, reason="manual")
+    _nexus_files(repo, "v2")
+    result = restore_checkpoint(layout, cp.id, paths=[".scratchpad_logs", "MEMORY.md"])
+    assert (repo / ".scratchpad_logs" / "a_plan_response.md").read_text() == "answer v1\n"
+    assert (repo / "MEMORY.md").read_text() == "# Memory v1\n"
+    assert (repo / "memory" / "daily" / "v2.md").exists()  # not named: kept
+    assert result.pre_restore is not None
+    # The whole tree named as `.` is not asking for nexusd's files.
+    _nexus_files(repo, "v3")
+    restore_checkpoint(layout, cp.id, paths=["."])
+    assert (repo / "MEMORY.md").read_text() == "# Memory v3\n"

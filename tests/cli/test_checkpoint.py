@@ -8,6 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from nexusd.cli import cli
+from nexusd.protocol.render import read_response_meta
 
 
 def run(repo: Path, *args: str, code: int = 0) -> str:
@@ -120,3 +121,27 @@ def test_push_and_fetch(repo: Path, tmp_path: Path) -> None:
     run(repo, "drop", made["id"])
     run(repo, "fetch", str(remote))
     assert [r["id"] for r in json.loads(run(repo, "list", "--json"))] == [made["id"]]
+
+
+def test_restoring_a_responses_checkpoint_keeps_the_newer_answer(repo: Path) -> None:
+    # Issue 14, item 21: the checkpoint a revision-2 response names was taken before that
+    # response was written; restoring it put the revision-1 answer back beside request v2.
+    (repo / ".nexus").mkdir()
+    request = repo / "plans" / "2025-01-01T00_00_00_plan_request.md"
+    request.parent.mkdir()
+    (repo / ".nexus" / "config.yaml").write_text(
+        "memory:\n  enabled: false\nwatch:\n  paths: [plans]\n"
+    )
+    response = request.with_name("2025-01-01T00_00_00_plan_response.md")
+    runner = CliRunner()
+    for goal in ("first goal", "second goal"):
+        request.write_text(f"---\ngoal: {goal}\n---\n")
+        result = runner.invoke(cli, ["plan", "--no-memory", str(request)])
+        assert result.exit_code == 0, result.output
+    meta = read_response_meta(response.read_text())
+    assert meta is not None and meta["revision"] == 2
+    (repo / "app.py").write_text("changed after the plan\n")
+    out = run(repo, "restore", str(meta["checkpoint"]))
+    assert "skip    plans/2025-01-01T00_00_00_plan_response.md" in out
+    assert not (repo / "app.py").exists()
+    assert read_response_meta(response.read_text()) == meta
