@@ -1,8 +1,8 @@
 """One configuration loader: defaults < user file < repository file, validated once.
 
 Every key has a default here; unknown keys are errors that name the key and the
-file. `Config.sources` says where each effective value came from, for
-`nexusd config show`.
+file, and one load reports every problem it finds, not only the first.
+`Config.sources` says where each effective value came from, for `nexusd config show`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from nexusd.config_entries import type_error, validate_checks, validate_providers
 from nexusd.errors import ConfigError
 
 DEFAULTS: dict[str, Any] = {
@@ -148,39 +149,6 @@ CHOICES: dict[str, frozenset[str]] = {
     },
 }
 
-# One entry of `providers:` (issue 6); `type` is required.
-PROVIDER_KEYS: dict[str, type | tuple[type, ...]] = {
-    "type": str,
-    "model": str,
-    "base_url": str,
-    "api_key_env": str,
-    "command": (str, list),
-    "args": list,
-    "model_path": str,
-    "timeout_ms": int,
-    "n_ctx": int,
-    "n_threads": int,
-    "circuit_failures": int,
-    "circuit_reset_ms": int,
-}
-
-CHECK_WHEN = frozenset({"request", "commit", "manual"})
-
-# One entry of `checks:`; None means "inherit from sandbox.*".
-CHECK_KEYS: dict[str, type | tuple[type, ...]] = {
-    "name": str,
-    "run": str,
-    "image": str,
-    "timeout": (int, float),
-    "memory": str,
-    "cpus": (int, float),
-    "pids": int,
-    "network": bool,
-    "when": (str, list),
-    "env": list,
-}
-CHECK_REQUIRED = ("name", "run")
-
 
 @dataclass(frozen=True)
 class Config:
@@ -208,16 +176,25 @@ def user_config_path() -> Path:
 
 
 def load_config(root: Path | None = None, *, user_file: Path | None = None) -> Config:
-    """Load defaults, then the user file, then `<root>/.nexus/config.yaml`; validate each."""
+    """Load defaults, then the user file, then `<root>/.nexus/config.yaml`; validate each.
+
+    Raises one ConfigError naming every problem found in every file.
+    """
     data = copy.deepcopy(DEFAULTS)
     sources: dict[str, str] = {}
+    problems: list[ConfigError] = []
     layers = [user_file if user_file is not None else user_config_path()]
     if root is not None:
         layers.append(root / ".nexus" / "config.yaml")
     for path in layers:
-        layer = _read_layer(path)
+        try:
+            layer = _read_layer(path)
+        except ConfigError as exc:
+            problems.append(exc)
+            continue
         if layer is not None:
-            _merge(data, layer, "", str(path), sources)
+            _merge(data, layer, "", str(path), sources, problems=problems)
+    _raise_problems(problems)
     return Config(data=data, sources=sources)
 
 
@@ -225,8 +202,22 @@ def config_from_mapping(layer: Mapping[str, Any], origin: str = "<mapping>") -> 
     """Validate a mapping over the defaults (for tests and programmatic use)."""
     data = copy.deepcopy(DEFAULTS)
     sources: dict[str, str] = {}
-    _merge(data, dict(layer), "", origin, sources)
+    problems: list[ConfigError] = []
+    _merge(data, dict(layer), "", origin, sources, problems=problems)
+    _raise_problems(problems)
     return Config(data=data, sources=sources)
+
+
+def _raise_problems(problems: list[ConfigError]) -> None:
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        lines = [f"{len(problems)} problems in the configuration:"]
+        for problem in problems:
+            lines.append(f"  - {problem.message}")
+            if problem.hint:
+                lines.append(f"    fix: {problem.hint}")
+        raise ConfigError("\n".join(lines), problems=problems)
 
 
 def _read_layer(path: Path) -> dict[str, Any] | None:
@@ -249,19 +240,32 @@ def _read_layer(path: Path) -> dict[str, Any] | None:
 
 
 def _merge(
-    base: dict[str, Any], layer: dict[str, Any], prefix: str, origin: str, sources: dict[str, str]
+    base: dict[str, Any],
+    layer: dict[str, Any],
+    prefix: str,
+    origin: str,
+    sources: dict[str, str],
+    *,
+    problems: list[ConfigError],
 ) -> None:
     for key, value in layer.items():
         dotted = f"{prefix}{key}"
         if not isinstance(key, str) or key not in base:
             known = ", ".join(sorted(base))
-            raise ConfigError(
-                f"{origin}: unknown key `{dotted}`",
-                hint=f"remove it or use one of: {known}",
+            problems.append(
+                ConfigError(
+                    f"{origin}: unknown key `{dotted}`",
+                    hint=f"remove it or use one of: {known}",
+                )
             )
+            continue
         default = base[key]
         if dotted == "providers":
-            base[key] = _validate_providers(value, origin, default)
+            base[key] = validate_providers(value, origin, default, problems)
+            sources[dotted] = origin
+            continue
+        if dotted == "checks":
+            base[key] = validate_checks(value, origin, problems)
             sources[dotted] = origin
             continue
         if isinstance(default, dict):
@@ -269,121 +273,45 @@ def _merge(
                 # `watch:` with every key below it commented out: nothing is set.
                 continue
             if not isinstance(value, dict):
-                raise ConfigError(
-                    f"{origin}: `{dotted}` must be a mapping, got {type(value).__name__}",
-                    hint=f"write `{key}:` followed by indented keys",
+                problems.append(
+                    ConfigError(
+                        f"{origin}: `{dotted}` must be a mapping, got {type(value).__name__}",
+                        hint=f"write `{key}:` followed by indented keys",
+                    )
                 )
-            _merge(default, value, f"{dotted}.", origin, sources)
+                continue
+            _merge(default, value, f"{dotted}.", origin, sources, problems=problems)
             continue
-        base[key] = _validate(dotted, default, value, origin)
+        try:
+            base[key] = _validate(dotted, default, value, origin)
+        except ConfigError as exc:
+            problems.append(exc)
+            continue
         sources[dotted] = origin
 
 
-def _type_error(origin: str, dotted: str, want: str, value: Any) -> ConfigError:
-    return ConfigError(
-        f"{origin}: `{dotted}` must be {want}, got {value!r}",
-        hint=f"set `{dotted}` to {want}",
-    )
-
-
 def _validate(dotted: str, default: Any, value: Any, origin: str) -> Any:
-    if dotted == "checks":
-        return _validate_checks(value, origin)
     if value is None and (default is None or dotted in NULLABLE):
         return None
     want: type = NULLABLE.get(dotted) or type(default)
     if want is bool:
         if not isinstance(value, bool):
-            raise _type_error(origin, dotted, "true or false", value)
+            raise type_error(origin, dotted, "true or false", value)
     elif want is int:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise _type_error(origin, dotted, "a whole number ≥ 0", value)
+            raise type_error(origin, dotted, "a whole number ≥ 0", value)
     elif want is float:
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise _type_error(origin, dotted, "a number ≥ 0", value)
+            raise type_error(origin, dotted, "a number ≥ 0", value)
         value = float(value)
     elif want is str:
         if not isinstance(value, str) or not value.strip():
-            raise _type_error(origin, dotted, "a non-empty string", value)
+            raise type_error(origin, dotted, "a non-empty string", value)
     elif want is list and (
         not isinstance(value, list) or not all(isinstance(v, str) for v in value)
     ):
-        raise _type_error(origin, dotted, "a list of strings", value)
+        raise type_error(origin, dotted, "a list of strings", value)
     choices = CHOICES.get(dotted)
     if choices is not None and value not in choices:
-        raise _type_error(origin, dotted, "one of " + ", ".join(sorted(choices)), value)
+        raise type_error(origin, dotted, "one of " + ", ".join(sorted(choices)), value)
     return value
-
-
-def _validate_checks(value: Any, origin: str) -> list[dict[str, Any]]:
-    if not isinstance(value, list):
-        raise _type_error(origin, "checks", "a list of checks (`- name: …`)", value)
-    seen: set[str] = set()
-    out: list[dict[str, Any]] = []
-    for i, item in enumerate(value):
-        where = f"checks[{i}]"
-        if not isinstance(item, dict):
-            raise _type_error(origin, where, "a mapping with `name` and `run`", item)
-        for key, val in item.items():
-            if key not in CHECK_KEYS:
-                raise ConfigError(
-                    f"{origin}: unknown key `{where}.{key}`",
-                    hint="check keys are: " + ", ".join(CHECK_KEYS),
-                )
-            kind = CHECK_KEYS[key]
-            if isinstance(val, bool) and kind is not bool:
-                raise _type_error(origin, f"{where}.{key}", "not a boolean", val)
-            if not isinstance(val, kind):
-                raise _type_error(origin, f"{where}.{key}", f"of type {kind}", val)
-        for key in CHECK_REQUIRED:
-            if not isinstance(item.get(key), str) or not item[key].strip():
-                raise ConfigError(
-                    f"{origin}: `{where}.{key}` is missing",
-                    hint=f"give every check a `{key}`",
-                )
-        when = item.get("when", ["request"])
-        when = [when] if isinstance(when, str) else when
-        bad = [w for w in when if w not in CHECK_WHEN]
-        if bad:
-            raise _type_error(origin, f"{where}.when", "request, commit or manual", bad)
-        if item["name"] in seen:
-            raise ConfigError(
-                f"{origin}: two checks are named `{item['name']}`", hint="give each a unique name"
-            )
-        seen.add(item["name"])
-        env = item.get("env", [])
-        if not all(isinstance(e, str) for e in env):
-            raise _type_error(origin, f"{where}.env", "a list of variable names", env)
-        out.append({**item, "when": when, "env": env})
-    return out
-
-
-def _validate_providers(value: Any, origin: str, current: dict[str, Any]) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _type_error(origin, "providers", "a mapping of name -> {type: …}", value)
-    out = dict(current)
-    for name, item in value.items():
-        where = f"providers.{name}"
-        if not isinstance(item, dict):
-            raise _type_error(origin, where, "a mapping with `type`", item)
-        for key, val in item.items():
-            kind = PROVIDER_KEYS.get(key)
-            if kind is None:
-                raise ConfigError(
-                    f"{origin}: unknown key `{where}.{key}`",
-                    hint="provider keys are: " + ", ".join(PROVIDER_KEYS),
-                )
-            bad_int = kind is int and (isinstance(val, bool) or not isinstance(val, int) or val < 1)
-            if bad_int or not isinstance(val, kind) or isinstance(val, bool):
-                want = {"int": "a whole number ≥ 1", "str": "a string", "list": "a list of strings"}
-                wanted = want.get(getattr(kind, "__name__", ""), "a string or a list of strings")
-                raise _type_error(origin, f"{where}.{key}", wanted, val)
-            if isinstance(val, list) and not all(isinstance(v, str) for v in val):
-                raise _type_error(origin, f"{where}.{key}", "a list of strings", val)
-        if not isinstance(item.get("type"), str) or not item["type"].strip():
-            raise ConfigError(
-                f"{origin}: `{where}.type` is missing",
-                hint="set it to offline, openai, ollama, command or llamacpp",
-            )
-        out[name] = dict(item)
-    return out

@@ -28,6 +28,13 @@ class ConfigError(NexusError):
 
     exit_code = 3
 
+    def __init__(
+        self, message: str, *, hint: str | None = None, problems: list[ConfigError] | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        # Every problem found (one load reports all of them); [self] for a single one.
+        self.problems: list[ConfigError] = problems or [self]
+
 
 class ProtocolError(NexusError):
     """A plan request that cannot be answered as written."""

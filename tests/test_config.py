@@ -114,6 +114,38 @@ def test_invalid_values_name_the_key_and_the_file(
     assert info.value.exit_code == 3
 
 
+def test_every_problem_in_every_file_is_reported_not_only_the_first(
+    repo: Path, _isolated_home: Path
+) -> None:
+    user = _write(_isolated_home / ".config" / "nexusd" / "config.yaml", "watch: [1\n")
+    project = _write(
+        repo / ".nexus" / "config.yaml",
+        "nope: 1\n"
+        "watch:\n  debounce_ms: -1\n  bogus: 2\n"
+        "checks:\n  - name: unit\n  - run: pytest\n    when: never\n"
+        "providers:\n  local:\n    type: openai\n    n_ctx: 0\n",
+    )
+    with pytest.raises(ConfigError) as info:
+        load_config(repo)
+
+    needles = [
+        f"{user}: not valid YAML",
+        f"{project}: unknown key `nope`",
+        "`watch.debounce_ms` must be a whole number ≥ 0, got -1",
+        "unknown key `watch.bogus`",
+        "`checks[0].run` is missing",
+        "`checks[1].name` is missing",
+        "`checks[1].when` must be request, commit or manual",
+        "`providers.local.n_ctx` must be a whole number ≥ 1",
+    ]
+    assert len(info.value.problems) == len(needles)
+    assert info.value.message.startswith(f"{len(needles)} problems in the configuration:")
+    for needle in needles:
+        assert needle in info.value.message
+    assert info.value.message.count("fix: ") == len(needles)
+    assert info.value.exit_code == 3
+
+
 @pytest.mark.parametrize(
     ("text", "needle"),
     [("watch: [1\n", "not valid YAML"), ("- a\n- b\n", "top level must be a mapping")],

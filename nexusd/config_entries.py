@@ -1,0 +1,152 @@
+"""Validation of the list-like sections of the configuration: `checks:` and `providers:`.
+
+Every problem is appended to the caller's list instead of raised, so one run of
+`nexusd` names all that is wrong in a file, not only the first thing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nexusd.errors import ConfigError
+
+# One entry of `providers:` (issue 6); `type` is required.
+PROVIDER_KEYS: dict[str, type | tuple[type, ...]] = {
+    "type": str,
+    "model": str,
+    "base_url": str,
+    "api_key_env": str,
+    "command": (str, list),
+    "args": list,
+    "model_path": str,
+    "timeout_ms": int,
+    "n_ctx": int,
+    "n_threads": int,
+    "circuit_failures": int,
+    "circuit_reset_ms": int,
+}
+
+CHECK_WHEN = frozenset({"request", "commit", "manual"})
+
+# One entry of `checks:`; None means "inherit from sandbox.*".
+CHECK_KEYS: dict[str, type | tuple[type, ...]] = {
+    "name": str,
+    "run": str,
+    "image": str,
+    "timeout": (int, float),
+    "memory": str,
+    "cpus": (int, float),
+    "pids": int,
+    "network": bool,
+    "when": (str, list),
+    "env": list,
+}
+CHECK_REQUIRED = ("name", "run")
+
+
+def type_error(origin: str, dotted: str, want: str, value: Any) -> ConfigError:
+    """`<file>: `key` must be <want>, got <value>` with the fix."""
+    return ConfigError(
+        f"{origin}: `{dotted}` must be {want}, got {value!r}",
+        hint=f"set `{dotted}` to {want}",
+    )
+
+
+def validate_checks(value: Any, origin: str, problems: list[ConfigError]) -> list[dict[str, Any]]:
+    """The valid entries of `checks:`; each problem found is appended to `problems`."""
+    if not isinstance(value, list):
+        problems.append(type_error(origin, "checks", "a list of checks (`- name: …`)", value))
+        return []
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for i, item in enumerate(value):
+        found = len(problems)
+        where = f"checks[{i}]"
+        if not isinstance(item, dict):
+            problems.append(type_error(origin, where, "a mapping with `name` and `run`", item))
+            continue
+        for key, val in item.items():
+            if key not in CHECK_KEYS:
+                problems.append(
+                    ConfigError(
+                        f"{origin}: unknown key `{where}.{key}`",
+                        hint="check keys are: " + ", ".join(CHECK_KEYS),
+                    )
+                )
+                continue
+            kind = CHECK_KEYS[key]
+            if isinstance(val, bool) and kind is not bool:
+                problems.append(type_error(origin, f"{where}.{key}", "not a boolean", val))
+            elif not isinstance(val, kind):
+                problems.append(type_error(origin, f"{where}.{key}", f"of type {kind}", val))
+        for key in CHECK_REQUIRED:
+            if not isinstance(item.get(key), str) or not item[key].strip():
+                problems.append(
+                    ConfigError(
+                        f"{origin}: `{where}.{key}` is missing",
+                        hint=f"give every check a `{key}`",
+                    )
+                )
+        when = item.get("when", ["request"])
+        when = [when] if isinstance(when, str) else when
+        bad = [w for w in when if w not in CHECK_WHEN] if isinstance(when, list) else []
+        if bad:
+            problems.append(type_error(origin, f"{where}.when", "request, commit or manual", bad))
+        name = item.get("name")
+        if isinstance(name, str) and name in seen:
+            problems.append(
+                ConfigError(
+                    f"{origin}: two checks are named `{name}`", hint="give each a unique name"
+                )
+            )
+        if isinstance(name, str):
+            seen.add(name)
+        env = item.get("env", [])
+        if isinstance(env, list) and not all(isinstance(e, str) for e in env):
+            problems.append(type_error(origin, f"{where}.env", "a list of variable names", env))
+        if len(problems) == found:
+            out.append({**item, "when": when, "env": env})
+    return out
+
+
+def validate_providers(
+    value: Any, origin: str, current: dict[str, Any], problems: list[ConfigError]
+) -> dict[str, Any]:
+    """`current` updated with the valid entries of `providers:`; problems are appended."""
+    if not isinstance(value, dict):
+        problems.append(type_error(origin, "providers", "a mapping of name -> {type: …}", value))
+        return dict(current)
+    out = dict(current)
+    for name, item in value.items():
+        found = len(problems)
+        where = f"providers.{name}"
+        if not isinstance(item, dict):
+            problems.append(type_error(origin, where, "a mapping with `type`", item))
+            continue
+        for key, val in item.items():
+            kind = PROVIDER_KEYS.get(key)
+            if kind is None:
+                problems.append(
+                    ConfigError(
+                        f"{origin}: unknown key `{where}.{key}`",
+                        hint="provider keys are: " + ", ".join(PROVIDER_KEYS),
+                    )
+                )
+                continue
+            bad_int = kind is int and (isinstance(val, bool) or not isinstance(val, int) or val < 1)
+            if bad_int or not isinstance(val, kind) or isinstance(val, bool):
+                want = {"int": "a whole number ≥ 1", "str": "a string", "list": "a list of strings"}
+                wanted = want.get(getattr(kind, "__name__", ""), "a string or a list of strings")
+                problems.append(type_error(origin, f"{where}.{key}", wanted, val))
+            elif isinstance(val, list) and not all(isinstance(v, str) for v in val):
+                problems.append(type_error(origin, f"{where}.{key}", "a list of strings", val))
+        if not isinstance(item.get("type"), str) or not item["type"].strip():
+            problems.append(
+                ConfigError(
+                    f"{origin}: `{where}.type` is missing",
+                    hint="set it to offline, openai, ollama, command or llamacpp",
+                )
+            )
+        if len(problems) == found:
+            out[name] = dict(item)
+    return out
