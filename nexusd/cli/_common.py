@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from nexusd.config import Config, load_config
+from nexusd.errors import ConfigError
 from nexusd.paths import RepoLayout, find_repo
 
 
@@ -28,6 +29,24 @@ def open_repo(repo: Path | None) -> tuple[RepoLayout, Config]:
     """Find the repository and load its configuration (raises GitError / ConfigError)."""
     layout = find_repo(repo)
     return layout, load_config(layout.root)
+
+
+def config_problem(layout: RepoLayout) -> ConfigError | None:
+    """The configuration's error, or None when it loads (for commands that work without it)."""
+    try:
+        load_config(layout.root)
+    except ConfigError as exc:
+        return exc
+    return None
+
+
+def warn_config_problem(error: ConfigError | None) -> None:
+    """Tell on stderr that the configuration is invalid, so `start` will refuse it."""
+    if error is not None:
+        import textwrap
+
+        head = "warning: the configuration is invalid; `nexusd start` fails until it is fixed:"
+        click.echo(f"{head}\n{textwrap.indent(str(error), '  ')}", err=True)
 
 
 def echo_json(data: Any) -> None:

@@ -8,8 +8,15 @@ from typing import Any
 
 import click
 
-from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.cli._common import (
+    config_problem,
+    echo_json,
+    open_repo,
+    repo_option,
+    warn_config_problem,
+)
 from nexusd.errors import DaemonError
+from nexusd.paths import find_repo
 
 
 @click.command()
@@ -22,10 +29,10 @@ def start(repo: Path | None, foreground: bool, timeout: float, detached_child: b
 
     Without --foreground it detaches and returns once the daemon is ready
     (watching, startup scan done). One daemon per repository: if one already
-    runs, its pid is printed and the exit code is 0. With --foreground a second
-    daemon exits with code 7 instead; so does a daemon that fails to start or
-    is not ready within --timeout (the log's last lines are shown). State, pid
-    file, lock and logs live in `<git-common-dir>/nexus/`.
+    runs (or another `start` won the race), its pid is named and the exit code
+    is 7, as with --foreground; so does a daemon that fails to start or is not
+    ready within --timeout (the log's last lines are shown). State, pid file,
+    lock and logs live in `<git-common-dir>/nexus/`.
     """
     layout, config = open_repo(repo)
     if foreground:
@@ -35,10 +42,12 @@ def start(repo: Path | None, foreground: bool, timeout: float, detached_child: b
     from nexusd.daemon.control import start_detached
 
     pid, started = start_detached(layout, timeout=timeout)
-    if started:
-        click.echo(f"nexusd started (pid {pid}), watching {layout.root}")
-    else:
-        click.echo(f"nexusd is already running (pid {pid})")
+    if not started:
+        raise DaemonError(
+            f"nexusd is already running for this repository (pid {pid})",
+            hint="use `nexusd status`, or `nexusd stop` first",
+        )
+    click.echo(f"nexusd started (pid {pid}), watching {layout.root}")
 
 
 @click.command()
@@ -48,8 +57,10 @@ def stop(repo: Path | None, timeout: float) -> None:
     """Stop the daemon gracefully: it finishes the request in flight, then exits.
 
     Exit code 0 also when no daemon was running; 7 when it did not exit in time.
+    Works with an invalid configuration (and says what is wrong with it).
     """
-    layout, _ = open_repo(repo)
+    layout = find_repo(repo)
+    warn_config_problem(config_problem(layout))
     from nexusd.daemon.control import stop_daemon
 
     pid = stop_daemon(layout, timeout=timeout)
@@ -74,11 +85,15 @@ def status(repo: Path | None, as_json: bool) -> None:
     queued    requests waiting for the worker
     dropped   paths dropped because the queue was full (a rescan finds them)
     code index  files and units indexed, or the first build's progress
+    config    an invalid configuration's problems (status works with one)
     """
-    layout, _ = open_repo(repo)
+    layout = find_repo(repo)
     from nexusd.daemon.control import describe
 
     data = describe(layout)
+    error = config_problem(layout)
+    if error is not None:
+        data["config_error"] = str(error)
     if as_json:
         echo_json(data)
     else:
@@ -117,6 +132,15 @@ def _status_text(data: dict[str, Any]) -> str:
     if isinstance(code, dict):
         rows.append(f"  code index {_code_text(code)}")
     rows.append(f"  log        {data.get('log_file')}")
+    config_error = data.get("config_error")
+    if config_error:
+        effect = (
+            "the daemon keeps running with the configuration it last loaded"
+            if data["running"]
+            else "`nexusd start` fails until it is fixed"
+        )
+        rows.append(f"  config     invalid ({effect}):")
+        rows.extend(f"    {line}" for line in str(config_error).splitlines())
     return "\n".join(rows)
 
 
@@ -145,7 +169,8 @@ def _code_text(code: dict[str, Any]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the raw JSON lines.")
 def logs(repo: Path | None, lines: int, follow: bool, as_json: bool) -> None:
     """Print the daemon's log (JSON lines under `<git-common-dir>/nexus/logs/`)."""
-    layout, _ = open_repo(repo)
+    layout = find_repo(repo)
+    warn_config_problem(config_problem(layout))
     from nexusd.daemon.logs import follow_lines, log_size, render_line, tail_lines
 
     start = log_size(layout.log_file)

@@ -13,6 +13,7 @@ from daemon.helpers import (
     daemon,
     daemon_pid,
     daemon_without_memory,
+    force_stop,
     nexusd,
     nexusd_env,
     request_text,
@@ -20,6 +21,7 @@ from daemon.helpers import (
     start_daemon,
     wait_answered,
     wait_until,
+    write_config,
 )
 
 __all__ = ["daemon", "daemon_without_memory", "served", "start_daemon"]  # fixtures
@@ -46,13 +48,61 @@ def test_start_reports_ready_and_a_second_start_reports_the_running_pid(daemon: 
     pid = daemon_pid(daemon)
     assert pid is not None
 
-    again = nexusd(daemon, "start")
+    again = nexusd(daemon, "start", check=False)
     foreground = nexusd(daemon, "start", "--foreground", check=False)
 
-    assert again.stdout.strip() == f"nexusd is already running (pid {pid})"
+    assert again.returncode == 7  # README: 7 = already running
+    assert f"nexusd is already running for this repository (pid {pid})" in again.stderr
     assert foreground.returncode == 7
     assert f"already running for this repository (pid {pid})" in foreground.stderr
     assert daemon_pid(daemon) == pid
+
+
+def test_of_two_racing_starts_the_loser_exits_7(served: Path) -> None:
+    starts = [
+        subprocess.Popen(
+            [sys.executable, "-P", "-m", "nexusd", "start"],
+            cwd=served,
+            env=nexusd_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    try:
+        results = [(p.wait(timeout=90), *p.communicate()) for p in starts]
+    finally:
+        force_stop(served)
+
+    codes = sorted(code for code, _, _ in results)
+    assert codes == [0, 7], results
+    loser = next(err for code, _, err in results if code == 7)
+    assert "already running for this repository" in loser
+
+
+def test_status_logs_and_stop_work_with_a_broken_config_and_show_its_problems(
+    daemon: Path,
+) -> None:
+    pid = daemon_pid(daemon)
+    write_config(daemon, "nope: 1\nwatch:\n  debounce_ms: -1\n")
+
+    running = nexusd(daemon, "status")
+    as_json = json.loads(nexusd(daemon, "status", "--json").stdout)
+    logs = nexusd(daemon, "logs", "-n", "5")
+    stopped = nexusd(daemon, "stop")
+    after = nexusd(daemon, "status", check=False)
+
+    assert f"nexusd is running (pid {pid}" in running.stdout
+    assert "config     invalid (the daemon keeps running" in running.stdout
+    for text in (running.stdout, as_json["config_error"], logs.stderr, after.stdout):
+        assert "2 problems in the configuration" in text
+        assert "unknown key `nope`" in text
+        assert "`watch.debounce_ms` must be a whole number" in text
+    assert logs.stdout.strip()
+    assert stopped.stdout.strip() == f"nexusd stopped (pid {pid})"
+    assert after.returncode == 7
+    assert "`nexusd start` fails until it is fixed" in after.stdout
 
 
 def test_status_json_of_a_running_daemon(daemon: Path) -> None:
