@@ -18,6 +18,7 @@ from typing import Any, cast
 from nexusd import __version__
 from nexusd.config import Config
 from nexusd.daemon.extensions import Extensions
+from nexusd.daemon.journal import AnswerJournal
 from nexusd.daemon.lock import DaemonLock, remove_pid, write_pid
 from nexusd.daemon.logs import close_logging, log_event, setup_logging
 from nexusd.daemon.runtime import Daemon, DaemonContext
@@ -75,7 +76,9 @@ def run_daemon(layout: RepoLayout, config: Config, *, log_to_stderr: bool) -> in
         ctx = DaemonContext(layout, config, logger, stats, stop_event)
         extensions = Extensions(layout, config, logger)
         answer = pipeline_answer(layout, config, extensions.services())
-        daemon = Daemon(ctx, extensions.wrap_answer(answer))
+        journal = AnswerJournal(layout, extensions.daily_entry)
+        journal.recover(logger)  # daily lines a killed run owed, before anything is answered
+        daemon = Daemon(ctx, journal.wrap(extensions.wrap_answer(answer)))
         extensions.install(daemon)
         daemon.start()
         while not stop_event.wait(1.0):
