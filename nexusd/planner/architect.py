@@ -5,18 +5,14 @@ Deterministic: the same bundle gives the same text. No network, no model.
 
 from __future__ import annotations
 
-from nexusd.planner.actions import (
-    Action,
-    check_commands,
-    code,
-    plan_actions,
-    render_actions,
-    short,
-)
+from nexusd.planner.actions import Action, check_commands, code, render_actions, short
 from nexusd.planner.artifacts import Hit, find_mentions
 from nexusd.planner.catalog import Match, match_practices
+from nexusd.planner.goaltext import goal_summary, goal_title
+from nexusd.planner.intent import Kind
 from nexusd.planner.keywords import keywords
 from nexusd.planner.librarian import ContextBundle
+from nexusd.planner.sequence import plan_actions
 from nexusd.planner.toolsfile import Tool
 from nexusd.protocol.models import STANDARD_SECTIONS, Section
 
@@ -27,11 +23,27 @@ OFFLINE_NOTE = (
     "where judgement is needed it says what to measure instead of guessing._"
 )
 MAX_DIRTY_SHOWN = 10
+_FIRST = "The plan starts by reviewing the previous cycle so unfinished work is not lost"
+JUSTIFICATION: dict[Kind, str] = {
+    "bug": f"{_FIRST}, reproduces the bug (and each blocker) with a failing test before "
+    "changing code, since a fix without a reproduction cannot be verified, and ends with the "
+    "checks so the next cycle starts from a measured state.",
+    "feature": f"{_FIRST}, finds where the new behaviour belongs, specifies it with a test "
+    "before building it, documents it, and ends with the checks.",
+    "refactor": f"{_FIRST}, pins today's behaviour with tests that pass before any change, "
+    "restructures in small steps that keep them green, and ends with the checks.",
+    "docs": f"{_FIRST}, reads the code the text describes so it matches what the code does, "
+    "runs every example the text shows, and ends with the checks.",
+    "performance": f"{_FIRST}, measures a baseline and profiles before optimising (a gain "
+    "that is not measured is a guess), re-measures after, and ends with the checks.",
+    "question": f"{_FIRST}, reads the code the question is about and answers with cited "
+    "lines; it changes no code.",
+}
 
 
 def title_for(bundle: ContextBundle) -> str:
-    """`Plan for cycle 3: <goal>` (or `Plan: <goal>` without a cycle)."""
-    goal = short(bundle.request.goal.splitlines()[0] if bundle.request.goal else "", 100)
+    """`Plan for cycle 3: <goal>` (or `Plan: <goal>` without a cycle), markdown marks removed."""
+    goal = goal_title(bundle.request.goal, 100)
     n = bundle.request.cycle
     return f"Plan for cycle {n}: {goal}" if n is not None else f"Plan: {goal}"
 
@@ -105,7 +117,10 @@ def _answer(question: str, bundle: ContextBundle) -> list[str]:
 def analysis(bundle: ContextBundle) -> str:
     """Facts-based analysis and justification; answers the executor's analysis question."""
     req = bundle.request
-    lines = [OFFLINE_NOTE, "", f"**Goal:** {req.goal.strip()}", ""]
+    intent = bundle.intent
+    cues = f" (said by: {', '.join(intent.cues[:4])})" if intent.cues else " (no cue; the default)"
+    lines = [OFFLINE_NOTE, "", f"**Goal:** {goal_summary(req.goal)}", ""]
+    lines.append(f"- Kind of work: **{intent.kind}**{cues}; the plan's steps fit it.")
     if req.time_box:
         lines.append(f"- Time box: {req.time_box}.")
     lines.extend(_git_lines(bundle))
@@ -135,13 +150,7 @@ def analysis(bundle: ContextBundle) -> str:
         lines += ["", "Warnings:"] + [f"- {w}" for w in bundle.warnings]
     if req.questions.analysis:
         lines += ["", *_answer(req.questions.analysis, bundle)]
-    lines += [
-        "",
-        "**Justification.** The plan starts by reviewing the previous cycle so unfinished work "
-        "is not lost, reproduces each blocker before changing code (a fix without a "
-        "reproduction cannot be verified), keeps each change inside the named artifacts, and "
-        "ends with the checks so the next cycle starts from a measured state.",
-    ]
+    lines += ["", f"**Justification.** {JUSTIFICATION[intent.kind]}"]
     return "\n".join(lines)
 
 

@@ -13,6 +13,8 @@ ArtifactStatus = Literal["ok", "missing", "refused", "directory", "unreadable"]
 # Files larger than this are measured but not parsed or searched.
 MAX_READ_BYTES = 524_288
 MAX_SYMBOLS = 40
+# Keywords this short match whole words only when searching artifacts.
+SHORT_WORD = 3
 
 
 @dataclass(frozen=True)
@@ -147,13 +149,19 @@ class Hit:
     matched: tuple[str, ...]
 
 
+def _mention(word: str) -> re.Pattern[str]:
+    # A word prefix (`lock` finds `locks`), but a short word only whole: `non` is not `None`.
+    tail = r"\b" if len(word) <= SHORT_WORD else ""
+    return re.compile(r"\b" + re.escape(word) + tail, re.IGNORECASE)
+
+
 def find_mentions(
     artifacts: tuple[ArtifactFact, ...], words: tuple[str, ...], *, limit: int = 5
 ) -> tuple[Hit, ...]:
     """Lines of readable artifacts that mention the most of `words` (best first)."""
     if not words:
         return ()
-    patterns = [(w, re.compile(r"\b" + re.escape(w), re.IGNORECASE)) for w in words]
+    patterns = [(w, _mention(w)) for w in words]
     scored: list[tuple[int, int, Hit]] = []
     order = 0
     for art in artifacts:

@@ -1,4 +1,9 @@
-"""The previous cycle: which response it was, what it planned, how it ended."""
+"""The previous cycle: which response it was, what it planned, how it ended.
+
+Without a `history_path`, a request continues only a response of its own lineage
+(cycle n - 1) or one about a clearly related goal; never an error response, and
+never merely the newest file of the folder.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from nexusd.planner.artifacts import resolve_inside
+from nexusd.planner.keywords import keywords
 
 RESPONSE_SUFFIX = "_plan_response.md"
 MAX_HISTORY_BYTES = 1_048_576
@@ -16,6 +22,14 @@ _HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
 _NUMBERED = re.compile(r"^\s{0,3}(\d+)[.)]\s+(.*\S)")
 _CHECKBOX = re.compile(r"^\s*[-*]\s+\[([ xX])\]\s+(.*\S)")
 _PLAN_TITLES = ("plan", "task breakdown", "action", "steps")
+_TITLE = re.compile(r"^#\s+(?:Plan(?:\s+for\s+cycle\s+\d+)?\s*:\s*)?(.+?)\s*$", re.MULTILINE)
+# Responses read when looking for the previous cycle, newest first, and how much of each.
+MAX_SCANNED = 200
+HEAD_BYTES = 65_536
+# Two goals are related when they share at least two content words and this share of
+# the shorter one's: "click.prompt crash" and "prompt crash on empty input" are; two
+# goals that only name the project are not.
+RELATED_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -23,7 +37,7 @@ class PreviousCycle:
     """The response of the cycle before this one, summarised."""
 
     path: str  # repository-relative
-    source: str  # "history_path" or "newest older response"
+    source: str  # "history_path", or why an older response of the folder was chosen
     cycle: int | None
     status: str | None
     planner: str | None
@@ -79,13 +93,73 @@ def _older_responses(
     return [path for _, _, path in found]
 
 
+def response_goal(text: str) -> str:
+    """The goal a response answered, from its title (`# Plan for cycle 3: <goal>`)."""
+    match = _TITLE.search(text)
+    return match.group(1).strip() if match else ""
+
+
+def related(goal: str, other: str) -> tuple[str, ...]:
+    """The content words two goals share when they clearly share a subject, else ()."""
+    mine, theirs = set(keywords(goal)), set(keywords(other))
+    shared = mine & theirs
+    if len(shared) < 2 or len(shared) < RELATED_SHARE * min(len(mine), len(theirs)):
+        return ()
+    return tuple(w for w in keywords(goal) if w in shared)
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """What the request says about where it comes from: its cycle and goals."""
+
+    cycle: int | None = None
+    goal: str = ""
+    previous_goal: str = ""
+
+
+def _why_previous(text: str, meta: dict[str, Any] | None, lineage: Lineage) -> str:
+    """Why the response `text` is this request's previous cycle ('' when it is not)."""
+    meta = meta or {}
+    if meta.get("status") == "error":
+        return ""  # an error answered nothing: there is no plan to continue
+    theirs = meta.get("cycle")
+    theirs = theirs if isinstance(theirs, int) and not isinstance(theirs, bool) else None
+    mine = lineage.cycle
+    if mine is not None and theirs is not None:
+        if theirs == mine - 1:
+            return f"cycle {theirs}, the cycle before this one"
+        if theirs >= mine:
+            return ""
+    goal = response_goal(text)
+    if not goal:
+        return ""
+    if lineage.previous_goal and (shared := related(lineage.previous_goal, goal)):
+        return f"its goal is this request's previous goal (shares {', '.join(shared[:4])})"
+    if lineage.goal and (shared := related(lineage.goal, goal)):
+        return f"a related goal (shares {', '.join(shared[:4])})"
+    return ""
+
+
+def _read_head(path: Path) -> str:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def find_previous(
     root: Path,
     request_path: Path,
     history_path: str | None,
     order_key: Callable[[str], Any],
+    *,
+    lineage: Lineage | None = None,
+    meta_reader: Callable[[str], dict[str, Any] | None] = lambda _text: None,
 ) -> tuple[Path | None, str, str]:
-    """(path, how it was found, note): history_path when present, else the newest older response."""
+    """(path, how it was found, note): history_path when present, else the newest older
+    response of the same lineage (cycle n - 1) or about a clearly related goal, never an
+    error response."""
     note = ""
     if history_path and history_path.strip().lower() not in ("none", "n/a", "-"):
         wanted = Path(history_path.strip().strip("`'\""))
@@ -101,8 +175,11 @@ def find_previous(
         else:
             note = f"history_path `{history_path}` does not exist"
     older = _older_responses(request_path.parent, request_path.name, order_key)
-    if older:
-        return older[-1], "newest older response in the folder", note
+    for path in reversed(older[-MAX_SCANNED:]):
+        text = _read_head(path)
+        why = _why_previous(text, meta_reader(text), lineage or Lineage())
+        if why:
+            return path, f"newest older response in the folder: {why}", note
     return None, "", note
 
 

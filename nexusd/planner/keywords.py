@@ -17,6 +17,7 @@ STOPWORDS = frozenset(
     this those through time times to too tries try under until up use used using very via want
     was we were what when where which while who whom why will with within without work working works
     would you your yours
+    anti multi non pre self semi sub
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 

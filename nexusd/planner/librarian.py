@@ -17,7 +17,9 @@ from nexusd.config import Config
 from nexusd.planner.artifacts import ArtifactFact, Hit, find_mentions, inspect_artifact
 from nexusd.planner.catalog import Match, Practice, load_catalog, match_practices
 from nexusd.planner.gitfacts import GitFacts, collect_git_facts
-from nexusd.planner.history import PreviousCycle, find_previous, read_previous
+from nexusd.planner.goaltext import topic
+from nexusd.planner.history import Lineage, PreviousCycle, find_previous, read_previous
+from nexusd.planner.intent import Intent, classify_text
 from nexusd.planner.keywords import keywords
 from nexusd.planner.toolsfile import ToolsFacts, read_tools_file
 from nexusd.protocol.models import PlanRequest
@@ -30,6 +32,7 @@ if TYPE_CHECKING:  # numpy loads only when the code index is used
 # Bounds that keep one answer fast however large the request is.
 MAX_ARTIFACTS = 20
 MAX_BLOCKERS = 10
+DEFAULT_INTENT = Intent("feature")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class ContextBundle:
     practices: tuple[Match, ...]
     goal_words: tuple[str, ...]
     goal_evidence: tuple[Hit, ...]
+    intent: Intent = DEFAULT_INTENT  # the kind of work the goal asks for
     checks: tuple[Mapping[str, Any], ...] = ()  # configured checks (name, run)
     catalog: tuple[Practice, ...] = ()  # the best-practice catalog in use
     warnings: tuple[str, ...] = ()
@@ -114,25 +118,33 @@ def gather(
     catalog = load_catalog(root, config.get("planner.catalog"))
     blockers = []
     for text in request.blockers[:MAX_BLOCKERS]:
-        words = keywords(text)
+        words = keywords(topic(text))
         blockers.append(
             BlockerFacts(
                 text=text,
                 words=words,
                 evidence=find_mentions(artifacts, words),
-                practices=match_practices(catalog, text, limit=2, minimum=0),
+                practices=match_practices(catalog, topic(text), limit=2, minimum=0),
             )
         )
     q = request.questions
-    topic = " ".join(
+    subject = " ".join(
         filter(None, [request.goal, *request.blockers, request.previous_outcome, q.best_practices])
     )
-    practices = match_practices(catalog, topic)
-    goal_words = keywords(request.goal)
+    practices = match_practices(catalog, topic(subject))
+    goal_words = keywords(topic(request.goal))
     goal_evidence = find_mentions(artifacts, goal_words, limit=6)
     lap("evidence")
 
-    prev_path, source, note = find_previous(root, request_path, request.history_path, _order_key)
+    lineage = Lineage(request.cycle, request.goal, request.previous_goal or "")
+    prev_path, source, note = find_previous(
+        root,
+        request_path,
+        request.history_path,
+        _order_key,
+        lineage=lineage,
+        meta_reader=read_response_meta,
+    )
     previous = (
         read_previous(root, prev_path, source, read_response_meta, note) if prev_path else None
     )
@@ -167,6 +179,7 @@ def gather(
         practices=practices,
         goal_words=goal_words,
         goal_evidence=goal_evidence,
+        intent=classify_text(request.goal),
         checks=tuple(dict(c) for c in config.get("checks")),
         catalog=catalog,
         warnings=tuple(warnings),

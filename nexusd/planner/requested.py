@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from nexusd.planner.actions import Action, check_commands, plan_actions, short
+from nexusd.planner.actions import Action, check_commands, goal_line, short
 from nexusd.planner.architect import (
     OFFLINE_NOTE,
     analysis,
@@ -16,6 +16,7 @@ from nexusd.planner.architect import (
     tool_calls,
 )
 from nexusd.planner.librarian import ContextBundle
+from nexusd.planner.sequence import plan_actions
 from nexusd.protocol.models import Section
 
 Writer = Callable[[ContextBundle, tuple[Action, ...]], str]
@@ -23,7 +24,7 @@ Writer = Callable[[ContextBundle, tuple[Action, ...]], str]
 
 def success_criteria(bundle: ContextBundle, actions: tuple[Action, ...]) -> str:
     """Checkable statements that say the goal is met, one per verification in the plan."""
-    lines = [f"The goal is met when all of these hold: “{short(bundle.request.goal, 200)}”", ""]
+    lines = [f"The goal is met when all of these hold: “{goal_line(bundle, 200)}”", ""]
     for action in actions[1:-1]:
         lines.append(f"- [ ] {action.title}: {action.verify}.")
     for blocker in bundle.blockers:

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from nexusd.planner.actions import is_test_path, plan_actions
+from nexusd.planner.actions import is_test_path
+from nexusd.planner.sequence import plan_actions
 from tests.planner.helpers import bundle_for, config, kitchen_repo, request
 
 
@@ -17,7 +18,10 @@ def test_plan_is_bounded_review_first_checks_last(
     if with_previous:
         folder = repo / ".scratchpad_logs"
         folder.mkdir()
-        (folder / "2025-05-08T11_40_03_plan_response.md").write_text("## Plan\n\n1. Old step\n")
+        (folder / "2025-05-08T11_40_03_plan_response.md").write_text(
+            "---\nrequest_sha256: abc\nrevision: 1\nstatus: ok\ncycle: 2\n---\n\n"
+            "# Plan for cycle 2: shelves\n\n## Plan\n\n1. Old step\n"
+        )
     bundle = bundle_for(repo, request())
     actions = plan_actions(bundle, max_actions)
     assert 2 <= len(actions) <= max(max_actions, 2)

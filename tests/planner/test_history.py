@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from nexusd.planner.history import find_previous, read_previous, summarize_response
+from nexusd.planner.history import Lineage, find_previous, read_previous, summarize_response
 from nexusd.planner.librarian import _order_key
 from nexusd.protocol.render import read_response_meta
 
@@ -88,21 +88,85 @@ def test_history_path_relative_to_the_request_folder(repo: Path) -> None:
     assert source == "history_path"
 
 
+def _response(
+    folder: Path, stamp: str, goal: str, *, status: str = "ok", cycle: int | None
+) -> None:
+    meta = f"request_sha256: abc\nrevision: 1\nstatus: {status}\ncycle: {cycle or 'null'}\n"
+    title = f"Plan for cycle {cycle}: {goal}" if cycle else f"Plan: {goal}"
+    (folder / f"{stamp}_plan_response.md").write_text(f"---\n{meta}---\n\n# {title}\n")
+
+
+def _previous(repo: Path, history: str | None, lineage: Lineage) -> tuple[str | None, str, str]:
+    path, source, note = find_previous(
+        repo,
+        repo / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md",
+        history,
+        _order_key,
+        lineage=lineage,
+        meta_reader=read_response_meta,
+    )
+    return (path.name if path else None), source, note
+
+
 @pytest.mark.parametrize(
     ("history", "note_part"),
     [(None, ""), ("none", ""), ("gone.md", "does not exist"), ("../../etc/passwd", "refused")],
 )
-def test_falls_back_to_newest_older_response(
+def test_without_history_path_a_related_goal_is_followed(
     repo: Path, history: str | None, note_part: str
 ) -> None:
-    folder = _folder(repo)
-    path, source, note = find_previous(
-        repo, folder / "2025-05-08T14_02_11_plan_request.md", history, _order_key
-    )
+    folder = _folder(repo)  # three cycle-9 responses about "thread-safe shelves"
+    lineage = Lineage(goal="Make the overflow shelves thread-safe under contention")
+    name, source, note = _previous(repo, history, lineage)
     # 16:00 is newer than the request (14:02) and its own response is never its history.
-    assert path is not None and path.name == "2025-05-08T11_40_03_plan_response.md"
-    assert source == "newest older response in the folder"
+    assert name == "2025-05-08T11_40_03_plan_response.md"
+    assert source.startswith("newest older response in the folder: a related goal")
     assert note_part in note
+    assert folder.is_dir()
+
+
+def test_an_error_response_or_an_unrelated_goal_is_never_the_previous_cycle(repo: Path) -> None:
+    folder = repo / ".scratchpad_logs"
+    folder.mkdir()
+    _response(
+        folder, "2025-05-08T09_00_00", "Fix the crash in click.prompt on empty input", cycle=None
+    )
+    _response(folder, "2025-05-08T10_00_00", "Rename the courier module", cycle=None)
+    _response(folder, "2025-05-08T11_00_00", "Request error", status="error", cycle=None)
+    unrelated = Lineage(goal="Add a file-size option type")
+    assert _previous(repo, None, unrelated)[0] is None
+    # The newest related response is chosen, over newer unrelated and error ones.
+    related_goal = Lineage(goal="Make click.prompt handle empty input without a crash")
+    assert _previous(repo, None, related_goal)[0] == "2025-05-08T09_00_00_plan_response.md"
+    # Even when the error response was for this very goal.
+    _response(folder, "2025-05-08T12_00_00", related_goal.goal, status="error", cycle=None)
+    assert _previous(repo, None, related_goal)[0] == "2025-05-08T09_00_00_plan_response.md"
+
+
+def test_the_cycle_before_is_followed_whatever_its_goal(repo: Path) -> None:
+    folder = repo / ".scratchpad_logs"
+    folder.mkdir()
+    _response(folder, "2025-05-08T09_00_00", "Write the courier", cycle=2)
+    _response(folder, "2025-05-08T10_00_00", "Write the courier", cycle=2, status="error")
+    _response(folder, "2025-05-08T11_00_00", "Shelves", cycle=7)
+    name, source, _ = _previous(repo, None, Lineage(cycle=3, goal="Make the shelves faster"))
+    assert name == "2025-05-08T09_00_00_plan_response.md"
+    assert "cycle 2" in source
+    # A previous goal that names an older response's goal chains to it.
+    lineage = Lineage(goal="Speed up", previous_goal="Deploy the courier")
+    assert _previous(repo, None, lineage)[0] is None  # one shared word is not "clearly related"
+    lineage = Lineage(goal="Speed up", previous_goal="Write the courier and its tests")
+    assert _previous(repo, None, lineage)[0] == "2025-05-08T09_00_00_plan_response.md"
+
+
+def test_history_path_is_honoured_even_without_any_relation(repo: Path) -> None:
+    folder = repo / ".scratchpad_logs"
+    folder.mkdir()
+    _response(folder, "2025-05-08T09_00_00", "Something else", cycle=None)
+    name, source, _ = _previous(
+        repo, "2025-05-08T09_00_00_plan_response.md", Lineage(goal="Add a flag")
+    )
+    assert (name, source) == ("2025-05-08T09_00_00_plan_response.md", "history_path")
 
 
 def test_no_previous_response(repo: Path) -> None:

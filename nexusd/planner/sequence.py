@@ -1,0 +1,280 @@
+"""The plan: at most `planner.max_actions` actions that fit the kind of request.
+
+Review first; then the steps of the request's kind in the order that keeps them
+consistent (a bug's failing test before its fix, a refactor's green tests before
+the restructuring, a baseline before an optimisation); the checks last, or for a
+question, the answer. Steps that belong to another kind never appear: a feature
+gets no "find the cause", a refactor no "test that fails now", a question no change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nexusd.planner.actions import (
+    Action,
+    Step,
+    blocker_action,
+    checks_action,
+    code,
+    code_action,
+    create_action,
+    goal_line,
+    is_test_path,
+    locate_action,
+    review_action,
+    short,
+)
+from nexusd.planner.artifacts import ArtifactFact
+from nexusd.planner.intent import Kind
+from nexusd.planner.librarian import ContextBundle
+
+MAX_CHANGE_ACTIONS = 3
+MAX_BLOCKER_ACTIONS = 3
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How one kind of request words the steps it shares with the others."""
+
+    change: str  # title of a change to a named file; {file}
+    change_verify: str
+    code: str  # title of the code-index step; {file}
+    code_verify: str
+    test: str  # title of the test step ("" = no test step); {tests}
+    test_how: str  # {goal}
+    test_verify: str
+
+
+WORDING: dict[Kind, Wording] = {
+    "bug": Wording(
+        "Fix the cause in {file}",
+        "the failing test now passes and `git diff --stat` shows only planned files",
+        "Confirm the cause in {file}",
+        "you can name the function to change and the input that shows the problem",
+        "Reproduce the bug with a failing test{tests}",
+        "Write the smallest test that fails now because of the bug: “{goal}”.",
+        "the test fails for the reported reason before the fix",
+    ),
+    "feature": Wording(
+        "Implement the change in {file}",
+        "the new test passes and `git diff --stat` shows only planned files",
+        "Find where the change fits in {file}",
+        "you can name the function or module the new behaviour belongs in",
+        "Specify the new behaviour with a test{tests}",
+        "Write a test that describes the finished feature; it fails until it is built: “{goal}”.",
+        "the new test fails before the change and passes after it",
+    ),
+    "refactor": Wording(
+        "Restructure {file} in small steps",
+        "the same tests pass after every step; no behaviour changed",
+        "Map what {file} does before restructuring it",
+        "you can list its callers and the tests that cover it",
+        "Pin the current behaviour with passing tests{tests}",
+        "Run the tests that cover the code, and add tests for any behaviour they miss; they "
+        "must pass now, before the restructuring: “{goal}”.",
+        "the tests pass before any change, and are the ones rerun after every step",
+    ),
+    "docs": Wording(
+        "Write the documentation in {file}",
+        "the text matches the code as it is, and every example in it runs",
+        "Read {file}, which the documentation describes",
+        "you can name the behaviour, options and defaults the text must cover",
+        "",
+        "",
+        "",
+    ),
+    "performance": Wording(
+        "Optimise the hot path in {file}",
+        "the tests pass and the benchmark shows the gain against the baseline",
+        "Confirm the hot path in {file}",
+        "the profile names the functions that take the time",
+        "",
+        "",
+        "",
+    ),
+    "question": Wording(
+        "Read {file} for the answer",
+        "you can quote the lines that answer the question",
+        "Read {file} for the answer",
+        "you can quote the lines that answer the question",
+        "",
+        "",
+        "",
+    ),
+}
+
+# Phases order the chosen actions: blockers, creation, locating, diagnosis, tests, changes.
+_PHASE = {"create": 20, "locate": 22, "measure": 24, "diagnose": 25, "test": 27, "change": 30}
+
+
+def _diagnose(bundle: ContextBundle, files: tuple[str, ...]) -> Action | None:
+    """For a bug without blockers, the goal's best-matching practice may say how to find the
+    cause."""
+    for match in bundle.practices:
+        practice = match.practice
+        if practice.diagnostic and not practice.generic:
+            where = code(files) if files else "the affected code"
+            return Action(
+                f"Find the cause first ({practice.title.lower()})",
+                files,
+                practice.diagnostic.replace("{files}", where),
+                "the result of the diagnostic is written down and says which explanation holds",
+                "diagnose",
+            )
+    return None
+
+
+def _measure(files: tuple[str, ...]) -> list[Action]:
+    where = code(files) if files else "the slow path"
+    return [
+        Action(
+            "Measure the baseline",
+            (),
+            "Write a benchmark script (not a test) that runs the slow operation enough times "
+            "to report median, p99 and max, and record the numbers before any change.",
+            "the baseline numbers are written down with the command that produced them",
+            "measure",
+        ),
+        Action(
+            "Profile the slow path",
+            files,
+            "Run it under `python -m cProfile -s cumtime` and list the five functions with "
+            f"the most cumulative time in {where}.",
+            "the profile names where the time goes; optimise only those functions",
+            "diagnose",
+        ),
+    ]
+
+
+def _after(kind: Kind, files: tuple[str, ...]) -> list[Action]:
+    """Steps that close the work of a kind, before the checks."""
+    if kind == "performance":
+        return [
+            Action(
+                "Re-measure against the baseline",
+                files,
+                "Run the same benchmark on the changed code, in the same session as the "
+                "baseline, and compare median and p99.",
+                "the gain is measured, not assumed; never assert wall-clock times in tests",
+                "measure",
+            )
+        ]
+    if kind == "feature":
+        return [
+            Action(
+                "Document the new behaviour",
+                (),
+                "Describe it where users look (README, docstring, `--help` text, changelog).",
+                "the documentation names the new behaviour and shows one example",
+                "document",
+            )
+        ]
+    if kind == "docs":
+        return [
+            Action(
+                "Check the examples and links",
+                (),
+                "Run every command and code example the text shows, and open every link.",
+                "each example runs as written and each link resolves",
+                "test",
+            )
+        ]
+    return []
+
+
+def _change(art: ArtifactFact, bundle: ContextBundle, wording: Wording) -> Action:
+    assert art.rel is not None
+    hits = [h for h in bundle.goal_evidence if h.path == art.rel]
+    if hits:
+        start = f"Start at line {hits[0].line} (mentions {code(list(hits[0].matched))}). "
+    elif art.symbols:
+        start = f"Its top-level symbols: {code([s.name for s in art.symbols[:5]])}. "
+    else:
+        start = ""
+    commits = bundle.git.recent.get(art.rel, ())
+    last = (
+        f" Last changed in `{commits[0].sha}` (“{short(commits[0].subject, 50)}”)."
+        if commits
+        else ""
+    )
+    question = bundle.intent.kind == "question"
+    keep = (
+        " Change nothing: this cycle answers a question."
+        if question
+        else (" Keep the change small and in this file.")
+    )
+    return Action(
+        wording.change.format(file=f"`{art.rel}`"),
+        (art.rel,),
+        f"{start}{art.lines} lines.{last}{keep}",
+        wording.change_verify,
+        "locate" if question else "change",
+    )
+
+
+def _test(bundle: ContextBundle, tests: tuple[str, ...], wording: Wording) -> Action:
+    where = f" in {code(list(tests[:2]))}" if tests else ""
+    return Action(
+        wording.test.format(tests=where),
+        tests,
+        wording.test_how.format(goal=goal_line(bundle)),
+        wording.test_verify,
+        "test",
+    )
+
+
+def _answer(bundle: ContextBundle) -> Action:
+    return Action(
+        "Write down the answer, with evidence",
+        (),
+        f"Answer “{goal_line(bundle)}” citing files and lines (`path:line`); say what "
+        "would change the answer. Change no code in this cycle.",
+        "the answer cites the lines it rests on; put it in the next request's `previous_outcome`",
+        "answer",
+    )
+
+
+def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
+    """Review, then the kind's steps by priority (shown in phase order), then the checks."""
+    kind = bundle.intent.kind
+    wording = WORDING[kind]
+    budget = max(max_actions, 2) - 2
+    arts = [a for a in bundle.artifacts if a.rel is not None]
+    sources = [a for a in arts if a.status == "ok" and not is_test_path(a.rel or "")]
+    tests = tuple(a.rel for a in arts if a.status == "ok" and a.rel and is_test_path(a.rel))
+    missing = tuple(a.rel for a in arts if a.status == "missing" and a.rel)
+    files = tuple(a.rel for a in sources if a.rel)
+    # (priority, phase, action): the best `budget` by priority, then shown in phase order.
+    candidates: list[tuple[int, int, Action]] = []
+    for i, blocker in enumerate(bundle.blockers[:MAX_BLOCKER_ACTIONS], start=1):
+        candidates.append((i * 2 - 1, 10 + i, blocker_action(i, blocker, files)))
+    if missing and kind != "question":
+        candidates.append((4, _PHASE["create"], create_action(missing)))
+    if kind == "bug" and not bundle.blockers:
+        diagnose = _diagnose(bundle, files + missing)
+        if diagnose is not None:
+            candidates.append((1, _PHASE["diagnose"], diagnose))
+    if kind == "performance":
+        first, profile = _measure(files)
+        candidates.append((1, _PHASE["measure"], first))
+        candidates.append((2, _PHASE["diagnose"], profile))
+    for j, art in enumerate(sources[:MAX_CHANGE_ACTIONS]):
+        candidates.append((2 + j * 3, _PHASE["change"] + j, _change(art, bundle, wording)))
+    if not sources and not missing:
+        if bundle.code_hits:
+            step: Step = "diagnose" if kind in ("bug", "performance") else "locate"
+            found = code_action(bundle, wording.code, wording.code_verify, step)
+        else:
+            found = locate_action(bundle)
+        candidates.append((2, _PHASE["locate"], found))
+    if wording.test:
+        if not tests:
+            tests = tuple(h.path for h in bundle.code_hits if is_test_path(h.path))[:2]
+        candidates.append((3, _PHASE["test"], _test(bundle, tests, wording)))
+    for k, action in enumerate(_after(kind, files)):
+        candidates.append((5 + k, 40 + k, action))
+    chosen = sorted(candidates, key=lambda c: c[0])[:budget]
+    middle = [action for _, _, action in sorted(chosen, key=lambda c: c[1])]
+    last = _answer(bundle) if kind == "question" else checks_action(bundle)
+    return (review_action(bundle), *middle, last)

@@ -1,0 +1,130 @@
+"""Plans fit the kind of request: which steps appear, which never do, and in what order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nexusd.planner.actions import Action
+from nexusd.planner.intent import classify_text
+from nexusd.planner.sequence import plan_actions
+from tests.planner.helpers import bundle_for, kitchen_repo, request
+
+
+@pytest.mark.parametrize(
+    ("goal", "kind"),
+    [
+        ("Fix the crash in click.prompt when the default is None", "bug"),
+        ("Find and fix the lost-order race on the overflow shelf", "bug"),
+        ("Invoice totals are off by one cent for large invoices", "bug"),
+        ("# Add a file-size option type\n\nAdd a `FileSize` type parsed into bytes.", "feature"),
+        ("Add a --strict flag that fails on unknown options", "feature"),
+        ("Support Windows paths in the config loader", "feature"),
+        ("Refactor the parser into smaller functions without changing behaviour", "refactor"),
+        ("Rename Shelf.place to Shelf.put", "refactor"),
+        ("Document the prompt() function in the README", "docs"),
+        ("Fix the typo in the README", "docs"),
+        ("Make `click --help` start faster: it takes 400 ms", "performance"),
+        ("Fix the slow startup of the CLI", "performance"),
+        ("Why does the overflow shelf lose an order under contention?", "question"),
+        ("How should we structure the plugin registry?", "question"),
+    ],
+)
+def test_requests_are_classified_by_the_work_they_ask_for(goal: str, kind: str) -> None:
+    assert classify_text(goal).kind == kind
+
+
+def _plan(repo: Path, goal: str, **overrides: object) -> tuple[Action, ...]:
+    kitchen_repo(repo)
+    values: dict[str, object] = {"goal": goal, "blockers": (), "questions": request().questions}
+    values.update(overrides)
+    return plan_actions(bundle_for(repo, request(**values)), 8)
+
+
+def _steps(actions: tuple[Action, ...]) -> list[str]:
+    return [a.step for a in actions]
+
+
+def _before(actions: tuple[Action, ...], first: str, then: str) -> bool:
+    steps = _steps(actions)
+    return max(i for i, s in enumerate(steps) if s == first) < min(
+        i for i, s in enumerate(steps) if s == then
+    )
+
+
+def test_a_feature_is_specified_and_built_never_diagnosed(repo: Path) -> None:
+    # "fails" and "error" match the catalog's error-handling practice, whose diagnostic is
+    # "capture the full traceback": right for a crash, wrong for a feature.
+    actions = _plan(repo, "Add a --strict option that fails with an error on unknown shelves")
+    assert "diagnose" not in _steps(actions)
+    assert not any("traceback" in f"{a.title} {a.how}".lower() for a in actions)
+    assert _before(actions, "test", "change")  # the test specifies, then the change builds
+    assert "document" in _steps(actions)
+    assert _steps(actions)[0] == "review" and _steps(actions)[-1] == "checks"
+
+
+def test_a_bug_is_reproduced_and_diagnosed_before_it_is_fixed(repo: Path) -> None:
+    actions = _plan(repo, "Fix the crash: placing an order raises an exception on the shelf")
+    steps = _steps(actions)
+    assert "diagnose" in steps and "test" in steps
+    assert _before(actions, "diagnose", "change") and _before(actions, "test", "change")
+
+
+def test_a_refactor_keeps_the_tests_green_instead_of_writing_a_failing_one(repo: Path) -> None:
+    actions = _plan(repo, "Refactor the shelves module into smaller classes")
+    test = next(a for a in actions if a.step == "test")
+    assert _before(actions, "test", "change")
+    assert "fail" not in f"{test.how} {test.verify}".lower()
+    assert "diagnose" not in _steps(actions)
+
+
+def test_a_performance_goal_is_measured_before_and_after(repo: Path) -> None:
+    actions = _plan(repo, "Make placing orders on the shelves faster")
+    steps = _steps(actions)
+    changes = [i for i, s in enumerate(steps) if s == "change"]
+    measures = [i for i, s in enumerate(steps) if s == "measure"]
+    assert measures and changes
+    assert min(measures) < min(changes) and max(measures) > max(changes)
+    assert "test" not in steps  # no test asserting wall-clock times
+
+
+def test_a_question_is_answered_without_changing_code(repo: Path) -> None:
+    actions = _plan(repo, "Why does the overflow shelf lose an order under contention?")
+    steps = _steps(actions)
+    assert not {"change", "create", "test", "diagnose"} & set(steps)
+    assert steps[-1] == "answer"
+
+
+def test_docs_are_written_and_their_examples_run(repo: Path) -> None:
+    actions = _plan(repo, "Document how shelves and couriers work in the README")
+    steps = _steps(actions)
+    assert "diagnose" not in steps
+    assert _before(actions, "change", "test")  # examples are checked after they are written
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Fix the crash when placing an order",
+        "Add an express shelf",
+        "Refactor the shelves module",
+        "Make shelf placement faster",
+        "Document the courier",
+        "Where is the overflow shelf drained?",
+    ],
+)
+@pytest.mark.parametrize("with_artifacts", [True, False])
+def test_no_plan_changes_code_before_its_test_or_diagnosis(
+    repo: Path, goal: str, with_artifacts: bool
+) -> None:
+    arts = request().artifacts if with_artifacts else ()
+    actions = _plan(repo, goal, artifacts=arts)
+    steps = _steps(actions)
+    assert steps[0] == "review"
+    if "change" in steps:
+        first_change = steps.index("change")
+        kind = classify_text(goal).kind
+        if kind != "docs":
+            assert all(steps.index(s) < first_change for s in ("test", "diagnose") if s in steps)
+    assert len(actions) <= 8
