@@ -70,6 +70,7 @@ class Extensions:
             memory=self.memory.service if self.memory else None,
             pool=self.pool,
             code=self.code.index if self.code else None,
+            learn=True,  # lessons come from the daemon's cycles only
         )
 
     def wrap_answer(self, answer: Answer) -> Answer:

@@ -48,8 +48,12 @@ def run_critic(
     checkpoint_id: str | None,
     when: str = "request",
     pool: Any = None,
+    learn: bool = True,
 ) -> CriticReport:
-    """Run the checks for `when` on `treeish`; never raises (a failure becomes a warning)."""
+    """Run the checks for `when` on `treeish`; never raises (a failure becomes a warning).
+
+    `learn`: record the results and write lessons to MEMORY.md. Only the daemon's cycles
+    learn; a foreground run (`nexusd plan`) reports the results and writes nothing."""
     from nexusd.sandbox.critic import reflect
     from nexusd.sandbox.runner import attach_results, run_checks
 
@@ -70,7 +74,7 @@ def run_critic(
     if any(not r.isolated for r in results):
         warnings.append("checks ran as a plain subprocess, NOT isolated: run `nexusd doctor`")
     reflections = tuple(reflect(r) for r in results if r.status != "passed")
-    lessons = _learn(layout, results, warnings)
+    lessons = _learn(layout, config, results, warnings) if learn else ()
     return CriticReport(
         results=results,
         statuses=tuple((r.name, r.status) for r in results),
@@ -80,13 +84,16 @@ def run_critic(
     )
 
 
-def _learn(layout: RepoLayout, results: Sequence[Any], warnings: list[str]) -> tuple[str, ...]:
+def _learn(
+    layout: RepoLayout, config: Config, results: Sequence[Any], warnings: list[str]
+) -> tuple[str, ...]:
     from nexusd.memory.writes import add_memory
-    from nexusd.sandbox.lessons import pending_lessons
+    from nexusd.sandbox.lessons import OWN_PATHS, pending_lessons
 
+    own = (*OWN_PATHS, *(str(p) for p in config.get("watch.paths")))
     written: list[str] = []
     try:
-        for lesson in pending_lessons(layout, results):
+        for lesson in pending_lessons(layout, results, own=own):
             category = "Lessons" if lesson.kind == "lesson" else "Solutions"
             add_memory(layout, lesson.markdown, category=category, tags=("checks", lesson.check))
             written.append(lesson.markdown)

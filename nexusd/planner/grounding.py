@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from nexusd.config import Config
+from nexusd.memory.chunking import HEADING_SEP
 from nexusd.paths import RepoLayout
 from nexusd.planner.code_context import CodeFindings, code_phase
 from nexusd.planner.critic import CriticReport, has_request_checks, run_critic
@@ -25,6 +27,12 @@ log = logging.getLogger("nexusd.grounding")
 
 GOAL_HITS = 5
 BLOCKER_HITS = 2
+# Extra hits asked for, so dropping nexusd's own log lines still leaves enough to cite.
+SPARE_HITS = 3
+# The entries nexusd itself appends to daily notes (memory/daily.py, the commit hook):
+# `## 14:02 cycle 3: ok`, `## 14:02 request: error`, `## 14:02 commit`. They say that a
+# request was answered, never why: citing them as evidence only echoes the goal back.
+_OWN_ENTRY = re.compile(r"^\d{1,2}:\d{2} (?:(?:cycle \d+|request): \w+|commit)$")
 
 
 class Recall(Protocol):
@@ -42,6 +50,9 @@ class Services:
     memory: Recall | None = None
     pool: Any = None  # nexusd.sandbox.pool.WarmPool
     code: Any = None  # nexusd.code.service.CodeIndex, kept fresh by the daemon
+    # Write lessons from repeated check failures to MEMORY.md: the daemon's cycles only,
+    # never a foreground `nexusd plan` (a manual run must not edit committed memory).
+    learn: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,6 +110,13 @@ def memory_queries(request: PlanRequest) -> list[tuple[str, str, int]]:
     return queries
 
 
+def is_own_log(hit: Any) -> bool:
+    """Whether a memory hit is a line nexusd wrote about its own work (a daily-note entry)."""
+    path = str(getattr(hit, "path", ""))
+    heading = str(getattr(hit, "heading", "")).rsplit(HEADING_SEP, 1)[-1].strip()
+    return path.startswith("memory/daily/") and bool(_OWN_ENTRY.match(heading))
+
+
 def memory_phase(
     recall: Recall | None, request: PlanRequest
 ) -> tuple[tuple[Mapping[str, Any], ...], str | None]:
@@ -109,10 +127,10 @@ def memory_phase(
     note: str | None = None
     try:
         asked = memory_queries(request)
-        found = recall.search_many([(query[:2000], k) for _, query, k in asked])
-        for (label, _, _), results in zip(asked, found, strict=True):
+        found = recall.search_many([(query[:2000], k + SPARE_HITS) for _, query, k in asked])
+        for (label, _, k), results in zip(asked, found, strict=True):
             note = note or getattr(results, "note", None)
-            for hit in results.hits:
+            for hit in [h for h in results.hits if not is_own_log(h)][:k]:
                 entry = hits.setdefault(
                     hit.citation,
                     {
@@ -194,6 +212,7 @@ def _snapshot_and_check(
             treeish=checkpoint.commit if checkpoint else None,
             checkpoint_id=checkpoint.id if checkpoint else None,
             pool=services.pool,
+            learn=services.learn,
         )
         timings["critic"] = _ms(start)
     return checkpoint, warning, critic, timings

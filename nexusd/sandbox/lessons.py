@@ -1,17 +1,21 @@
 """Learn from check history: recurring failures become lessons, fixed ones solutions.
 
 Each cycle's results are recorded per check in `<git-common-dir>/nexus/state/
-check_history.json`. The same failure signature in `RECUR` consecutive cycles
+check_history.json`. The same failure signature in `RECUR` consecutive attempts
 yields one lesson (once per streak); a check that failed and now passes yields a
 crystallized entry with the problem, its signature and the diffstat between the
-failing and the passing snapshot. `evaluate` is pure; `pending_lessons` is the
-thin shell that reads/writes the state and asks git for the diffstat. The caller
-appends each `Lesson.markdown` to MEMORY.md (through the memory API).
+failing and the passing snapshot. An attempt is a change of the user's files:
+nexusd's own files (responses, MEMORY.md, daily notes) change with every cycle and
+never count, neither as an attempt nor in a diffstat. `evaluate` is pure;
+`pending_lessons` is the thin shell that reads/writes the state and asks git. The
+caller (only the daemon's critic) appends each `Lesson.markdown`, one list item of
+well-formed markdown, to MEMORY.md through the memory API.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -27,6 +31,8 @@ from nexusd.sandbox.result import CheckResult
 RECUR = 3
 KEEP_RUNS = 10
 STATE_FILE = "check_history.json"
+# Paths nexusd writes in the work tree; the watched request folders are added by the caller.
+OWN_PATHS: tuple[str, ...] = ("MEMORY.md", "memory/daily")
 
 
 @dataclass(frozen=True)
@@ -40,9 +46,17 @@ class Lesson:
 
 
 def evaluate(
-    history: Mapping[str, Any], results: Sequence[CheckResult], now: str
+    history: Mapping[str, Any],
+    results: Sequence[CheckResult],
+    now: str,
+    user_keys: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Pure: (new history, triggered events); events lack the diffstat the shell adds."""
+    """Pure: (new history, triggered events); events lack the diffstat the shell adds.
+
+    `user_keys` maps a result's tree to the key of the user's files in it (the tree
+    itself when absent): a run whose key equals the previous run's is the same attempt.
+    """
+    keys = user_keys or {}
     new = {name: dict(entry) for name, entry in history.items()}
     events: list[dict[str, Any]] = []
     for result in results:
@@ -59,7 +73,12 @@ def evaluate(
             "summary": failure.summary,
             "location": failure.location,
             "tree": result.tree,
+            "user": keys.get(result.tree, result.tree),
         }
+        if previous is not None and previous.get("user", previous["tree"]) == run["user"]:
+            # Nothing of the user's changed: the same attempt again (another request, a
+            # retry), whatever it printed. It neither extends a streak nor fixes anything.
+            continue
         runs = [*runs, run][-KEEP_RUNS:]
         entry["runs"] = runs
         if run["status"] == "passed":
@@ -78,55 +97,95 @@ def evaluate(
 
 
 def render(event: Mapping[str, Any], diffstat: str = "") -> Lesson:
-    """The MEMORY.md entry for one event."""
+    """The MEMORY.md entry for one event: one list item (its first line is the item's text)."""
     check = event["check"]
     if event["kind"] == "lesson":
         runs = event["runs"]
         last = runs[-1]
-        evidence = "\n".join(f"  - {r['at']} tree `{r['tree'][:12]}`: {r['summary']}" for r in runs)
+        where = f" at `{last['location']}`" if last["location"] else ""
+        evidence = "\n".join(
+            f"  - {r['at']}, tree `{r['tree'][:12]}`: {_inline(r['summary'])}" for r in runs
+        )
         text = (
-            f"### Lesson: `{check}` keeps failing the same way\n"
-            f"- **Signature:** `{last['signature']}`\n"
-            f"- **Failure:** {last['summary']}"
-            + (f" at `{last['location']}`" if last["location"] else "")
-            + "\n"
-            f"- **Evidence ({len(runs)} consecutive cycles):**\n{evidence}\n"
-            "- **Lesson:** the last attempts did not touch the cause; fix this first "
-            "before new work, and check the approach rather than retrying it.\n"
+            f"**Lesson:** check `{check}` failed the same way in {len(runs)} consecutive "
+            f"attempts: {_inline(last['summary'])}{where}.\n"
+            f"- Signature: `{_inline(last['signature'])}`\n"
+            f"- Evidence:\n{evidence}\n"
+            "- What to do: the last attempts did not touch the cause; fix it before new "
+            "work, and change the approach rather than retrying it.\n"
         )
         return Lesson("lesson", check, last["signature"], text)
     failed, passed = event["failed"], event["passed"]
+    where = f" at `{failed['location']}`" if failed["location"] else ""
+    stat = diffstat.strip() or "(no diff available)"
+    changed = "\n".join(f"      {line}" for line in stat.splitlines())
     text = (
-        f"### Solution: `{check}` fixed\n"
-        f"- **Problem:** {failed['summary']}"
-        + (f" at `{failed['location']}`" if failed["location"] else "")
-        + "\n"
-        f"- **Error signature:** `{failed['signature']}`\n"
-        f"- **Fixed between:** tree `{failed['tree'][:12]}` (failing, {failed['at']}) and "
-        f"`{passed['tree'][:12]}` (passing, {passed['at']})\n"
-        f"- **What changed:**\n```\n{diffstat.strip() or '(no diff available)'}\n```\n"
+        f"**Solution:** check `{check}` passes again: {_inline(failed['summary'])}{where} "
+        "is fixed.\n"
+        f"- Fixed between tree `{failed['tree'][:12]}` (failing, {failed['at']}) and "
+        f"`{passed['tree'][:12]}` (passing, {passed['at']}).\n"
+        f"- What changed (your files):\n\n{changed}\n\n"
+        f"- Error signature: `{_inline(failed['signature'])}`\n"
     )
     return Lesson("solution", check, failed["signature"], text)
 
 
-def diffstat(layout: RepoLayout, old_tree: str, new_tree: str) -> str:
-    """`git diff --stat` between two snapshot trees ('' when git cannot say)."""
+def _inline(text: str) -> str:
+    # One line, no backticks: the text goes inside a list item or a code span.
+    return " ".join(str(text).replace("`", "'").split())[:300]
+
+
+def _own_pathspecs(own: Sequence[str]) -> list[str]:
+    return [f":(exclude){path.strip('/')}" for path in own if path.strip("/")]
+
+
+def _git(layout: RepoLayout, *args: str) -> str | None:
+    proc = subprocess.run(
+        ["git", *args], cwd=layout.root, capture_output=True, text=True, check=False
+    )
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def diffstat(
+    layout: RepoLayout, old_tree: str, new_tree: str, own: Sequence[str] = OWN_PATHS
+) -> str:
+    """`git diff --stat` of the user's files between two snapshot trees ('' when git cannot
+    say)."""
     if not old_tree or not new_tree:
         return ""
-    proc = subprocess.run(
-        ["git", "diff", "--stat", old_tree, new_tree],
-        cwd=layout.root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return proc.stdout if proc.returncode == 0 else ""
+    stat = _git(layout, "diff", "--stat", old_tree, new_tree, "--", ".", *_own_pathspecs(own))
+    return stat or ""
+
+
+def user_key(layout: RepoLayout, tree: str, own: Sequence[str] = OWN_PATHS) -> str:
+    """A key of the user's files in a snapshot tree: equal keys, same files (nexusd's own
+    files left out). The tree itself when git cannot list it."""
+    if not tree:
+        return tree
+    listing = _git(layout, "ls-tree", "-r", "--full-tree", tree)
+    if listing is None:
+        return tree
+    skip = tuple(p.strip("/") for p in own if p.strip("/"))
+    kept = [line for line in listing.splitlines() if not _owned(line.split("\t", 1)[-1], skip)]
+    return hashlib.sha1("\n".join(kept).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _owned(path: str, own: tuple[str, ...]) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in own)
 
 
 def pending_lessons(
-    layout: RepoLayout, results: Sequence[CheckResult], *, now: datetime | None = None
+    layout: RepoLayout,
+    results: Sequence[CheckResult],
+    *,
+    now: datetime | None = None,
+    own: Sequence[str] = OWN_PATHS,
 ) -> tuple[Lesson, ...]:
-    """Record one cycle's results; return the lessons and solutions it triggers."""
+    """Record one cycle's results; return the lessons and solutions it triggers.
+
+    `own` lists nexusd's files in the work tree (MEMORY.md, daily notes, the request
+    folders): changes to them are not the user's attempts."""
+    keys = {r.tree: user_key(layout, r.tree, own) for r in results if r.tree}
     layout.state_dir.mkdir(parents=True, exist_ok=True)
     path = layout.state_dir / STATE_FILE
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -136,12 +195,12 @@ def pending_lessons(
             history = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         except ValueError:
             history = {}  # derived state: a corrupt file just restarts the history
-        new, events = evaluate(history, results, stamp)
+        new, events = evaluate(history, results, stamp, keys)
         atomic_write_text(path, json.dumps(new, indent=2, sort_keys=True) + "\n")
     lessons = []
     for event in events:
         stat = ""
         if event["kind"] == "solution":
-            stat = diffstat(layout, event["failed"]["tree"], event["passed"]["tree"])
+            stat = diffstat(layout, event["failed"]["tree"], event["passed"]["tree"], own)
         lessons.append(render(event, stat))
     return tuple(lessons)

@@ -1,0 +1,82 @@
+"""Memory evidence cites what informs the goal, never nexusd's own log lines (issue 14, item 8)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from nexusd.config import config_from_mapping
+from nexusd.memory.daily import append_daily_entry
+from nexusd.memory.embedder import shared_embedder
+from nexusd.memory.service import MemoryService
+from nexusd.memory.writes import add_memory
+from nexusd.paths import find_repo
+from nexusd.planner.grounding import memory_phase
+from tests.planner.helpers import request
+
+GOAL = "Fix the lost order on the overflow shelf under contention"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _lancedb_loop() -> None:
+    """LanceDB starts its event-loop thread on import: before the leak guard counts."""
+    import lancedb  # noqa: F401
+
+
+@pytest.fixture
+def service(repo: Path) -> Iterator[MemoryService]:
+    """A real memory index over a repository whose daily note holds nexusd's own entries."""
+    layout = find_repo(repo)
+    when = datetime(2026, 1, 2, 10, 0)
+    # What the daemon writes for answered requests and commits: they echo the goal back.
+    for cycle in (1, 2, 3):
+        append_daily_entry(
+            layout,
+            when=when.replace(minute=cycle),
+            cycle=cycle,
+            goal=f"Plan for cycle {cycle}: {GOAL}",
+            status="ok",
+            response_path=f".scratchpad_logs/2026-01-02T10_0{cycle}_00_plan_response.md",
+        )
+    add_memory(
+        layout,
+        "commit `abc`; checks: overflow shelf: failed",
+        category="commit",
+        daily=True,
+        when=when.replace(minute=9),
+    )
+    # What a person wrote: a lesson and a daily note of their own.
+    add_memory(
+        layout,
+        "The overflow shelf loses an order when two couriers race for it; "
+        "take the shelf lock before reading the count.",
+        category="Lessons",
+        when=when,
+    )
+    add_memory(
+        layout,
+        "Measured: the overflow shelf race shows 1 run in 20 under contention.",
+        category="notes",
+        daily=True,
+        when=when.replace(minute=30),
+    )
+    emb = shared_embedder("all-MiniLM-L6-v2")
+    assert emb.load(), emb.error
+    memory = MemoryService(layout, config_from_mapping({}), embedder=emb)
+    memory.start(background=False)
+    yield memory
+    memory.stop()
+
+
+def test_own_daily_entries_are_not_cited_the_users_notes_are(service: MemoryService) -> None:
+    hits, _ = memory_phase(service, request(goal=GOAL, blockers=()))
+    cited = {str(h["citation"]).split(":")[0] + " " + str(h["heading"]) for h in hits}
+    assert any(c.startswith("MEMORY.md ") for c in cited)
+    assert any("notes" in c for c in cited if c.startswith("memory/daily/"))
+    for hit in hits:
+        heading = str(hit["heading"])
+        assert " request: " not in heading and " cycle " not in heading, hit
+        assert not heading.endswith(" commit"), hit
