@@ -24,6 +24,7 @@ from watchdog.events import (
     DirMovedEvent,
     FileClosedEvent,
     FileCreatedEvent,
+    FileDeletedEvent,
     FileModifiedEvent,
     FileMovedEvent,
     FileSystemEvent,
@@ -34,10 +35,11 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from nexusd.daemon.debounce import Debouncer, Touch
 from nexusd.daemon.logs import log_event
-from nexusd.protocol.naming import is_request_file
+from nexusd.protocol.naming import is_request_file, is_response_file, request_path_for
 
 _EVENTS: list[type[FileSystemEvent]] = [
     FileCreatedEvent,
+    FileDeletedEvent,
     FileModifiedEvent,
     FileMovedEvent,
     FileClosedEvent,
@@ -214,9 +216,20 @@ class RequestWatcher:
         parent = target.parent
         callback = self.extra_dirs.get(parent)
         if callback is not None:
-            callback()
+            if not isinstance(event, FileDeletedEvent):  # the inbox deletes what it ran
+                callback()
             return
-        if parent not in self.folders or not is_request_file(target):
+        if parent not in self.folders:
+            return
+        if isinstance(event, FileDeletedEvent):
+            # A deleted response asks for a fresh answer (PROTOCOL.md); the rescan would
+            # find it too, this is only sooner.
+            if is_response_file(target):
+                request = request_path_for(target)
+                if request.is_file():
+                    self.debouncer.touch(request, Touch.APPEAR)
+            return
+        if not is_request_file(target):
             return
         if isinstance(event, FileClosedEvent):
             kind = Touch.CLOSE

@@ -3,8 +3,9 @@
 Exactly-once across crashes rests on the pipeline: a response records the sha256
 of the request it answers and is written atomically, so answering the same
 content again is a cheap "skipped". The worker adds an in-memory map of what it
-handled, keyed by (mtime, size, inode), so rescans do not even re-read
-unchanged files. Any error is logged and counted; the worker keeps going.
+handled, keyed by (mtime, size, inode) of the request and of its response, so
+rescans do not even re-read unchanged files, yet notice a deleted response. Any
+error is logged and counted; the worker keeps going.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from nexusd.daemon.debounce import FileKey, file_key
 from nexusd.daemon.logs import log_event
 from nexusd.daemon.status import DaemonStats, utc_now
 from nexusd.daemon.work_queue import WorkQueue
+from nexusd.protocol.naming import response_path_for
 
 
 class OutcomeLike(Protocol):
@@ -39,27 +41,49 @@ Answer = Callable[[Path], OutcomeLike]
 
 
 class HandledFiles:
-    """Which version of each request file was handled (thread-safe)."""
+    """Which version of each request file was handled, and the response it left (thread-safe).
+
+    The response counts: deleting it asks for a fresh answer (PROTOCOL.md), and a response
+    replaced by someone else is looked at again; the request alone is unchanged then.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._keys: dict[Path, FileKey] = {}
+        self._keys: dict[Path, tuple[FileKey, FileKey | None]] = {}
 
     def is_current(self, path: Path) -> bool:
-        """True when `path` is unchanged since it was handled."""
+        """True when `path` and its response are unchanged since it was handled."""
         key = file_key(path)
-        with self._lock:
-            return key is not None and self._keys.get(path) == key
+        return key is not None and self.matches(path, key)
 
-    def remember(self, path: Path, key: FileKey) -> None:
-        """Record that this version of `path` was handled."""
+    def matches(self, path: Path, key: FileKey) -> bool:
+        """True when version `key` of `path` was handled and its response is as it left it."""
         with self._lock:
-            self._keys[path] = key
+            seen = self._keys.get(path)
+        return seen is not None and seen == (key, _response_key(path))
 
-    def get(self, path: Path) -> FileKey | None:
-        """The version of `path` last handled."""
+    def remember(self, path: Path, key: FileKey, *, wrote_response: bool = False) -> None:
+        """Record that this version of `path` was handled (with its response as it is now).
+
+        `wrote_response`: the answer wrote one, so a response already gone was deleted
+        in the meantime and the request still wants an answer.
+        """
+        response = _response_key(path)
+        if response is None and wrote_response:
+            response = _DELETED
         with self._lock:
-            return self._keys.get(path)
+            self._keys[path] = (key, response)
+
+
+# Never the key of a real file: matches no response, present or absent.
+_DELETED: FileKey = (-1, -1, -1)
+
+
+def _response_key(request: Path) -> FileKey | None:
+    try:
+        return file_key(response_path_for(request))
+    except ValueError:  # not a request name: there is no response to follow
+        return None
 
 
 class Worker:
@@ -114,13 +138,16 @@ class Worker:
         key = file_key(path)
         if key is None:
             return  # deleted (or renamed away) while queued
-        if self.handled.get(path) == key:
+        if self.handled.matches(path, key):
             self.stats.add("unchanged")
             return
         self.stats.set(in_flight=str(path))
         started = time.perf_counter()
+        wrote = False
         try:
             outcome = self.answer(path)
+            # "ok" is only returned once the response is written ("error" may mean none could be).
+            wrote = outcome.status == "ok"
         except Exception as exc:
             ms = round((time.perf_counter() - started) * 1000, 1)
             self.stats.add("failures")
@@ -133,7 +160,7 @@ class Worker:
         finally:
             self.stats.set(in_flight=None)
         # Remember even failures: retried when the file changes or the daemon restarts.
-        self.handled.remember(path, key)
+        self.handled.remember(path, key, wrote_response=wrote)
 
     def _record(self, path: Path, outcome: OutcomeLike, ms: float) -> None:
         status = outcome.status

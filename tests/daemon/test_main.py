@@ -136,6 +136,18 @@ def test_edited_request_is_answered_again_as_revision_2(daemon: Path) -> None:
     assert response_files(daemon / ".scratchpad_logs") == [response_for(request)]
 
 
+def test_deleted_response_is_answered_again_while_the_daemon_runs(daemon: Path) -> None:
+    request = daemon / ".scratchpad_logs" / REQ
+    request.write_text(request_text("Answer me twice"), encoding="utf-8")
+    first = wait_answered(request)
+    response_for(request).unlink()
+
+    again = wait_answered(request)
+
+    assert (first["revision"], again["revision"]) == (1, 1)
+    wait_until(lambda: _status(daemon)["answered"] == 2, what="two answers in status")
+
+
 def test_requests_written_while_down_are_answered_at_start(
     served: Path, start_daemon: Callable[..., Path]
 ) -> None:
