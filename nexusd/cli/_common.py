@@ -54,14 +54,30 @@ def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=True, default=str, ensure_ascii=False))
 
 
-def local_memory_service(layout: RepoLayout, config: Config, *, quiet: bool = False) -> Any:
-    """A memory service loaded in this process (model + sync); says how long it took."""
+def local_memory_service(
+    layout: RepoLayout, config: Config, *, quiet: bool = False, vector: bool = True
+) -> Any:
+    """A memory service loaded in this process (model + sync); says what that costs.
+
+    `vector=False` (keyword search) leaves the model alone: no torch import, no load.
+    """
     import time
 
     from nexusd.memory.service import MemoryService
 
     service = MemoryService(layout, config)
-    service.embedder.load()
+    if not vector:
+        started = time.perf_counter()
+        service.start(background=False, load_model=False)
+        if not quiet:
+            took = time.perf_counter() - started
+            click.echo(
+                f"no daemon running: keyword search, embedding model not loaded; "
+                f"synced the index in {took:.1f}s",
+                err=True,
+            )
+        return service
+    _load_model(service.embedder, quiet=quiet)
     started = time.perf_counter()
     service.start(background=False)
     if not quiet:
@@ -74,3 +90,25 @@ def local_memory_service(layout: RepoLayout, config: Config, *, quiet: bool = Fa
         took = time.perf_counter() - started
         click.echo(f"no daemon running: {state}; synced the index in {took:.1f}s", err=True)
     return service
+
+
+def _load_model(embedder: Any, *, quiet: bool) -> None:
+    """Load the model now, saying so first (it takes seconds) and counting them on a terminal."""
+    import sys
+    import time
+
+    if quiet:
+        embedder.load()
+        return
+    click.echo(
+        "no daemon running: loading the embedding model (several seconds); "
+        "`nexusd start` keeps it loaded so searches answer at once",
+        err=True,
+    )
+    embedder.start_loading()
+    if sys.stderr.isatty():
+        started = time.monotonic()
+        while not embedder.wait(0.25):
+            click.echo(f"\r  loading… {time.monotonic() - started:.0f}s", err=True, nl=False)
+        click.echo("\r" + " " * 24 + "\r", err=True, nl=False)
+    embedder.wait()

@@ -22,7 +22,7 @@ def memory() -> None:
     The markdown is canonical; the index under .git/nexus/index is derived and
     `nexusd memory reindex` rebuilds it. When the daemon runs, search asks it
     over a local socket (the model stays loaded); otherwise the command loads
-    the model itself and says how long that took.
+    the model itself (saying so; `--mode keyword` never loads it).
     """
 
 
@@ -69,6 +69,8 @@ def search(
         else [{"id": None, "query": query}]
     )
     opts = {k: v for k, v in options.items() if v is not None}
+    # Keyword search needs no model: without a daemon, do not pay seconds to load one.
+    vector = (opts.get("mode") or config.get("memory.search.mode")) != "keyword"
     service: Any = None
     for item in batch:
         answer = (
@@ -79,7 +81,9 @@ def search(
         if answer is not None:
             results = SearchResults.from_dict(answer["results"])
         else:
-            service = service or local_memory_service(layout, config, quiet=queries is not None)
+            service = service or local_memory_service(
+                layout, config, quiet=queries is not None, vector=vector
+            )
             results = service.search(str(item["query"]), **opts)
         if queries is not None:
             click.echo(json.dumps({"id": item.get("id"), **results.to_dict()}, ensure_ascii=False))

@@ -67,10 +67,15 @@ class MemoryService:
         self._first_sync.set()
 
     # -- lifecycle ---------------------------------------------------------------------
-    def start(self, *, background: bool = True) -> None:
-        """Open the index, start loading the model, reconcile (in the background by default)."""
+    def start(self, *, background: bool = True, load_model: bool = True) -> None:
+        """Open the index, start loading the model, reconcile (in the background by default).
+
+        `load_model=False` (a keyword search without a daemon): the index is reconciled with
+        the vectors it has, and the model is neither imported nor loaded.
+        """
         self._stop.clear()
-        self.embedder.start_loading()
+        if load_model:
+            self.embedder.start_loading()
         self.open()
         if not background:
             self._reconcile_loop()
@@ -95,6 +100,8 @@ class MemoryService:
                 report = self.reconcile()
             finally:
                 self._first_sync.set()
+            if self.embedder.status == "not loaded":
+                return  # started without the model: nothing to wait for
             while not self._stop.is_set() and not self.embedder.wait(0.2):
                 if self.embedder.status == "unavailable":
                     return

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from daemon.helpers import nexusd_env
 
 from nexusd.cli import cli
 from nexusd.config import load_config
@@ -104,3 +107,56 @@ def test_search_asks_the_running_server_first(repo: Path) -> None:
 def test_search_needs_a_query(repo: Path) -> None:
     result = CliRunner().invoke(cli, ["memory", "search", "-C", str(repo)])
     assert result.exit_code == 2 and "QUERY" in result.output
+
+
+def _search_in_subprocess(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`nexusd memory search ARGS` in a fresh process; its last stdout line lists the heavy
+    model modules that process imported."""
+    script = (
+        "import json, sys\n"
+        "from nexusd.cli import cli\n"
+        "try:\n"
+        "    cli.main(sys.argv[1:], prog_name='nexusd', standalone_mode=False)\n"
+        "finally:\n"
+        "    heavy = ('torch', 'sentence_transformers', 'transformers')\n"
+        "    print(json.dumps(sorted(m for m in heavy if m in sys.modules)))\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-P", "-c", script, "memory", "search", *args, "-C", str(repo)],
+        cwd=repo,
+        env=nexusd_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+
+
+def test_keyword_search_without_a_daemon_never_loads_the_model(repo: Path) -> None:
+    (repo / "MEMORY.md").write_text(
+        "# Memory\n\n## Lessons\n\nThe zebrafish fixture needs a warm cache.\n", encoding="utf-8"
+    )
+
+    proc = _search_in_subprocess(repo, "zebrafish", "--mode", "keyword")
+
+    *results, modules = proc.stdout.splitlines()
+    assert json.loads(modules) == []
+    assert results[0].startswith("MEMORY.md:5  ")
+    assert "keyword search, embedding model not loaded" in proc.stderr
+    assert "loading the embedding model" not in proc.stderr
+
+
+def test_vector_search_without_a_daemon_says_it_loads_the_model_and_suggests_start(
+    repo: Path,
+) -> None:
+    (repo / "MEMORY.md").write_text(
+        "# Memory\n\n## Lessons\n\nThe zebrafish fixture needs a warm cache.\n", encoding="utf-8"
+    )
+
+    proc = _search_in_subprocess(repo, "aquarium animals in tests", "--mode", "vector")
+
+    first, *rest = proc.stderr.splitlines()
+    assert first.startswith("no daemon running: loading the embedding model")
+    assert "`nexusd start` keeps it loaded" in first
+    assert any("loaded the embedding model in" in line for line in rest)
+    assert proc.stdout.splitlines()[0].startswith("MEMORY.md:5  ")
