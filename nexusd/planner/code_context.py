@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
+from nexusd.planner.llm_librarian import librarian_configured, rerank_files
 from nexusd.protocol.models import PlanRequest, Section
 
 if TYPE_CHECKING:  # numpy and LanceDB load only when a request is answered
@@ -27,6 +28,7 @@ MAX_UNITS_SHOWN = 3
 # What a model's prompt gets of the code: the best unit of the first few files, cut short.
 MAX_SNIPPET_FILES = 5
 MAX_SNIPPET_LINES = 40
+MAX_SNIPPET_FILE_BYTES = 4_000_000
 
 _local: dict[str, CodeIndex] = {}
 _local_lock = threading.Lock()
@@ -82,22 +84,30 @@ def code_phase(
     except Exception as exc:  # never lose the answer because the code index failed
         log.exception("code search for %s failed", request.path)
         return CodeFindings(note=f"code search failed: {exc}")
+    hits = tuple(results.hits)
+    if librarian_configured(config):
+        # The model sees the index's best candidates and may reorder them; any failure
+        # leaves the index's order (rerank_files returns None).
+        reranked = rerank_files(layout=layout, config=config, request_text=text, hits=hits)
+        hits = reranked if reranked is not None else hits
     ms = round((time.perf_counter() - start) * 1000.0, 3)
-    return CodeFindings(results.hits, results.note, ms)
+    return CodeFindings(hits, results.note, ms)
 
 
 def code_snippets(root: Path, hits: tuple[FileHit, ...]) -> list[tuple[str, str]]:
     """(label, text) of the best unit of the top files, for a model's prompt: small and cited."""
+    from nexusd.code.reader import read_inside
+
     out: list[tuple[str, str]] = []
     for hit in hits[:MAX_SNIPPET_FILES]:
         if not hit.units:
             continue
         unit = hit.units[0]
-        try:
-            with (root / hit.path).open(encoding="utf-8", errors="replace") as fh:
-                lines = fh.read().split("\n")
-        except OSError:
+        # Never through a symlink, never outside the repository: the index's own rule.
+        data = read_inside(root, hit.path, MAX_SNIPPET_FILE_BYTES)
+        if isinstance(data, str):
             continue
+        lines = data.decode("utf-8", errors="replace").split("\n")
         last = min(unit.end, unit.start + MAX_SNIPPET_LINES - 1)
         body = "\n".join(lines[unit.start - 1 : last])
         more = f"\n… ({unit.end - last} more lines)" if unit.end > last else ""
