@@ -32,12 +32,16 @@ class Touch(Enum):
 
 
 def file_key(path: Path) -> FileKey | None:
-    """(mtime_ns, size, inode) of `path`, or None when it is gone or not a regular file."""
+    """(mtime_ns, size, inode) of `path`, or None when it is gone or not a regular file.
+
+    A symbolic link has the key of the link itself: it is handed on (never followed) so
+    that it gets an error response instead of silence.
+    """
     try:
-        st = path.stat()
+        st = path.lstat()
     except OSError:
         return None
-    if not stat.S_ISREG(st.st_mode):
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 

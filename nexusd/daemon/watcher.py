@@ -15,6 +15,7 @@ import contextlib
 import logging
 import os
 import platform
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -104,6 +105,8 @@ class RequestWatcher:
         self._watches: dict[Path, tuple[ObservedWatch, tuple[int, int]]] = {}
         self._lock = threading.Lock()
         self._handler = _Handler(self)
+        # Entries named like requests that are not files, each logged once (by inode).
+        self._ignored: dict[Path, tuple[int, int]] = {}
 
     def start(self) -> None:
         """Start the observer and watch every folder that exists now."""
@@ -212,6 +215,8 @@ class RequestWatcher:
             wanted = target in self.folders or target in self.extra_dirs
             if wanted and self.ensure_watched(target, renew=True):
                 self.scan_folder(target)
+            elif target.parent in self.folders and is_request_file(target):
+                self.report_ignored(target)
             return
         parent = target.parent
         callback = self.extra_dirs.get(parent)
@@ -237,7 +242,36 @@ class RequestWatcher:
             kind = Touch.APPEAR
         else:
             kind = Touch.WRITE
-        self.debouncer.touch(target, kind)
+        if not self.report_ignored(target):
+            self.debouncer.touch(target, kind)
+
+    def report_ignored(self, path: Path) -> bool:
+        """Log (once) that `path`, named like a request, is a FIFO, folder or device: skipped.
+
+        Regular files and links are not reported (links get an error response instead).
+        """
+        try:
+            st = path.lstat()
+        except OSError:
+            return False
+        mode = st.st_mode
+        if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+            return False
+        ident = (st.st_dev, st.st_ino)
+        with self._lock:
+            if self._ignored.get(path) == ident:
+                return True
+            self._ignored[path] = ident
+        kind = "folder" if stat.S_ISDIR(mode) else "FIFO" if stat.S_ISFIFO(mode) else "special file"
+        log_event(
+            self.logger,
+            logging.WARNING,
+            "ignored: named like a request but not a regular file",
+            path=str(path),
+            kind=kind,
+            fix="write the request as a regular file under that name",
+        )
+        return True
 
     def scan_folder(self, folder: Path, known: Callable[[Path], bool] | None = None) -> int:
         """Hand every request in `folder` that `known` does not recognise to the debouncer."""
@@ -248,7 +282,7 @@ class RequestWatcher:
             return 0
         for entry in entries:
             path = Path(entry.path)
-            if not is_request_file(path) or not entry.is_file():
+            if not is_request_file(path) or self.report_ignored(path):
                 continue
             if known is not None and known(path):
                 continue

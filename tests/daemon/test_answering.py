@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from conftest import git
@@ -15,6 +18,7 @@ from daemon.helpers import (
     request_text,
     response_for,
     wait_until,
+    write_config,
 )
 from nexusd.config import load_config
 from nexusd.daemon.answering import answer_claimed, refusal, request_claim
@@ -141,3 +145,55 @@ def test_plan_waits_for_the_claim_and_does_not_answer_twice(served: Path) -> Non
     assert front_matter(response_for(request))["revision"] == 1
     checkpoints = git(served, "for-each-ref", "refs/nexus/checkpoints/").splitlines()
     assert len(checkpoints) == 1
+
+
+def _log_records(repo: Path) -> list[dict[str, object]]:
+    log = repo / ".git" / "nexus" / "logs" / "nexusd.jsonl"
+    text = log.read_text(encoding="utf-8") if log.exists() else ""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _ignored(repo: Path) -> dict[str, str]:
+    return {
+        Path(str(r["path"])).name: str(r["kind"])
+        for r in _log_records(repo)
+        if r.get("msg") == "ignored: named like a request but not a regular file"
+    }
+
+
+def _rescans(repo: Path) -> int:
+    status = repo / ".git" / "nexus" / "state" / "status.json"
+    try:
+        return int(json.loads(status.read_text(encoding="utf-8")).get("rescans", 0))
+    except (OSError, ValueError):
+        return 0
+
+
+def test_fifo_and_folder_named_like_requests_are_logged_once(
+    served: Path, start_daemon: Callable[..., Path]
+) -> None:
+    folder = served / ".scratchpad_logs"
+    os.mkfifo(folder / "early_plan_request.md")  # found by the start-up scan
+    write_config(served, "watch:\n  rescan_seconds: 1\n")
+    start_daemon(served)
+    os.mkfifo(folder / "fifo_plan_request.md")  # seen by the watcher
+    (folder / "dir_plan_request.md").mkdir()
+    wanted = {"early_plan_request.md": "FIFO", "fifo_plan_request.md": "FIFO"}
+    wanted["dir_plan_request.md"] = "folder"
+    wait_until(lambda: _ignored(served) == wanted, what="a log line for each")
+    # A later request is answered (the FIFO never blocked the worker), and rescans do not
+    # log the same entries again.
+    request = folder / "real_plan_request.md"
+    request.write_text(request_text("Explain the README"), encoding="utf-8")
+    wait_until(lambda: front_matter(response_for(request)), what="the real request's answer")
+    wait_until(lambda: _rescans(served) >= 3, what="three rescans")
+    nexusd(served, "stop")
+    records = [r for r in _log_records(served) if str(r.get("msg", "")).startswith("ignored")]
+    assert len(records) == 3
+
+
+def test_a_dangling_link_named_like_a_request_gets_an_error_response(daemon: Path) -> None:
+    link = daemon / ".scratchpad_logs" / "gone_plan_request.md"
+    link.symlink_to(daemon / "nowhere.md")
+    meta = wait_until(lambda: front_matter(response_for(link)), what="the refusal")
+    assert meta["status"] == "error"
