@@ -63,6 +63,9 @@ def read_chunks(root: Path, rel: str, *, max_bytes: int, max_chars: int) -> File
     """Chunk one file; vanished, huge, binary and undecodable files give no chunks."""
     path = root / rel
     try:
+        if not path.resolve().is_relative_to(root.resolve()):
+            # A link to /etc/passwd named MEMORY.md would be cited in every response.
+            return FileChunks(rel, (), "resolves outside the repository; not indexed")
         st = path.stat()
         if not path.is_file():
             return FileChunks(rel, ())
