@@ -213,6 +213,19 @@ def _change(art: ArtifactFact, bundle: ContextBundle, wording: Wording) -> Actio
     )
 
 
+def _change_found(found: Action, wording: Wording) -> Action:
+    """The change itself, where the step before it located the code."""
+    where = code(list(found.files[:1])) if found.files else "the files you located"
+    return Action(
+        wording.change.format(file=where),
+        found.files[:1],
+        "Make the change where the previous step pointed; keep it small and in as few "
+        "files as possible.",
+        wording.change_verify,
+        "change",
+    )
+
+
 def _test(bundle: ContextBundle, tests: tuple[str, ...], wording: Wording) -> Action:
     where = f" in {code(list(tests[:2]))}" if tests else ""
     return Action(
@@ -268,6 +281,8 @@ def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
         else:
             found = locate_action(bundle)
         candidates.append((2, _PHASE["locate"], found))
+        if kind != "question":
+            candidates.append((4, _PHASE["change"], _change_found(found, wording)))
     if wording.test:
         if not tests:
             tests = tuple(h.path for h in bundle.code_hits if is_test_path(h.path))[:2]

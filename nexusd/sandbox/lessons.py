@@ -117,7 +117,7 @@ def render(event: Mapping[str, Any], diffstat: str = "") -> Lesson:
         return Lesson("lesson", check, last["signature"], text)
     failed, passed = event["failed"], event["passed"]
     where = f" at `{failed['location']}`" if failed["location"] else ""
-    stat = diffstat.strip() or "(no diff available)"
+    stat = diffstat.strip("\n").rstrip() or "(no diff available)"
     changed = "\n".join(f"      {line}" for line in stat.splitlines())
     text = (
         f"**Solution:** check `{check}` passes again: {_inline(failed['summary'])}{where} "

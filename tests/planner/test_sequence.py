@@ -121,10 +121,11 @@ def test_no_plan_changes_code_before_its_test_or_diagnosis(
     arts = request().artifacts if with_artifacts else ()
     actions = _plan(repo, goal, artifacts=arts)
     steps = _steps(actions)
+    kind = classify_text(goal).kind
     assert steps[0] == "review"
+    assert ("change" in steps) is (kind != "question")  # with or without named files
     if "change" in steps:
         first_change = steps.index("change")
-        kind = classify_text(goal).kind
         if kind != "docs":
             assert all(steps.index(s) < first_change for s in ("test", "diagnose") if s in steps)
     assert len(actions) <= 8
