@@ -37,6 +37,10 @@ W_PROSE = 1.0
 W_CODE = 2.0
 W_TRACE = 3.0
 W_TITLE = 2.0
+# A request pasted with a megabyte of log is mined by its head (what it is about) and its
+# tail (where a traceback ends); the middle costs seconds of regex work and adds noise.
+MAX_HEAD_CHARS = 16_000
+MAX_TAIL_CHARS = 4_000
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,9 @@ def _frames(text: str) -> list[Frame]:
 
 def mine(text: str, *, title: str = "") -> CodeQuery:
     """The code query of a request's text (goal, blockers, outcome); `title` counts double."""
+    if len(text) > MAX_HEAD_CHARS + MAX_TAIL_CHARS:
+        text = f"{text[:MAX_HEAD_CHARS]}\n{text[-MAX_TAIL_CHARS:]}"
+    title = title[:MAX_TAIL_CHARS]
     spans = _code_spans(text)
     frames = _frames(text)
     trace_text = "\n".join(f"{f.path} {f.function}" for f in frames)

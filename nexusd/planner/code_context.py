@@ -10,9 +10,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
@@ -92,6 +93,42 @@ def code_phase(
         hits = reranked if reranked is not None else hits
     ms = round((time.perf_counter() - start) * 1000.0, 3)
     return CodeFindings(hits, results.note, ms)
+
+
+def memory_named(findings: CodeFindings, memory_hits: Sequence[Mapping[str, Any]]) -> CodeFindings:
+    """The code findings with the files that recalled memory names moved up, with the reason.
+
+    A lesson or decision that names a file (`src/app/auth.py`, `auth.py:12`) is what the
+    repository learned about where such work happens; it lifts that file by half the best
+    file's score, enough to pass the files that only share words with the request.
+    """
+    from nexusd.code.query import mine
+
+    if not findings.hits or not memory_hits:
+        return findings
+    named: dict[str, str] = {}
+    for hit in memory_hits:
+        text = f"{hit.get('heading', '')}\n{hit.get('snippet', '')}"
+        for raw in mine(text).paths:
+            tail = raw.strip("./")
+            for file_hit in findings.hits:
+                if file_hit.path == tail or file_hit.path.endswith("/" + tail):
+                    named.setdefault(file_hit.path, f"`{hit.get('citation', 'memory')}`")
+    if not named:
+        return findings
+    lift = 0.5 * max(h.score for h in findings.hits)
+    moved = [
+        replace(
+            h,
+            score=round(h.score + lift, 4),
+            reasons=(f"named in memory at {named[h.path]}", *h.reasons),
+        )
+        if h.path in named
+        else h
+        for h in findings.hits
+    ]
+    moved.sort(key=lambda h: -h.score)
+    return replace(findings, hits=tuple(moved))
 
 
 def code_snippets(root: Path, hits: tuple[FileHit, ...]) -> list[tuple[str, str]]:

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from nexusd.config import Config
 from nexusd.memory.chunking import HEADING_SEP
 from nexusd.paths import RepoLayout
-from nexusd.planner.code_context import CodeFindings, code_phase
+from nexusd.planner.code_context import CodeFindings, code_phase, memory_named
 from nexusd.planner.critic import CriticReport, has_request_checks, run_critic
 from nexusd.planner.recall import recall_for
 from nexusd.protocol.models import PlanRequest, Section
@@ -244,7 +244,7 @@ def grounding(
         def collect() -> Grounding:
             checkpoint, warning, critic, timings = snap.result()
             hits, note, memory_ms = recalled.result()
-            code = located.result()
+            code = memory_named(located.result(), hits)
             return Grounding(
                 checkpoint=checkpoint,
                 critic=critic,

@@ -81,3 +81,11 @@ def test_title_words_count_double() -> None:
 
 def test_an_empty_request_is_empty() -> None:
     assert mine("   ").is_empty()
+
+
+def test_a_huge_request_is_mined_by_its_head_and_its_tail() -> None:
+    filler = "word " * 200_000
+    q = mine(f"parse_head fails\n{filler}middle_name\n{filler}\nValueError in parse_tail()")
+    names = {name for name, _ in q.identifiers}
+    assert {"parse_head", "parse_tail", "ValueError"} <= names
+    assert "middle_name" not in names

@@ -14,8 +14,10 @@ from nexusd.memory.embedder import shared_embedder
 from nexusd.memory.service import MemoryService
 from nexusd.memory.writes import add_memory
 from nexusd.paths import find_repo
-from nexusd.planner.grounding import memory_phase
-from tests.planner.helpers import request
+from nexusd.planner.code_context import code_phase
+from nexusd.planner.grounding import Services, memory_phase
+from nexusd.planner.pipeline import answer_request
+from tests.planner.helpers import kitchen_repo, request
 
 GOAL = "Fix the lost order on the overflow shelf under contention"
 
@@ -80,3 +82,35 @@ def test_own_daily_entries_are_not_cited_the_users_notes_are(service: MemoryServ
         heading = str(hit["heading"])
         assert " request: " not in heading and " cycle " not in heading, hit
         assert not heading.endswith(" commit"), hit
+
+
+def test_a_file_that_memory_names_moves_up_with_the_reason(repo: Path) -> None:
+    kitchen_repo(repo)
+    layout = find_repo(repo)
+    goal = "Find and fix the lost order on the overflow shelf under contention"
+    offline = code_phase(layout, config_from_mapping({}), request(goal=goal), None)
+    ranked = [h.path for h in offline.hits]
+    assert ranked[0] == "kitchen/shelves.py" and ranked.index("kitchen/courier.py") > 1
+    add_memory(
+        layout,
+        "Orders lost on the overflow shelf were never the shelf: the courier drops them "
+        "in `kitchen/courier.py`.",
+        category="Lessons",
+    )
+    emb = shared_embedder("all-MiniLM-L6-v2")
+    assert emb.load(), emb.error
+    memory = MemoryService(layout, config_from_mapping({}), embedder=emb)
+    memory.start(background=False)
+    try:
+        folder = repo / ".scratchpad_logs"
+        folder.mkdir(exist_ok=True)
+        path = folder / "2026-01-02T10_00_00_plan_request.md"
+        path.write_text(f"# Goal\n\n{goal}\n", encoding="utf-8")
+        outcome = answer_request(path, layout, config_from_mapping({}), services=Services(memory))
+    finally:
+        memory.stop()
+    assert outcome.status == "ok", outcome.message
+    text = outcome.response_path.read_text(encoding="utf-8")
+    code = text[text.index("## Relevant Code") :]
+    # Above the files that only share words with the request, below the one it names.
+    assert "\n2. `kitchen/courier.py:1` — named in memory at `MEMORY.md:" in code
