@@ -132,6 +132,8 @@ def _status_text(data: dict[str, Any]) -> str:
     if isinstance(code, dict):
         rows.append(f"  code index {_code_text(code)}")
     rows.append(f"  log        {data.get('log_file')}")
+    if data.get("config_reloaded_at"):
+        rows.append(f"  config     reloaded {data['config_reloaded_at']}")
     config_error = data.get("config_error")
     if config_error:
         effect = (

@@ -21,6 +21,7 @@ from nexusd.daemon.extensions import Extensions
 from nexusd.daemon.journal import AnswerJournal
 from nexusd.daemon.lock import DaemonLock, remove_pid, write_pid
 from nexusd.daemon.logs import close_logging, log_event, setup_logging
+from nexusd.daemon.reload import ConfigWatch, follow_config
 from nexusd.daemon.runtime import Daemon, DaemonContext
 from nexusd.daemon.status import DaemonStats, write_status
 from nexusd.daemon.worker import Answer
@@ -73,16 +74,23 @@ def run_daemon(layout: RepoLayout, config: Config, *, log_to_stderr: bool) -> in
             version=__version__,
             root=str(layout.root),
         )
-        ctx = DaemonContext(layout, config, logger, stats, stop_event)
-        extensions = Extensions(layout, config, logger)
-        answer = pipeline_answer(layout, config, extensions.services())
-        journal = AnswerJournal(layout, extensions.daily_entry)
-        journal.recover(logger)  # daily lines a killed run owed, before anything is answered
-        daemon = Daemon(ctx, journal.wrap(extensions.wrap_answer(answer)))
-        extensions.install(daemon)
+
+        def build(cfg: Config) -> Daemon:
+            logger.setLevel(str(cfg.get("daemon.log_level")).upper())
+            ctx = DaemonContext(layout, cfg, logger, stats, stop_event)
+            extensions = Extensions(layout, cfg, logger)
+            answer = pipeline_answer(layout, cfg, extensions.services())
+            journal = AnswerJournal(layout, extensions.daily_entry)
+            journal.recover(logger)  # daily lines a killed run owed, before anything is answered
+            built = Daemon(ctx, journal.wrap(extensions.wrap_answer(answer)))
+            extensions.install(built)
+            return built
+
+        watch = ConfigWatch(layout)
+        daemon = build(config)
         daemon.start()
         while not stop_event.wait(1.0):
-            pass
+            daemon = follow_config(watch, daemon, build, stats, logger)
         log_event(logger, logging.INFO, "daemon stopping", signal=stop_event.reason)
         return 0
     except Exception as exc:

@@ -52,6 +52,9 @@ class DaemonStats:
             "last_answered": None,
             "last_error": None,
             "code": None,  # the code index's summary (nexusd.code.ops.status_summary)
+            # Why the configuration files were not (all) applied by a reload, else None.
+            "config_error": None,
+            "config_reloaded_at": None,
         }
 
     def set(self, **values: Any) -> None:

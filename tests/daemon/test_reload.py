@@ -1,0 +1,71 @@
+"""A running daemon (a real process started through the CLI) follows its configuration file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from daemon.helpers import (
+    nexusd,
+    request_text,
+    wait_answered,
+    wait_until,
+    write_config,
+)
+
+
+def _published(repo: Path) -> dict[str, Any]:
+    """What the daemon itself published (not the CLI's own look at the file)."""
+    try:
+        data = json.loads((repo / ".git" / "nexus" / "state" / "status.json").read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _log_messages(repo: Path) -> list[dict[str, Any]]:
+    lines = nexusd(repo, "logs", "--json", "-n", "500").stdout.splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_a_valid_change_is_applied_without_a_restart(daemon: Path) -> None:
+    pid = _published(daemon)["pid"]
+    (daemon / "plans").mkdir()
+    write_config(daemon, "watch:\n  paths: [plans]\n")
+    wait_until(
+        lambda: _published(daemon).get("watched") == [str(daemon / "plans")],
+        what="the daemon watching the newly configured folder",
+    )
+
+    request = daemon / "plans" / "2025-04-20T08_11_37_plan_request.md"
+    request.write_text(request_text("Answer me from the new folder"), encoding="utf-8")
+
+    assert wait_answered(request)["status"] == "ok"
+    status = _published(daemon)
+    assert status["pid"] == pid and status["config_error"] is None
+    assert status["config_reloaded_at"]
+    assert "configuration reloaded" in {r["msg"] for r in _log_messages(daemon)}
+
+
+def test_an_invalid_change_is_refused_with_every_problem_and_the_old_one_kept(
+    daemon: Path,
+) -> None:
+    write_config(daemon, "watch:\n  paths: [plans]\n  debounce_ms: -1\nnope: 1\n")
+    error = wait_until(
+        lambda: _published(daemon).get("config_error"), what="the daemon's config_error"
+    )
+
+    assert "2 problems in the configuration" in error
+    assert "unknown key `nope`" in error and "`watch.debounce_ms`" in error
+    refused = [r for r in _log_messages(daemon) if r["msg"].startswith("configuration invalid")]
+    assert (
+        refused and refused[0]["level"] == "error" and "unknown key `nope`" in refused[0]["error"]
+    )
+    # Still the configuration it started with: the old folder is answered.
+    request = daemon / ".scratchpad_logs" / "2025-04-20T08_11_38_plan_request.md"
+    request.write_text(request_text("Still answered here"), encoding="utf-8")
+    assert wait_answered(request)["status"] == "ok"
+
+    write_config(daemon, "# fixed: back to the defaults\n")
+    wait_until(lambda: _published(daemon).get("config_error") is None, what="the error cleared")
