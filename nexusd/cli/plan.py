@@ -52,6 +52,11 @@ def plan(
             hint="name it `<timestamp>_plan_request.md`, e.g. 2025-05-08T14_02_11_plan_request.md",
         )
     if not file.is_file() and not file.is_symlink():
+        if file.exists():
+            # A FIFO would block the read forever; a folder has nothing to read.
+            raise NexusError(
+                f"{file} is not a regular file", hint="write the request as a regular file"
+            )
         raise NexusError(f"{file} does not exist", hint="pass the path of a request file")
     # The folder resolved, the name kept: a link is judged (and refused), never followed.
     request = request_key(file.absolute())

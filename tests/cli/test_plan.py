@@ -138,3 +138,13 @@ def test_plan_without_a_daemon_cites_memory_it_loads_itself(repo: Path, memory: 
     else:
         assert "no daemon running" not in err
         assert "Evidence from Memory" not in text
+
+
+def test_plan_on_a_fifo_says_it_is_not_a_regular_file(repo: Path) -> None:
+    folder = repo / ".scratchpad_logs"
+    folder.mkdir()
+    fifo = folder / NAME
+    os.mkfifo(fifo)
+    result = CliRunner().invoke(cli, ["plan", str(fifo)])
+    assert result.exit_code == 1
+    assert "is not a regular file" in result.output
