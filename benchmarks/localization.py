@@ -8,6 +8,7 @@ Beside it, in the same run, the README's untuned BM25 baseline over the same che
 
     python benchmarks/localization.py --repos /work/.mirror            # all 110
     python benchmarks/localization.py --repos /work/.mirror --quick    # 4 per repository
+    python benchmarks/localization.py --repos /work/.mirror --embeddings  # + MiniLM signal
 
 `--repos DIR` holds a clone of each repository with history back to the base commits,
 as `DIR/<owner>+<name>/repo` or `DIR/<owner>+<name>` or `DIR/<name>` (bare is fine), e.g.
@@ -17,7 +18,9 @@ code index is updated incrementally between instances as it would be after `git 
 
 Reports Acc@1/3/5 and MRR per repository and overall (nexusd and BM25), the cold index
 build per repository, index update time between consecutive instances, code search
-latency, request → response latency, and every miss.
+latency, request → response latency, and every miss. `--embeddings` also ranks each report
+with MiniLM embeddings of file summaries added as a signal (benchmarks/_semantic.py; not
+shipped) and by them alone, and prints what they add beside what they cost to compute.
 """
 
 from __future__ import annotations
@@ -36,9 +39,13 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from nexusd.code.query import mine  # noqa: E402
+from nexusd.code.rank import Weights, rank  # noqa: E402
 from nexusd.code.service import CodeIndex  # noqa: E402
 from nexusd.config import config_from_mapping  # noqa: E402
 from nexusd.paths import find_repo  # noqa: E402
@@ -133,7 +140,33 @@ def rank_of(gold: str, ranked: list[str]) -> int:
     return ranked.index(gold) + 1 if gold in ranked else 0
 
 
-def run_repo(name: str, items: list[dict[str, Any]], src: Path, work: Path) -> dict[str, Any]:
+# `--embeddings`: the semantic signal's weight beside the shipped ones (0 = by it alone).
+SEMANTIC_RUNS = (("+emb 0.5", 0.5), ("+emb 1.0", 1.0), ("emb alone", 0.0))
+
+
+def semantic_ranks(index: CodeIndex, vectors: Any, report: str) -> dict[str, int | list[str]]:
+    """Ranked paths with the embedding signal at each weight of SEMANTIC_RUNS."""
+    from dataclasses import replace
+
+    corpus = index.corpus
+    if corpus is None:
+        return {}
+    sem = vectors.scores(corpus, report)
+    query = mine(report, title=report.strip().split("\n", 1)[0])
+    out: dict[str, int | list[str]] = {}
+    for label, weight in SEMANTIC_RUNS:
+        if weight:
+            hits = rank(corpus, query, 10, replace(Weights(), semantic=weight), {"semantic": sem})
+            out[label] = [h.path for h in hits]
+        else:
+            alone = sem - 1.0 * np.array(corpus.tests)  # tests below every source file
+            out[label] = [corpus.paths[i] for i in np.argsort(-alone, kind="stable")[:10]]
+    return out
+
+
+def run_repo(
+    name: str, items: list[dict[str, Any]], src: Path, work: Path, vectors: Any = None
+) -> dict[str, Any]:
     """Answer each instance's report at its base commit; ranks, timings and misses."""
     clone = work / name.replace("/", "+")
     git(work, "clone", "-q", "--shared", "--no-checkout", str(src), str(clone))
@@ -173,6 +206,9 @@ def run_repo(name: str, items: list[dict[str, Any]], src: Path, work: Path) -> d
         out["nexusd"].append(ours)
         out["bm25"].append(theirs)
         out["rows"].append((item["instance_id"], gold, ranked[:3], ours))
+        if vectors is not None:
+            for label, paths in semantic_ranks(index, vectors, item["problem_statement"]).items():
+                out[label].append(rank_of(gold, list(paths)))  # type: ignore[arg-type]
         request.unlink()
         print(
             f"  {item['instance_id']:<32} nexusd {ours or '-':>2}  bm25 {theirs or '-':>2}"
@@ -202,7 +238,15 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: tmp)")
     parser.add_argument("--quick", action="store_true", help="4 instances per repository")
     parser.add_argument("--only", default=None, help="one repository, e.g. pytest-dev/pytest")
+    parser.add_argument(
+        "--embeddings", action="store_true", help="also measure MiniLM file-summary embeddings"
+    )
     args = parser.parse_args()
+    vectors = None
+    if args.embeddings:
+        from _semantic import FileVectors
+
+        vectors = FileVectors()
     items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
     by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in items:
@@ -213,8 +257,28 @@ def main() -> None:
         for name, group in sorted(by_repo.items()):
             chosen = group[:4] if args.quick else group
             print(f"{name}: {len(chosen)} instances", file=sys.stderr)
-            results[name] = run_repo(name, chosen, source_for(args.repos, name), Path(tmp))
+            results[name] = run_repo(name, chosen, source_for(args.repos, name), Path(tmp), vectors)
     report(results)
+    if vectors is not None:
+        report_semantic(results, vectors)
+
+
+def report_semantic(results: dict[str, dict[str, Any]], vectors: Any) -> None:
+    """Acc@1/5 and MRR with the embedding signal beside the shipped ranking, and its cost."""
+    print(f"\n{'ranking':<12} " + " ".join(f"{n.split('/')[-1] + ' @1/@5':>16}" for n in results))
+    for label in ("nexusd", *(run for run, _ in SEMANTIC_RUNS)):
+        cells = []
+        for out in results.values():
+            got = scores(out[label])
+            cells.append(f"{got['acc@1']:>9.3f}/{got['acc@5']:.3f}")
+        every = [r for out in results.values() for r in out[label]]
+        got = scores(every)
+        print(f"{label:<12} " + " ".join(cells) + f"  all {got['acc@1']:.3f}/{got['acc@5']:.3f}")
+    rate = vectors.encoded / max(vectors.encode_s, 1e-9)
+    print(
+        f"embedding cost: {vectors.encoded} file summaries in {vectors.encode_s:.1f}s "
+        f"({rate:.0f}/s on this machine)"
+    )
 
 
 def report(results: dict[str, dict[str, Any]]) -> None:
@@ -259,9 +323,9 @@ def report(results: dict[str, dict[str, Any]]) -> None:
         metrics[f"{key}_plan_p50_ms"] = round(statistics.median(out["plan_ms"]), 1)
     print("\nmisses (gold not first): instance, rank, gold <- nexusd's top 3")
     for out in results.values():
-        for iid, gold, top, rank in out["rows"]:
-            if rank != 1:
-                print(f"  {iid:<32} rank {rank or '-':>2}  {gold}  <- {', '.join(top)}")
+        for iid, gold, top, got in out["rows"]:
+            if got != 1:
+                print(f"  {iid:<32} rank {got or '-':>2}  {gold}  <- {', '.join(top)}")
     samples = sum(len(o["nexusd"]) for o in results.values())
     machine = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
     line = {"benchmark": "localization", "metrics": metrics, "samples": samples, "machine": machine}
