@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import pytest
 
 from nexusd.code.corpus import Corpus, is_test_path
 from nexusd.code.lang_python import parse_python
 from nexusd.code.query import mine
-from nexusd.code.rank import rank
+from nexusd.code.rank import Weights, rank
 
 FILES = {
     "app/__init__.py": "from app.config import Config\n",
@@ -131,3 +134,14 @@ def test_prose_ranks_below_code_that_matches_less() -> None:
     ranked = top(corpus, "route() loses the URL rule when registering")
     assert ranked[0] == "app/routing.py"
     assert "docs/routing.md" in ranked  # still found, below the code
+
+
+def test_an_outside_signal_counts_only_with_a_weight(corpus: Corpus) -> None:
+    query = mine("Config.from_file cannot load a template")
+    plain = [h.path for h in rank(corpus, query, k=3)]
+    assert plain[0] == "app/config.py"
+    # An embedding-like score that prefers the templating module, one value per file.
+    extra = {"semantic": np.array([p == "app/templating.py" for p in corpus.paths], float)}
+    assert [h.path for h in rank(corpus, query, k=3, extra=extra)] == plain
+    weighted = rank(corpus, query, k=3, weights=replace(Weights(), semantic=5.0), extra=extra)
+    assert weighted[0].path == "app/templating.py"
