@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from nexusd import __version__
+from nexusd.cli._group import SuggestingGroup
 from nexusd.errors import NexusError
 
 # name -> (module, attribute, one-line help shown by `nexusd --help`)
@@ -60,7 +61,7 @@ class NexusClickError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True)
 
 
-class LazyGroup(click.Group):
+class LazyGroup(SuggestingGroup):
     """A click group whose subcommands are imported on first use."""
 
     def invoke(self, ctx: click.Context) -> Any:

@@ -9,9 +9,10 @@ from pathlib import Path
 import click
 
 from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.cli._group import group
 
 
-@click.group()
+@group()
 def checkpoint() -> None:
     """Snapshots of the whole working tree, stored as refs/nexus/checkpoints/<id>.
 

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.cli._group import group
 from nexusd.errors import ConfigError, IndexStoreError
 
 SOCKET_TIMEOUT = 60.0
@@ -19,7 +20,7 @@ NOT_FOUND_HINT = (
 )
 
 
-@click.group()
+@group()
 def code() -> None:
     """Search and inspect the code index: the classes and functions of every tracked file.
 

@@ -10,12 +10,13 @@ from typing import Any
 import click
 
 from nexusd.cli._common import echo_json, repo_option
+from nexusd.cli._group import group
 from nexusd.config import Config, load_config, user_config_path
 from nexusd.errors import GitError
 from nexusd.paths import find_repo
 
 
-@click.group("config")
+@group("config")
 def config() -> None:
     """Inspect nexusd's configuration.
 

@@ -7,9 +7,10 @@ from pathlib import Path
 import click
 
 from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.cli._group import group
 
 
-@click.group()
+@group()
 def hooks() -> None:
     """Git hooks (post-commit, post-merge, post-checkout) that queue work for nexusd.
 

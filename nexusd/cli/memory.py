@@ -10,11 +10,12 @@ from typing import Any
 import click
 
 from nexusd.cli._common import echo_json, local_memory_service, open_repo, repo_option
+from nexusd.cli._group import group
 from nexusd.memory.client import ask
 from nexusd.memory.search import MODES, SearchResults
 
 
-@click.group()
+@group()
 def memory() -> None:
     """Search and maintain the memory index (MEMORY.md, memory/daily/*.md, extra globs).
 

@@ -9,13 +9,14 @@ from pathlib import Path
 import click
 
 from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.cli._group import group
 from nexusd.protocol.files import create_request_file
 from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.parse import parse_request
 from nexusd.protocol.render import render_request
 
 
-@click.group()
+@group()
 def request() -> None:
     """Write plan requests; the daemon (or `nexusd plan FILE`) answers them."""
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from nexusd.cli._common import open_repo, repo_option
+from nexusd.cli._group import group
 
 KINDS = ("auto", "systemd", "launchd")
 
@@ -37,7 +38,7 @@ kind_option = click.option(
 )
 
 
-@click.group()
+@group()
 def service() -> None:
     """Install the daemon as a user service (systemd user unit; launchd agent on macOS).
 
