@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from nexusd.memory.safewrite import append_block, create_exclusive, locked
+from nexusd.memory.safewrite import append_block, confined, create_exclusive, locked
 from nexusd.paths import RepoLayout
 
 TEMPLATE = """\
@@ -26,8 +26,8 @@ def daily_path(layout: RepoLayout, when: datetime) -> Path:
 
 
 def ensure_daily(layout: RepoLayout, when: datetime) -> Path:
-    """Create the day's note from the template if it does not exist yet."""
-    path = daily_path(layout, when)
+    """Create the day's note from the template if it does not exist yet (never via a link out)."""
+    path = confined(layout.root, daily_path(layout, when))
     if not path.exists():
         create_exclusive(path, TEMPLATE.format(day=when.date().isoformat()))
     return path
@@ -60,8 +60,10 @@ def append_daily_entry(
     status: str,
     response_path: Path | str,
 ) -> Path:
-    """Append one answered request to the day's note; returns the note's path."""
-    path = daily_path(layout, when)
+    """Append one answered request to the day's note; returns the note's path.
+
+    Raises NexusError, writing nothing, when the note resolves outside the repository."""
+    path = confined(layout.root, daily_path(layout, when))
     rel = response_path
     if isinstance(response_path, Path) and response_path.is_absolute():
         try:

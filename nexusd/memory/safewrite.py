@@ -5,11 +5,17 @@ editors take none, so every write also re-reads the file right before it
 commits: appends go through O_APPEND (never a rewrite), a new file is created
 only if none exists (hard link of a complete temporary file), and an insertion
 in the middle is retried when the file changed since it was read.
+
+Every write is confined to the repository: `confined()` refuses a path that
+resolves outside it (a `memory/daily/<today>.md` linked to ~/.bashrc got
+nexusd's entries appended), and the final open never follows a link, so a link
+swapped in after the check is refused by the kernel (ELOOP), not followed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
@@ -21,6 +27,32 @@ from nexusd.atomic import atomic_write_text
 from nexusd.errors import NexusError
 
 RETRIES = 5
+
+
+def confined(root: Path, path: Path) -> Path:
+    """`path` with its links resolved, or NexusError when that lands outside `root`."""
+    real_root = root.resolve()
+    real = path.resolve()
+    if real == real_root or real_root not in real.parents:
+        raise NexusError(
+            f"refusing to write {path}: it resolves to {real}, outside the repository "
+            f"{real_root} (a symbolic link); nexusd never writes through a link out of it",
+            hint=f"replace the link with a regular file: rm {path} (nexusd creates it again)",
+        )
+    return real
+
+
+def _nofollow(path: Path, flags: int) -> int:
+    """Open without following a final link (one planted since `confined` looked)."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NexusError(
+                f"refusing to write {path}: it became a symbolic link",
+                hint=f"replace the link with a regular file: rm {path}",
+            ) from exc
+        raise
 
 
 @contextlib.contextmanager
@@ -65,7 +97,7 @@ def _separator(current: bytes) -> str:
 
 def append_block(path: Path, block: str) -> int:
     """Append `block` as its own paragraph; returns the 1-based line where it starts."""
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = _nofollow(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     try:
         # Re-read right before writing: what is there now, not what we saw earlier.
         size = os.fstat(fd).st_size
@@ -78,13 +110,19 @@ def append_block(path: Path, block: str) -> int:
     return current.count(b"\n") + sep.count("\n") + 1 if current else 1
 
 
+def _read(path: Path) -> str:
+    fd = _nofollow(path, os.O_RDONLY)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read().decode("utf-8")
+
+
 def rewrite_checked(path: Path, edit: Callable[[str], str]) -> str:
     """Apply `edit` to the file's text and replace it atomically, retrying if it changed."""
     for _ in range(RETRIES):
-        before = path.read_text(encoding="utf-8")
+        before = _read(path)
         after = edit(before)
         mode = path.stat().st_mode & 0o777
-        if path.read_text(encoding="utf-8") != before:
+        if _read(path) != before:
             continue
         atomic_write_text(path, after, mode=mode)
         return after

@@ -14,7 +14,13 @@ from pathlib import Path
 
 from nexusd.errors import NexusError
 from nexusd.memory.daily import ensure_daily
-from nexusd.memory.safewrite import append_block, create_exclusive, locked, rewrite_checked
+from nexusd.memory.safewrite import (
+    append_block,
+    confined,
+    create_exclusive,
+    locked,
+    rewrite_checked,
+)
 from nexusd.paths import RepoLayout
 
 DEFAULT_CATEGORY = "Notes"
@@ -85,7 +91,9 @@ def add_memory(
     daily: bool = False,
     when: datetime | None = None,
 ) -> Path:
-    """Write one entry and return the file it went to (indexing is the caller's next step)."""
+    """Write one entry and return the file it went to (indexing is the caller's next step).
+
+    Raises NexusError, writing nothing, when the file resolves outside the repository."""
     now = when or datetime.now()
     entry = format_entry(text, tags, now)
     title = (category or DEFAULT_CATEGORY).strip()
@@ -95,7 +103,7 @@ def add_memory(
         with locked(layout.nexus_dir / "locks", path):
             append_block(path, f"## {now.strftime('%H:%M')} {title.lower()}\n\n{entry}")
         return path
-    path = layout.memory_file
+    path = confined(layout.root, layout.memory_file)
     with locked(layout.nexus_dir / "locks", path):
         if create_exclusive(path, f"# Memory\n\n## {title}\n\n{entry}"):
             return path
