@@ -62,7 +62,7 @@ def plan(
     request = request_key(file.absolute())
     layout = find_repo(repo or request.parent)
     config = load_config(layout.root)
-    services = _services(layout, config, memory)
+    services = foreground_services(layout, config, memory)
     ctx = click.get_current_context()
     if to_stdout:
         error = refusal(layout, request)
@@ -101,7 +101,7 @@ def plan(
     ctx.exit(EXIT_ERROR_RESPONSE if outcome.status == "error" else 0)
 
 
-def _services(layout: RepoLayout, config: Config, memory: bool) -> Services:
+def foreground_services(layout: RepoLayout, config: Config, memory: bool) -> Services:
     """Memory for a foreground plan: the daemon's (through its socket) or one loaded here."""
     if not memory or not config.get("memory.enabled"):
         return Services()

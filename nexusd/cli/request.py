@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from nexusd.cli._answer import daemon_watches, wait_for_answer
 from nexusd.cli._common import echo_json, open_repo, repo_option
 from nexusd.cli._group import group
 from nexusd.protocol.files import create_request_file
@@ -38,6 +39,19 @@ def request() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Write here (relative to the current directory), not in the first of `watch.paths`.",
 )
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="Wait for the answer and print the response's path; without a daemon, answer here.",
+)
+@click.option("--print", "print_", is_flag=True, help="Wait, then print the response itself.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=600.0,
+    show_default=True,
+    help="Seconds --wait waits for the daemon.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the paths as JSON.")
 @repo_option
 def new(
@@ -53,6 +67,9 @@ def new(
     time_box: str | None,
     edit: bool,
     folder: Path | None,
+    wait: bool,
+    print_: bool,
+    timeout: float,
     as_json: bool,
     repo: Path | None,
 ) -> None:
@@ -65,9 +82,15 @@ def new(
     $EDITOR (nothing is written if you quit without saving). The request is
     checked before it is written: a request without a goal is refused.
 
+    Only a running daemon (`nexusd start`) answers it on its own. With --wait
+    the command waits for the response and prints its path (--print: the
+    response itself); with no daemon running it answers the request itself,
+    as `nexusd plan` would. Exits 4 when the response is an error response.
+
     \b
     Examples:
       nexusd request new --goal "Fix the flaky login test" --cycle 2
+      nexusd request new --goal "Add a --verbose flag" --wait --print | less
       nexusd request new --goal "Speed up CI" --artifact .ci/run --blocker "tests time out"
       nexusd request new --edit
     """
@@ -93,12 +116,39 @@ def new(
         text = edited
     parse_request(text, "<new request>", max_bytes=config.get("watch.max_request_bytes"))
     path = create_request_file(target, text, datetime.now(UTC)).resolve()
+    if wait or print_:
+        answer = wait_for_answer(layout, config, path, timeout=timeout)
+        _show(path, answer.response, as_json, print_, status=answer.status)
+        click.get_current_context().exit(4 if answer.status == "error" else 0)
     watched = [(layout.root / p).resolve() for p in config.get("watch.paths")]
     if path.parent.resolve() not in watched:
         note = f"note: {path.parent} is not in watch.paths; only `nexusd plan FILE` answers it"
         click.echo(note, err=True)
+    elif not daemon_watches(layout, config, path):
+        click.echo(_NO_DAEMON.format(path=_shown(path)), err=True)
+    _show(path, response_path_for(path), as_json, False)
+
+
+_NO_DAEMON = """\
+note: no nexusd daemon runs for this repository, so nothing will answer this request.
+  fix: `nexusd start` (answers it, and every request after it, in the background),
+       `nexusd plan {path}` (answers this one now), or add --wait next time"""
+
+
+def _shown(path: Path) -> str:
+    """`path` relative to the current directory when it lies below it."""
+    here = Path.cwd().resolve()
+    return os.path.relpath(path, here) if path.is_relative_to(here) else str(path)
+
+
+def _show(
+    request: Path, response: Path, as_json: bool, text: bool, status: str | None = None
+) -> None:
+    """Print the request's and response's paths (JSON), the response itself, or a path."""
     if as_json:
-        echo_json({"request": str(path), "response": str(response_path_for(path))})
+        data = {"request": str(request), "response": str(response)}
+        echo_json(data if status is None else {**data, "status": status})
+    elif text:
+        click.echo(response.read_text(encoding="utf-8"), nl=False)
     else:
-        here = Path.cwd().resolve()
-        click.echo(os.path.relpath(path, here) if path.is_relative_to(here) else str(path))
+        click.echo(_shown(response if status is not None else request))

@@ -8,10 +8,26 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from daemon.helpers import (
+    daemon,
+    daemon_without_memory,
+    front_matter,
+    nexusd,
+    served,
+    sha256_of,
+    start_daemon,
+)
 
 from nexusd.cli import cli
 from nexusd.protocol.naming import is_request_file, request_timestamp
 from nexusd.protocol.parse import parse_request
+
+__all__ = ["daemon", "daemon_without_memory", "served", "start_daemon"]  # fixtures
+
+
+def response_for_request(response: Path) -> Path:
+    """`X_plan_response.md` -> `X_plan_request.md`."""
+    return response.with_name(response.name.replace("_plan_response.md", "_plan_request.md"))
 
 
 def _run(*args: str) -> tuple[int, str, str]:
@@ -63,7 +79,7 @@ def test_json_and_watch_paths_from_config(repo: Path, monkeypatch: pytest.Monkey
     data = json.loads(out)
     assert Path(data["request"]).parent == (repo / "plans").resolve()
     assert data["response"].endswith("_plan_response.md")
-    assert err == ""
+    assert "nothing will answer" in err  # stdout is pure JSON; the note goes to stderr
 
 
 def test_dir_outside_watch_paths_is_noted(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -130,3 +146,57 @@ def test_outside_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     code, _, err = _run("--goal", "x")
     assert code == 5
     assert "error:" in err
+
+
+def test_without_a_daemon_it_says_nothing_will_answer(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    code, out, err = _run("--goal", "Ship it")
+    assert code == 0
+    assert "nothing will answer this request" in err
+    assert "nexusd start" in err and f"nexusd plan {out.strip()}" in err
+    assert "--wait" in err
+
+
+def test_wait_without_a_daemon_answers_in_this_process(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    code, out, err = _run("--goal", "Add a --verbose flag", "--wait")
+    assert code == 0, err
+    response = repo / out.strip()
+    assert response.name.endswith("_plan_response.md")
+    meta = front_matter(response)
+    request = response_for_request(response)
+    assert meta["status"] == "ok"
+    assert meta["request_sha256"] == sha256_of(request)
+    assert "answering the request in this process" in err
+    assert "nothing will answer" not in err
+
+
+def test_print_without_a_daemon_prints_the_response(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    code, out, _ = _run("--goal", "Add a --verbose flag", "--print", "--json")
+    assert code == 0
+    paths = json.loads(out)
+    assert paths["status"] == "ok"
+    code, out, _ = _run("--goal", "Add a --quiet flag", "--print")
+    assert code == 0
+    assert out.startswith("---\n") and "status: ok" in out and "Add a --quiet flag" in out
+    written = sorted((repo / ".scratchpad_logs").glob("*_plan_response.md"))
+    assert out in [p.read_text(encoding="utf-8") for p in written]
+
+
+def test_wait_with_a_daemon_prints_the_daemons_response(daemon: Path, tmp_path: Path) -> None:
+    proc = nexusd(daemon, "request", "new", "--goal", "Fix the login test", "--wait")
+    response = daemon / proc.stdout.strip()
+    meta = front_matter(response)
+    assert meta["status"] == "ok"
+    assert meta["request_sha256"] == sha256_of(response_for_request(response))
+    assert "in this process" not in proc.stderr
+    assert "nothing will answer" not in proc.stderr
+    quiet = nexusd(daemon, "request", "new", "--goal", "Another goal")
+    assert quiet.stderr == ""
