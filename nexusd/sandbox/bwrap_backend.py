@@ -111,7 +111,8 @@ def run(
     if not ok or exe is None:
         raise SandboxError(
             f"bubblewrap is not usable: {why}",
-            hint="run scripts/setup-sandbox.sh (installs bubblewrap), or set sandbox.backend",
+            hint='run `sudo bash "$(nexusd doctor --setup-script)"` (installs bubblewrap),'
+            " or set sandbox.backend",
         )
     uid = drop_to()
     with tempfile.TemporaryDirectory(prefix="nexusd-bwrap-", dir=scratch_dir(len(tree_tar))) as tmp:

@@ -31,7 +31,10 @@ from nexusd.sandbox.workspace import SANDBOX_UID, retag
 
 NAME = "docker"
 LABEL = "nexusd"
-SETUP_HINT = "run scripts/setup-sandbox.sh (installs docker.io, starts dockerd, builds the image)"
+SETUP_HINT = (
+    'run `sudo bash "$(nexusd doctor --setup-script)"` (installs docker.io, starts dockerd,'
+    " builds the image)"
+)
 API_TIMEOUT = 3600
 _swept = False
 _sweep_lock = threading.Lock()

@@ -12,7 +12,7 @@ from nexusd.config import Config
 from nexusd.errors import SandboxError
 from nexusd.sandbox import bwrap_backend, docker_backend
 
-SETUP = "scripts/setup-sandbox.sh"
+SETUP = 'bash "$(nexusd doctor --setup-script)"'  # the script ships in the package
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ def test_report_lists_capabilities_and_the_choice(docker_client: Any) -> None:
     caps = {c["name"]: c for c in data["capabilities"]}
     assert caps["docker engine"]["ok"]
     assert caps["image nexusd-python:bookworm"]["ok"]
-    assert not caps["image no:pe"]["ok"] and "setup-sandbox.sh" in caps["image no:pe"]["fix"]
+    assert not caps["image no:pe"]["ok"] and "--setup-script" in caps["image no:pe"]["fix"]
     assert {"bubblewrap", "user namespaces"} <= set(caps)
     # One configured image is missing, so auto does not pick docker, and says why.
     assert data["backend"] in {"bwrap", "subprocess"}

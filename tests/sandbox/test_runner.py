@@ -71,7 +71,7 @@ def test_missing_image_is_an_error_result_saying_how_to_fix(repo: Path, docker_c
     config = _config("docker", image="nexusd-test-missing:none")
     results = run_checks(find_repo(repo), config, names=["content"])
     assert results[0].status == "error"
-    assert "setup-sandbox.sh" in results[0].error
+    assert "--setup-script" in results[0].error
 
 
 @pytest.mark.docker
