@@ -1,4 +1,14 @@
-"""Where a served repository keeps its canonical files and its derived state."""
+"""Where a served repository keeps its canonical files and its derived state.
+
+One daemon per working tree. A linked worktree (`git worktree add`) has its own
+files, requests and memory, so it gets its own daemon and state under its own git
+directory (`.git/worktrees/<name>/nexus/`); the main checkout's stays in
+`.git/nexus/`. A daemon started in a worktree used to take the repository-wide
+lock and pid file, so `nexusd status` in the main checkout said "running" while
+nothing answered its requests. Only what git shares between worktrees is shared:
+checkpoint refs, and the hooks' inbox with its manifest (the hooks themselves are
+shared, and any daemon of the repository handles an event in its own worktree).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +21,7 @@ from nexusd.errors import GitError
 
 @dataclass(frozen=True)
 class RepoLayout:
-    """Paths of one served repository: work tree files and `<git-common-dir>/nexus/` state."""
+    """Paths of one served working tree: its files and its `<git-dir>/nexus/` state."""
 
     root: Path
     git_dir: Path
@@ -19,8 +29,18 @@ class RepoLayout:
 
     @property
     def nexus_dir(self) -> Path:
-        """Derived state: never committed, always rebuildable."""
+        """This working tree's derived state: never committed, always rebuildable."""
+        return self.git_dir / "nexus"
+
+    @property
+    def shared_dir(self) -> Path:
+        """State shared by every worktree of the repository (hook events, hooks manifest)."""
         return self.git_common_dir / "nexus"
+
+    @property
+    def is_linked_worktree(self) -> bool:
+        """True in a worktree made by `git worktree add` (not the main checkout)."""
+        return self.git_dir.resolve() != self.git_common_dir.resolve()
 
     @property
     def config_file(self) -> Path:
@@ -44,7 +64,12 @@ class RepoLayout:
 
     @property
     def inbox_dir(self) -> Path:
-        return self.nexus_dir / "inbox"
+        return self.shared_dir / "inbox"
+
+    @property
+    def inbox_lock(self) -> Path:
+        """Serializes draining between every daemon and command of the repository."""
+        return self.shared_dir / "inbox.lock"
 
     @property
     def state_dir(self) -> Path:

@@ -276,7 +276,7 @@ _lock = threading.Lock()
 def _drain_lock(layout: RepoLayout) -> Iterator[None]:
     layout.inbox_dir.mkdir(parents=True, exist_ok=True)
     # Outside inbox/: closing the lock file must not look like a new event to the watcher.
-    with _lock, (layout.nexus_dir / "inbox.lock").open("a") as fh:
+    with _lock, layout.inbox_lock.open("a") as fh:
         # Between processes (daemon and a foreground `nexusd` command) as well as threads.
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         try:

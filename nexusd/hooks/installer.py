@@ -53,7 +53,7 @@ def hooks_dir(layout: RepoLayout) -> Path:
 
 
 def _manifest(layout: RepoLayout) -> Path:
-    return layout.nexus_dir / "hooks.json"
+    return layout.shared_dir / "hooks.json"
 
 
 def _read(path: Path) -> str:

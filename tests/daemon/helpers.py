@@ -113,8 +113,13 @@ def response_files(folder: Path) -> list[Path]:
 
 
 def daemon_pid(repo: Path) -> int | None:
-    """The pid in the repository's pid file."""
-    pidfile = repo / ".git" / "nexus" / "nexusd.pid"
+    """The pid in the working tree's pid file (a linked worktree's is under its git dir)."""
+    git_file = repo / ".git"
+    pidfile = git_file / "nexus" / "nexusd.pid"
+    if git_file.is_file():
+        from nexusd.paths import find_repo
+
+        pidfile = find_repo(repo).pidfile
     try:
         return int(pidfile.read_text(encoding="utf-8").strip())
     except (FileNotFoundError, ValueError):
