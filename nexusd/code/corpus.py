@@ -9,13 +9,14 @@ from __future__ import annotations
 import posixpath
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from nexusd.code.lexical import Bm25, TermArray, encode
-from nexusd.code.tokens import path_tokens, token_counts
+from nexusd.code.terms import unit_counts
+from nexusd.code.tokens import path_tokens, unpack_counts
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
 
 # Path words count this many times in a file's document: a file named for the topic is
@@ -45,12 +46,14 @@ def is_test_path(path: str) -> bool:
     )
 
 
-def unit_counts(unit: CodeUnit) -> Counter[str]:
-    """The token counts of one unit: its own text, plus its name once more."""
-    counts = token_counts(unit.text)
-    if unit.kind != "file":
-        counts.update(token_counts(unit.name))
-    return counts
+def _slim(u: CodeUnit) -> CodeUnit:
+    """`u` without its text and terms, its names interned (built directly: `replace` costs
+    several times more, and an index opens tens of thousands of units)."""
+    intern = sys.intern
+    return CodeUnit(
+        u.path, u.kind, u.name, u.qualname, u.start, u.end, u.signature, u.doc,
+        tuple(map(intern, u.defines)), tuple(map(intern, u.uses)), u.imports, u.bases,
+    )  # fmt: skip
 
 
 class TokenCache:
@@ -64,12 +67,21 @@ class TokenCache:
         self.vocab: dict[str, int] = {}
         self._files: dict[int, tuple[ParsedFile, list[TermArray], TermArray]] = {}
 
-    def arrays(self, parsed: ParsedFile) -> tuple[list[TermArray], TermArray]:
-        """(one array per unit but the file unit, the whole file's array with path words)."""
+    def arrays(
+        self, parsed: ParsedFile, terms: Sequence[str] | None = None
+    ) -> tuple[list[TermArray], TermArray]:
+        """(one array per unit but the file unit, the whole file's array with path words).
+
+        `terms`: the units' packed counts when they are kept apart from the units (a stored
+        file as `CodeStore.iter_files` reads it).
+        """
         found = self._files.get(id(parsed))
         if found is not None and found[0] is parsed:
             return found[1], found[2]
-        counts = [unit_counts(u) for u in parsed.units]
+        if terms is not None:
+            counts = [unpack_counts(t) for t in terms]
+        else:
+            counts = [unit_counts(u) for u in parsed.units]
         total: Counter[str] = Counter()
         for count in counts:
             total.update(count)
@@ -80,25 +92,17 @@ class TokenCache:
         self._files[id(parsed)] = (parsed, units, whole)
         return units, whole
 
-    def adopt(self, parsed: ParsedFile) -> ParsedFile:
+    def adopt(self, parsed: ParsedFile, terms: Sequence[str] | None = None) -> ParsedFile:
         """Tokenize `parsed` now and return it without its units' text, cached as such.
 
         The text is needed only for the tokens: a repository of sympy's size keeps 30 MB of
-        it (and a copy of every identifier per unit) otherwise.
+        it (and a copy of every identifier per unit) otherwise. With `terms` (packed counts
+        kept apart, one per unit) the units are taken as they are: already slim.
         """
-        units, whole = self.arrays(parsed)
+        units, whole = self.arrays(parsed, terms)
         del self._files[id(parsed)]
-        slim = replace(
-            parsed,
-            units=tuple(
-                replace(
-                    u,
-                    text="",
-                    uses=tuple(sys.intern(w) for w in u.uses),
-                    defines=tuple(sys.intern(w) for w in u.defines),
-                )
-                for u in parsed.units
-            ),
+        slim = (
+            parsed if terms is not None else replace(parsed, units=tuple(map(_slim, parsed.units)))
         )
         self._files[id(slim)] = (slim, units, whole)
         return slim

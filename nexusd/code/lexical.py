@@ -117,10 +117,8 @@ class Bm25:
 def encode(counts: Mapping[str, int], vocab: dict[str, int]) -> TermArray:
     """Token counts as (term ids, counts) arrays; new terms join `vocab`."""
     setdefault = vocab.setdefault
-    ids = np.fromiter(
-        (setdefault(term, len(vocab)) for term in counts), dtype=np.int64, count=len(counts)
-    )
-    return ids, np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+    ids = [setdefault(term, len(vocab)) for term in counts]
+    return np.array(ids, dtype=np.int64), np.array(list(counts.values()), dtype=np.int64)
 
 
 def add_arrays(parts: Sequence[TermArray]) -> TermArray:

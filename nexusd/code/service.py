@@ -90,8 +90,8 @@ class CodeIndex:
             if self._opened:
                 return
             self.store.open()
-            for parsed, blob in self.store.iter_files():
-                self._files[parsed.path] = (blob, self._tokens.adopt(parsed))
+            for parsed, blob, terms in self.store.iter_files():
+                self._files[parsed.path] = (blob, self._tokens.adopt(parsed, terms))
             self._rebuild()
             self._opened = True
 

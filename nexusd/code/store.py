@@ -8,6 +8,7 @@ derived and `nexusd code reindex` rebuilds them.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,7 @@ def _schemas() -> tuple[Any, Any]:
             pa.field("signature", pa.string()),
             pa.field("doc", pa.string()),
             *(pa.field(name, pa.list_(pa.string())) for name in _LIST_FIELDS),
-            pa.field("text", pa.string()),
+            pa.field("terms", pa.string()),
         ]
     )
     return files, units
@@ -80,7 +81,7 @@ def _unit_rows(parsed: ParsedFile, blob: str) -> list[dict[str, Any]]:
             "signature": u.signature,
             "doc": u.doc,
             **{name: list(getattr(u, name)) for name in _LIST_FIELDS},
-            "text": u.text,
+            "terms": u.terms,
         }
         for i, u in enumerate(parsed.units)
     ]
@@ -111,6 +112,15 @@ class CodeStore:
             self._db = lancedb.connect(self.uri)
             names = set(self._db.list_tables().tables)
             files_schema, units_schema = _schemas()
+            if UNITS in names and set(units_schema.names) - set(
+                self._db.open_table(UNITS).schema.names
+            ):
+                # Written by an older nexusd (units stored their text): the index is derived
+                # from the repository, so it is dropped and the next update rebuilds it.
+                for name in (FILES, UNITS):
+                    if name in names:
+                        self._db.drop_table(name)
+                names -= {FILES, UNITS}
             self._files = (
                 self._db.open_table(FILES)
                 if FILES in names
@@ -163,8 +173,9 @@ class CodeStore:
         except Exception as exc:
             raise self._wrap("write", exc) from exc
 
-    def iter_files(self) -> Iterator[tuple[ParsedFile, str]]:
-        """Every stored file with its units and blob id, in path order, one at a time.
+    def iter_files(self) -> Iterator[tuple[ParsedFile, str, list[str]]]:
+        """Every stored file (units without their terms), its blob id and its units' packed
+        terms, in path order, one at a time.
 
         Rows are converted batch by batch: a caller that keeps less than the rows (the index
         drops the units' text once tokenized) never holds every row as Python objects.
@@ -182,11 +193,11 @@ class CodeStore:
             for row in batch.to_pylist():
                 if row["path"] != current:
                     if current in files:
-                        yield _parsed(files[current], pending), files[current]["blob"]
+                        yield _loaded(files[current], pending)
                     current, pending = row["path"], []
                 pending.append(row)
         if current in files:
-            yield _parsed(files[current], pending), files[current]["blob"]
+            yield _loaded(files[current], pending)
 
     def optimize(self) -> None:
         """Compact both tables after many small updates."""
@@ -195,6 +206,10 @@ class CodeStore:
             self._units.optimize()
         except Exception as exc:
             raise self._wrap("optimize", exc) from exc
+
+
+def _loaded(row: dict[str, Any], units: list[dict[str, Any]]) -> tuple[ParsedFile, str, list[str]]:
+    return _parsed(row, units), row["blob"], [u["terms"] or "" for u in units]
 
 
 def _parsed(row: dict[str, Any], units: list[dict[str, Any]]) -> ParsedFile:
@@ -217,6 +232,9 @@ def _unit(row: dict[str, Any]) -> CodeUnit:
         end=int(row["line_end"]),
         signature=row["signature"] or "",
         doc=row["doc"] or "",
-        **{name: tuple(row[name] or ()) for name in _LIST_FIELDS},
-        text=row["text"] or "",
+        # Interned: the same names recur across thousands of units.
+        defines=tuple(map(sys.intern, row["defines"] or ())),
+        uses=tuple(map(sys.intern, row["uses"] or ())),
+        imports=tuple(row["imports"] or ()),
+        bases=tuple(row["bases"] or ()),
     )

@@ -137,3 +137,27 @@ def test_a_minified_and_a_latin1_file_are_explained(code_repo: Path) -> None:
     assert "web/long.css: fallback (minified or generated (very long lines))" in problems
     assert "pkg/legacy.py: ok (not UTF-8 at byte 5; read as Latin-1)" in problems
     assert index.symbols("pkg/legacy.py")[0].defines == ("NAME",)
+
+
+def test_a_reopened_index_ranks_exactly_as_the_one_that_built_it(code_repo: Path) -> None:
+    built = index_for(code_repo)
+    built.update()
+    query = "Parser.parse_expr fails on empty input; tokenize splits words"
+    reopened = index_for(code_repo)
+    reopened.open()
+    assert reopened.search(query).hits == built.search(query).hits != ()
+    # What is stored is each unit's packed token counts, never its text.
+    rows = reopened.store._units.search().limit(None).to_arrow().to_pylist()
+    assert "text" not in rows[0] and any("parse_expr" in r["terms"].split() for r in rows)
+
+
+def test_an_index_stored_by_an_older_version_is_rebuilt(code_repo: Path) -> None:
+    import lancedb
+
+    old = index_for(code_repo)
+    db = lancedb.connect(old.store.uri)
+    db.create_table("code_units", data=[{"path": "pkg/core.py", "blob": "x", "text": "old"}])
+    db.create_table("code_files", data=[{"path": "pkg/core.py", "blob": "x"}])
+    index = index_for(code_repo)
+    report = index.update()
+    assert report.parsed == 7 and index.search("parse_expr").hits[0].path == "pkg/core.py"

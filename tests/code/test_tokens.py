@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from nexusd.code.tokens import path_tokens, split_identifier, token_counts, tokens
+from nexusd.code.tokens import (
+    pack_counts,
+    path_tokens,
+    split_identifier,
+    token_counts,
+    tokens,
+    unpack_counts,
+)
 
 
 @pytest.mark.parametrize(
@@ -55,3 +62,10 @@ def test_path_tokens() -> None:
         "assertion",
         "rewrite",
     ]
+
+
+def test_packed_counts_unpack_to_the_same_counts() -> None:
+    counts = token_counts("parse_expr(parse_expr, x) # latexPrinter parse")
+    packed = pack_counts(counts)
+    assert unpack_counts(packed) == counts and "parse:3" in packed.split()
+    assert unpack_counts(pack_counts({})) == {}
