@@ -5,7 +5,8 @@
 For each repository size (1k, 10k, 50k files; `--quick`: 1k and 10k) a few files
 are changed before every sample; `git stash create` and `create_checkpoint` run
 interleaved (A B, then B A) on the same tree. Reports median, p99, max and the
-ratio of medians (goal ≤ 1.2), plus bytes added to .git/objects per checkpoint.
+ratio of medians (goal ≤ 1.2), plus bytes added to .git/objects per checkpoint, and on the
+1k repository what the `nexusd checkpoint create` command costs beyond `nexusd --version`.
 The last line is one JSON object.
 """
 
@@ -139,6 +140,25 @@ def bench(root: Path, files: int, samples: int, limit: int) -> dict[str, float]:
     }
 
 
+def cli_cost(root: Path, samples: int) -> dict[str, float]:
+    """`nexusd checkpoint create` minus `nexusd --version` (start-up), vs the library call."""
+    cmd = [sys.executable, "-m", "nexusd"]
+    version: list[float] = []
+    create: list[float] = []
+    for n in range(samples):
+        change_a_few(root, 900 + n, 1000)
+        for argv, out in ((["--version"], version), (["checkpoint", "create"], create)):
+            t = time.perf_counter()
+            subprocess.run([*cmd, *argv], cwd=root, env=ENV, check=True, capture_output=True)
+            out.append(time.perf_counter() - t)
+    return {
+        "cli_version_ms_median": statistics.median(version) * 1000,
+        "cli_create_ms_median": statistics.median(create) * 1000,
+        "cli_create_minus_version_ms": (statistics.median(create) - statistics.median(version))
+        * 1000,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1k and 10k files, fewer samples")
@@ -157,9 +177,10 @@ def main() -> None:
         os.environ["GIT_CONFIG_GLOBAL"] = str(Path(tmp) / "gitconfig")
         ENV["GIT_CONFIG_GLOBAL"] = os.environ["GIT_CONFIG_GLOBAL"]
         for files in sizes:
-            rows.append(
-                bench(make_repo(Path(tmp), files), files, per_size[files], opts.max_untracked_bytes)
-            )
+            root = make_repo(Path(tmp), files)
+            rows.append(bench(root, files, per_size[files], opts.max_untracked_bytes))
+            if files == 1000:
+                cli = cli_cost(root, per_size[files])
     print(
         f"{'files':>7} {'ours med':>9} {'p99':>8} {'max':>8}"
         f" {'stash med':>10} {'ratio':>6} {'disk/cp':>9}"
@@ -171,7 +192,13 @@ def main() -> None:
             f" {r['ratio']:>6.2f} {r['disk_bytes_per_checkpoint']:>8.0f}B"
             f" ({r['object_bytes_per_checkpoint']:.0f}B in objects)"
         )
-    metrics: dict[str, float] = {}
+    print(
+        f"CLI (1k): `nexusd --version` {cli['cli_version_ms_median']:.1f} ms,"
+        f" `nexusd checkpoint create` {cli['cli_create_ms_median']:.1f} ms:"
+        f" {cli['cli_create_minus_version_ms']:.1f} ms beyond start-up"
+        f" (library call {rows[0]['checkpoint_ms_median']:.1f} ms)"
+    )
+    metrics: dict[str, float] = {k: round(v, 1) for k, v in cli.items()}
     for r in rows:
         tag = f"{int(r['files']) // 1000}k"
         metrics[f"ratio_vs_stash_create_{tag}"] = round(r["ratio"], 3)

@@ -58,7 +58,9 @@ class NexusClickError(click.ClickException):
         self.exit_code = error.exit_code  # type: ignore[misc]  # click declares a ClassVar
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
+        from nexusd.cli._style import label
+
+        click.echo(f"{label('error')} {self.format_message()}", err=True)
 
 
 class LazyGroup(SuggestingGroup):

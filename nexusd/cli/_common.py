@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +50,8 @@ def warn_config_problem(error: ConfigError | None) -> None:
 
 def echo_json(data: Any) -> None:
     """Print `data` as stable, indented JSON."""
+    import json  # only here: most commands print text and never pay for it
+
     click.echo(json.dumps(data, indent=2, sort_keys=True, default=str, ensure_ascii=False))
 
 

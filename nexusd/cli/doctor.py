@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.cli._style import label, paint
 
 # Package data beside this module (pyproject.toml), so a pip install has it too.
 SETUP_SCRIPT = Path(__file__).resolve().with_name("setup-sandbox.sh")
@@ -45,10 +46,10 @@ def doctor(as_json: bool, setup_script: bool, repo: Path | None) -> None:
         echo_json(data)
         return
     for cap in data["capabilities"]:
-        mark = "ok " if cap["ok"] else "NO "
+        mark = paint("ok ", fg="green") if cap["ok"] else paint("NO ", fg="red", bold=True)
         click.echo(f"[{mark}] {cap['name']}: {cap['detail']}")
         if cap["fix"]:
             click.echo(f"       fix: {cap['fix']}")
     click.echo(f"checks run on: {data['backend']} ({data['reason']})")
     if not data["isolated"]:
-        click.echo("WARNING: checks are NOT isolated; see the fixes above.", err=True)
+        click.echo(f"{label('warning')} checks are NOT isolated; see the fixes above.", err=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -132,7 +133,7 @@ def reindex(as_json: bool, repo: Path | None) -> None:
     def progress(done: int, total: int) -> None:
         nonlocal bar
         if bar is None and not as_json:
-            bar = click.progressbar(length=max(total, 1), label="embedding chunks")
+            bar = click.progressbar(length=max(total, 1), label="embedding chunks", file=sys.stderr)
             bar.__enter__()
         if bar is not None:
             bar.update(done - bar.pos)

@@ -11,6 +11,7 @@ import click
 from nexusd.cli._answer import daemon_watches, wait_for_answer
 from nexusd.cli._common import echo_json, open_repo, repo_option
 from nexusd.cli._group import group
+from nexusd.cli._style import label
 from nexusd.protocol.files import create_request_file
 from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.parse import parse_request
@@ -125,12 +126,12 @@ def new(
         note = f"note: {path.parent} is not in watch.paths; only `nexusd plan FILE` answers it"
         click.echo(note, err=True)
     elif not daemon_watches(layout, config, path):
-        click.echo(_NO_DAEMON.format(path=_shown(path)), err=True)
+        click.echo(_NO_DAEMON.format(label=label("note"), path=_shown(path)), err=True)
     _show(path, response_path_for(path), as_json, False)
 
 
 _NO_DAEMON = """\
-note: no nexusd daemon runs for this repository, so nothing will answer this request.
+{label} no nexusd daemon runs for this repository, so nothing will answer this request.
   fix: `nexusd start` (answers it, and every request after it, in the background),
        `nexusd plan {path}` (answers this one now), or add --wait next time"""
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from daemon.helpers import nexusd_env
 
 from nexusd.cli import cli
 
@@ -55,3 +58,27 @@ def test_a_mistyped_option_gets_a_suggestion(
     code, err = _run(*typed)
     assert code == 2
     assert "Did you mean" in err and meant in err, err
+
+
+def test_checkpoint_create_imports_nothing_it_does_not_use(repo: Path) -> None:
+    # A fresh process, as a user's shell runs it: only what the command itself needs.
+    code = (
+        "import sys\nfrom nexusd.cli import main\n"
+        "try:\n    main(['checkpoint', 'create'])\n"
+        "finally:\n    print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=repo,
+        env=nexusd_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("checkpoint ")
+    loaded = set(proc.stderr.split())
+    heavy = {"json", "torch", "numpy", "lancedb", "pyarrow", "docker", "git", "watchdog"}
+    heavy |= {"apscheduler", "frontmatter", "nexusd.planner", "nexusd.memory", "nexusd.code"}
+    heavy |= {"nexusd.daemon", "nexusd.sandbox", "nexusd.protocol"}
+    assert sorted(heavy & loaded) == []
