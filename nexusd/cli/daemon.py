@@ -85,6 +85,7 @@ def status(repo: Path | None, as_json: bool) -> None:
     queued    requests waiting for the worker
     dropped   paths dropped because the queue was full (a rescan finds them)
     code index  files and units indexed, or the first build's progress
+    sandbox   the backend the last checks ran on; FALLBACK when `auto` could not use docker
     config    an invalid configuration's problems (status works with one)
     """
     layout = find_repo(repo)
@@ -131,6 +132,10 @@ def _status_text(data: dict[str, Any]) -> str:
     code = data.get("code")
     if isinstance(code, dict):
         rows.append(f"  code index {_code_text(code)}")
+    if isinstance(data.get("sandbox"), dict):
+        from nexusd.sandbox.record import status_line
+
+        rows.append(f"  sandbox    {status_line(data['sandbox'])}")
     rows.append(f"  log        {data.get('log_file')}")
     if data.get("config_reloaded_at"):
         rows.append(f"  config     reloaded {data['config_reloaded_at']}")

@@ -109,6 +109,9 @@ def describe(layout: RepoLayout) -> dict[str, Any]:
         data["state"] = "crashed"  # it never wrote "stopped": killed (-9) or crashed
     data.setdefault("state", "never started")
     data["log_file"] = str(layout.log_file)
+    from nexusd.sandbox.record import read_choice
+
+    data["sandbox"] = read_choice(layout)  # the last check run's backend (and any fallback)
     return data
 
 

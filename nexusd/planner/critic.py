@@ -55,7 +55,7 @@ def run_critic(
     `learn`: record the results and write lessons to MEMORY.md. Only the daemon's cycles
     learn; a foreground run (`nexusd plan`) reports the results and writes nothing."""
     from nexusd.sandbox.critic import reflect
-    from nexusd.sandbox.runner import attach_results, run_checks
+    from nexusd.sandbox.runner import attach_results, fallback_notes, run_checks
 
     warnings: list[str] = []
     try:
@@ -73,6 +73,7 @@ def run_critic(
             warnings.append(f"could not attach check results to {checkpoint_id}: {exc}")
     if any(not r.isolated for r in results):
         warnings.append("checks ran as a plain subprocess, NOT isolated: run `nexusd doctor`")
+    warnings.extend(fallback_notes(results))  # `auto` left docker: say so in every response
     reflections = tuple(reflect(r) for r in results if r.status != "passed")
     lessons = _learn(layout, config, results, warnings) if learn else ()
     return CriticReport(

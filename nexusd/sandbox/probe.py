@@ -13,6 +13,7 @@ from nexusd.errors import SandboxError
 from nexusd.sandbox import bwrap_backend, docker_backend
 
 SETUP = 'bash "$(nexusd doctor --setup-script)"'  # the script ships in the package
+FALLBACK_PREFIX = "sandbox.backend is auto and checks ran on"
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class Choice:
     backend: str
     reason: str
     client: Any = field(default=None, compare=False, repr=False)
+    # Set when `auto` could not use docker: said in every result, response and status.
+    fallback: str = ""
 
 
 def docker_status(images: list[str]) -> tuple[list[Capability], Any]:
@@ -90,11 +93,21 @@ def choose(config: Config, images: list[str] | None = None) -> Choice:
     why = "; ".join(f"{c.name}: {c.detail}" for c in missing)
     bwrap = bwrap_status()
     if bwrap.ok:
-        return Choice("bwrap", f"auto: docker unavailable ({why}); using bubblewrap")
+        reason = f"auto: docker unavailable ({why}); using bubblewrap"
+        return Choice("bwrap", reason, fallback=fallback_note("bwrap", why))
     return Choice(
         "subprocess",
         f"auto: docker unavailable ({why}); bwrap unavailable ({bwrap.detail}); "
         "falling back to an UNISOLATED subprocess",
+        fallback=fallback_note("subprocess", f"{why}; bwrap: {bwrap.detail}"),
+    )
+
+
+def fallback_note(backend: str, why: str) -> str:
+    """The sentence every result, response and status shows when `auto` left docker."""
+    return (
+        f"{FALLBACK_PREFIX} {backend}, not docker: {why}. "
+        "Run `nexusd doctor` for the fix, or set sandbox.backend to silence this."
     )
 
 

@@ -17,7 +17,8 @@ from nexusd.errors import SandboxError
 from nexusd.paths import RepoLayout
 from nexusd.sandbox import bwrap_backend, docker_backend, subprocess_backend
 from nexusd.sandbox.pool import WarmPool
-from nexusd.sandbox.probe import Choice, choose
+from nexusd.sandbox.probe import FALLBACK_PREFIX, Choice, choose
+from nexusd.sandbox.record import record_choice
 from nexusd.sandbox.result import CheckResult
 from nexusd.sandbox.spec import CheckSpec, check_specs
 from nexusd.sandbox.workspace import archive, resolve_tree
@@ -39,10 +40,13 @@ def run_checks(
     tree = resolve_tree(layout, treeish)
     tree_tar = archive(layout, tree)
     choice = choose(config, sorted({spec.image for spec in specs}))
+    record_choice(layout, choice, config.get("sandbox.backend"))
     ro_binds = tuple(config.get("sandbox.ro_binds"))
     results = []
     for spec in specs:
         result = run_one(spec, tree_tar, choice, pool=pool, ro_binds=ro_binds)
+        if choice.fallback:
+            result = dataclasses.replace(result, warnings=(choice.fallback, *result.warnings))
         results.append(dataclasses.replace(result, tree=tree))
     return tuple(results)
 
@@ -77,6 +81,12 @@ def run_one(
             reason=choice.reason,
             error=str(exc),
         )
+
+
+def fallback_notes(results: Sequence[CheckResult]) -> tuple[str, ...]:
+    """The distinct `auto` fallback notes of these results (for the response's warnings)."""
+    notes = (w for r in results for w in r.warnings if w.startswith(FALLBACK_PREFIX))
+    return tuple(dict.fromkeys(notes))
 
 
 def overall_status(results: Sequence[CheckResult]) -> str:
