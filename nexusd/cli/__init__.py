@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "hooks": ("nexusd.cli.hooks", "hooks", "Install, remove or inspect nexusd's git hooks."),
     "check": ("nexusd.cli.check", "check", "Run the configured checks in the sandbox."),
     "doctor": ("nexusd.cli.doctor", "doctor", "Tell which sandbox isolation is available."),
+    "sandbox": ("nexusd.cli.sandbox", "sandbox", "Build the project's check image."),
     "memory": ("nexusd.cli.memory", "memory", "Search and maintain the memory index."),
     "code": ("nexusd.cli.code", "code", "Search and inspect the code index."),
     "solve": ("nexusd.cli.solve", "solve", "Let the model write code until the sandbox passes it."),
