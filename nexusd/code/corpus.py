@@ -15,8 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from nexusd.code.lexical import Bm25, TermArray, encode
-from nexusd.code.terms import unit_counts
-from nexusd.code.tokens import path_tokens, unpack_counts
+from nexusd.code.tokens import path_tokens, token_counts, unpack_counts
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
 
 # Path words count this many times in a file's document: a file named for the topic is
@@ -46,6 +45,14 @@ def is_test_path(path: str) -> bool:
     )
 
 
+def unit_counts(unit: CodeUnit) -> Counter[str]:
+    """The token counts of one unit: its own text, plus its name once more."""
+    counts = token_counts(unit.text)
+    if unit.kind != "file":
+        counts.update(token_counts(unit.name))
+    return counts
+
+
 def _slim(u: CodeUnit) -> CodeUnit:
     """`u` without its text and terms, its names interned (built directly: `replace` costs
     several times more, and an index opens tens of thousands of units)."""
@@ -68,19 +75,17 @@ class TokenCache:
         self._files: dict[int, tuple[ParsedFile, list[TermArray], TermArray]] = {}
 
     def arrays(
-        self, parsed: ParsedFile, terms: Sequence[str] | None = None
+        self, parsed: ParsedFile, counts: Sequence[Counter[str]] | None = None
     ) -> tuple[list[TermArray], TermArray]:
         """(one array per unit but the file unit, the whole file's array with path words).
 
-        `terms`: the units' packed counts when they are kept apart from the units (a stored
-        file as `CodeStore.iter_files` reads it).
+        `counts`: the units' token counts when the caller has them (else they are counted
+        from the units' text).
         """
         found = self._files.get(id(parsed))
         if found is not None and found[0] is parsed:
             return found[1], found[2]
-        if terms is not None:
-            counts = [unpack_counts(t) for t in terms]
-        else:
+        if counts is None:
             counts = [unit_counts(u) for u in parsed.units]
         total: Counter[str] = Counter()
         for count in counts:
@@ -92,14 +97,23 @@ class TokenCache:
         self._files[id(parsed)] = (parsed, units, whole)
         return units, whole
 
-    def adopt(self, parsed: ParsedFile, terms: Sequence[str] | None = None) -> ParsedFile:
+    def adopt(
+        self,
+        parsed: ParsedFile,
+        counts: Sequence[Counter[str]] | None = None,
+        *,
+        terms: Sequence[str] | None = None,
+    ) -> ParsedFile:
         """Tokenize `parsed` now and return it without its units' text, cached as such.
 
         The text is needed only for the tokens: a repository of sympy's size keeps 30 MB of
-        it (and a copy of every identifier per unit) otherwise. With `terms` (packed counts
-        kept apart, one per unit) the units are taken as they are: already slim.
+        it (and a copy of every identifier per unit) otherwise. `counts` are the units'
+        token counts when already made; `terms` their packed form as stored, with units
+        that are already slim (a stored file, as `CodeStore.iter_files` reads it).
         """
-        units, whole = self.arrays(parsed, terms)
+        if terms is not None:
+            counts = [unpack_counts(t) for t in terms]
+        units, whole = self.arrays(parsed, counts)
         del self._files[id(parsed)]
         slim = (
             parsed if terms is not None else replace(parsed, units=tuple(map(_slim, parsed.units)))

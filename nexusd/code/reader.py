@@ -13,7 +13,6 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from nexusd.code.parsers import empty, parse_file
-from nexusd.code.terms import with_terms
 from nexusd.code.units import FileStatus, ParsedFile
 
 # Below this many files, worker processes cost more to start than they save.
@@ -51,8 +50,7 @@ def parse_one(root: str, rel: str, language: str, max_bytes: int) -> ParsedFile:
 
 
 def _parse_chunk(root: str, items: Sequence[tuple[str, str]], max_bytes: int) -> list[ParsedFile]:
-    # Tokenized here, in the workers: the index stores and loads token counts, not text.
-    return [with_terms(parse_one(root, rel, language, max_bytes)) for rel, language in items]
+    return [parse_one(root, rel, language, max_bytes) for rel, language in items]
 
 
 def parse_many(

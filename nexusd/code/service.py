@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nexusd.code.corpus import Corpus, TokenCache
+from nexusd.code.corpus import Corpus, TokenCache, unit_counts
 from nexusd.code.files import DEFAULT_EXCLUDE, RepoFile, excluded, list_files
 from nexusd.code.parsers import language_for
 from nexusd.code.query import mine
@@ -26,6 +26,7 @@ from nexusd.code.rank import FileHit, rank
 from nexusd.code.reader import parse_many
 from nexusd.code.status import CodeStatus, UpdateReport, skipped_summary
 from nexusd.code.store import CodeStore
+from nexusd.code.tokens import pack_counts
 from nexusd.code.units import CodeUnit, ParsedFile, normalize_path
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
@@ -91,7 +92,7 @@ class CodeIndex:
                 return
             self.store.open()
             for parsed, blob, terms in self.store.iter_files():
-                self._files[parsed.path] = (blob, self._tokens.adopt(parsed, terms))
+                self._files[parsed.path] = (blob, self._tokens.adopt(parsed, terms=terms))
             self._rebuild()
             self._opened = True
 
@@ -187,9 +188,15 @@ class CodeIndex:
             stale = [p.path for p in chunk if p.path in self._files]
             if stale:
                 self.store.remove(stale)
-            self.store.add([(p, wanted[p.path][0]) for p in chunk])
-            for p in chunk:
-                self._files[p.path] = (wanted[p.path][0], self._tokens.adopt(p))
+            # Counted here, while the workers parse the next chunks; stored packed, so that
+            # opening the index later never runs the tokenizer again.
+            counts = [[unit_counts(u) for u in p.units] for p in chunk]
+            self.store.add(
+                (p, wanted[p.path][0], [pack_counts(c) for c in cs])
+                for p, cs in zip(chunk, counts, strict=True)
+            )
+            for p, cs in zip(chunk, counts, strict=True):
+                self._files[p.path] = (wanted[p.path][0], self._tokens.adopt(p, cs))
             pending += len(chunk)
             if self._corpus is None or (not self.complete and pending >= PARTIAL_EVERY):
                 self._rebuild()  # a first build: searches see the part already parsed

@@ -67,7 +67,7 @@ def _file_row(parsed: ParsedFile, blob: str) -> dict[str, Any]:
     }
 
 
-def _unit_rows(parsed: ParsedFile, blob: str) -> list[dict[str, Any]]:
+def _unit_rows(parsed: ParsedFile, blob: str, terms: Sequence[str]) -> list[dict[str, Any]]:
     return [
         {
             "path": parsed.path,
@@ -81,9 +81,9 @@ def _unit_rows(parsed: ParsedFile, blob: str) -> list[dict[str, Any]]:
             "signature": u.signature,
             "doc": u.doc,
             **{name: list(getattr(u, name)) for name in _LIST_FIELDS},
-            "terms": u.terms,
+            "terms": packed,
         }
-        for i, u in enumerate(parsed.units)
+        for i, (u, packed) in enumerate(zip(parsed.units, terms, strict=True))
     ]
 
 
@@ -158,13 +158,14 @@ class CodeStore:
         except Exception as exc:
             raise self._wrap("delete", exc) from exc
 
-    def add(self, parsed: Iterable[tuple[ParsedFile, str]]) -> None:
-        """Store parsed files with their blob ids (callers removed the old rows first)."""
+    def add(self, parsed: Iterable[tuple[ParsedFile, str, Sequence[str]]]) -> None:
+        """Store parsed files with their blob ids and their units' packed token counts
+        (`tokens.pack_counts`, one per unit; callers removed the old rows first)."""
         file_rows: list[dict[str, Any]] = []
         unit_rows: list[dict[str, Any]] = []
-        for item, blob in parsed:
+        for item, blob, terms in parsed:
             file_rows.append(_file_row(item, blob))
-            unit_rows.extend(_unit_rows(item, blob))
+            unit_rows.extend(_unit_rows(item, blob, terms))
         try:
             if file_rows:
                 self._files.add(file_rows)

@@ -37,9 +37,6 @@ class CodeUnit:
     imports: tuple[str, ...] = ()  # modules imported here (`a.b.c`), relative ones resolved
     bases: tuple[str, ...] = ()  # base classes as written (`Basic`, `sympy.Expr`)
     text: str = ""  # the words a lexical search reads: identifiers, strings, comments
-    # The tokens of `text` (and the name) with their counts, packed (`tokens.pack_counts`):
-    # the index stores these instead of the text and never tokenizes a stored file again.
-    terms: str = ""
 
 
 @dataclass(frozen=True)
