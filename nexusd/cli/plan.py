@@ -42,7 +42,13 @@ def plan(
       nexusd plan .scratchpad_logs/2025-05-08T14_02_11_plan_request.md
       nexusd plan --stdout .scratchpad_logs/2025-05-08T14_02_11_plan_request.md | less
     """
-    from nexusd.daemon.answering import answer_claimed, refusal, refused_response, request_key
+    from nexusd.daemon.answering import (
+        answer_claimed,
+        outside_repository,
+        refusal,
+        refused_response,
+        request_key,
+    )
     from nexusd.planner.pipeline import build_response
     from nexusd.protocol.render import render_response
 
@@ -61,6 +67,10 @@ def plan(
     # The folder resolved, the name kept: a link is judged (and refused), never followed.
     request = request_key(file.absolute())
     layout = find_repo(repo or request.parent)
+    outside = outside_repository(layout, request)
+    if outside is not None:
+        # Nothing is written there, not even a refusal: the folder is not this repository's.
+        raise outside
     config = load_config(layout.root)
     services = foreground_services(layout, config, memory)
     ctx = click.get_current_context()

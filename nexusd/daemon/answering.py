@@ -6,15 +6,17 @@ path, taken by every process that answers: the daemon's worker and any number of
 foreground `nexusd plan` runs. Whoever comes second waits, then finds the response
 already names the request's content and skips it, so a request is answered once.
 
-A request that is a symbolic link, or whose folder resolves outside the repository,
-is refused with an error response before a byte of it is read: the link could point
-at /etc/passwd or at a key, and its text would end up in the response, the daily note
-and the memory index.
+A request that is a symbolic link is refused with an error response before a byte of
+it is read: the link could point at /etc/passwd or at a key, and its text would end up
+in the response, the daily note and the memory index. A request whose folder resolves
+outside the repository is refused too, but nothing is written at all: that folder is
+not ours (it may be another checkout's, whose daemon answers there).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
@@ -70,17 +72,25 @@ def request_claim(
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def refusal(layout: RepoLayout, path: Path) -> ProtocolError | None:
-    """Why `path` must not be read on a request's behalf (None when it may be read)."""
+def outside_repository(layout: RepoLayout, path: Path) -> ProtocolError | None:
+    """Why nothing may be read or written for `path`: its folder lies outside the repository."""
     root = layout.root.resolve()
     folder = path.parent.resolve()
-    if not folder.is_relative_to(root):
-        return ProtocolError(
-            f"the folder of {path.name} resolves to {folder}, outside the repository {root};"
-            " nothing of the request was read",
-            hint="keep request folders inside the repository (`watch.paths` are relative"
-            " to its root), not symbolic links to elsewhere",
-        )
+    if folder.is_relative_to(root):
+        return None
+    return ProtocolError(
+        f"the folder of {path.name} resolves to {folder}, outside the repository {root};"
+        " nothing of the request was read and no response was written",
+        hint="keep request folders inside the repository (`watch.paths` are relative"
+        " to its root), not symbolic links to elsewhere",
+    )
+
+
+def refusal(layout: RepoLayout, path: Path) -> ProtocolError | None:
+    """Why `path` must not be read on a request's behalf (None when it may be read)."""
+    outside = outside_repository(layout, path)
+    if outside is not None:
+        return outside
     try:
         mode = os.lstat(path).st_mode
     except OSError:
@@ -96,10 +106,24 @@ def refusal(layout: RepoLayout, path: Path) -> ProtocolError | None:
     return None
 
 
-def _fingerprint(error: ProtocolError) -> str:
+def _fingerprint(message: str) -> str:
     # Stands in for the content hash (the content is never read): the same refusal is
     # written once, a changed link or a regular file in its place is answered anew.
-    return hashlib.sha256(b"nexusd-refused\0" + error.message.encode("utf-8")).hexdigest()
+    return hashlib.sha256(b"nexusd-refused\0" + message.encode("utf-8")).hexdigest()
+
+
+def _is_refusal_of(meta: dict[str, object], path: Path) -> bool:
+    """True when `meta` is a refusal nexusd wrote for the request named like `path`."""
+    error = meta.get("error")
+    message = error.get("message") if isinstance(error, dict) else None
+    # The fingerprint is derived from the message it carries, so an answer to the
+    # request's content (or an error about it) can never pass for a refusal.
+    return (
+        meta.get("status") == "error"
+        and meta.get("request_file") == path.name
+        and isinstance(message, str)
+        and meta.get("request_sha256") == _fingerprint(message)
+    )
 
 
 def refused_response(path: Path, error: ProtocolError, revision: int = 1) -> PlanResponse:
@@ -107,32 +131,43 @@ def refused_response(path: Path, error: ProtocolError, revision: int = 1) -> Pla
     return error_response(
         error,
         request_name=path.name,
-        sha256=_fingerprint(error),
+        sha256=_fingerprint(error.message),
         revision=revision,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         timings={},
     )
 
 
-def _response_meta(response: Path) -> tuple[bool, dict[str, object] | None]:
+def read_regular_file(path: Path, limit: int = -1) -> bytes:
+    """The bytes of `path` (at most `limit`), never following a link nor blocking on a FIFO.
+
+    Raises FileNotFoundError when it is absent, and another OSError when it is a link,
+    a FIFO, a folder or a device, or cannot be read.
+    """
+    # Response names are predictable: a link or FIFO planted under one must neither be
+    # followed nor hang the reader.
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return fh.read(limit)
+
+
+def response_meta(response: Path) -> tuple[bool, dict[str, object] | None]:
     """(exists, nexusd's front matter) of a response, never following a link."""
     try:
-        fd = os.open(response, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        data = read_regular_file(response, _META_BYTES)
     except FileNotFoundError:
         return False, None
     except OSError:
         return os.path.lexists(response), None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return True, None
-        text = fh.read(_META_BYTES).decode("utf-8", "replace")
-    return True, read_response_meta(text)
+    return True, read_response_meta(data.decode("utf-8", "replace"))
 
 
 def _refuse(path: Path, error: ProtocolError, force: bool) -> Outcome:
     response = response_path_for(path)
-    sha = _fingerprint(error)
-    exists, old = _response_meta(response)
+    sha = _fingerprint(error.message)
+    exists, old = response_meta(response)
     revision = old.get("revision") if old else 0
     revision = revision if isinstance(revision, int) else 0
 
@@ -141,6 +176,11 @@ def _refuse(path: Path, error: ProtocolError, force: bool) -> Outcome:
 
     if exists and old is None:
         return done("skipped", f"{response.name} exists but was not written by nexusd; kept it", 0)
+    if old is not None and not _is_refusal_of(old, path):
+        # An answer to what was there before (or to another request of that name): the
+        # refusal is logged, and the response stays as it was, even with --force.
+        kept = f"{error.message}; kept {response.name}, which is not a refusal of this request"
+        return done("error", kept, 0)
     if old is not None and old.get("request_sha256") == sha and not force:
         return done("skipped", "already refused", revision)
     answer = refused_response(path, error, revision + 1)
@@ -164,6 +204,11 @@ def answer_claimed(
 ) -> Outcome:
     """Answer the request at `path` exactly once, under its claim; refuse links and outsiders."""
     path = request_key(path)
+    outside = outside_repository(layout, path)
+    if outside is not None:
+        # Not even a refusal is written: the folder is someone else's (another worktree's
+        # daemon would answer there, and the two would overwrite each other forever).
+        return Outcome(path, response_path_for(path), "error", 0, "", {}, outside.message)
     with request_claim(layout, path, on_wait=on_wait):
         error = refusal(layout, path)
         if error is not None:

@@ -6,7 +6,9 @@ watched non-recursively too, so a folder created later (by `nexusd init`, a
 `git checkout`, a `mkdir`) is picked up at once; deeper folders that appear
 later are picked up by the periodic rescan. A folder deleted and recreated is
 re-watched the same way. `scan()` lists every request in the watched folders
-(startup and periodic rescans); `known` filters the ones already handled.
+(startup and periodic rescans); `known` filters the ones already handled. A folder
+that resolves outside the repository (a symbolic link to elsewhere, another
+worktree's folder) is neither watched nor scanned: it is logged once instead.
 """
 
 from __future__ import annotations
@@ -107,6 +109,8 @@ class RequestWatcher:
         self._handler = _Handler(self)
         # Entries named like requests that are not files, each logged once (by inode).
         self._ignored: dict[Path, tuple[int, int]] = {}
+        # Configured folders that resolve outside the root, each logged once per target.
+        self._outside: dict[Path, Path] = {}
 
     def start(self) -> None:
         """Start the observer and watch every folder that exists now."""
@@ -148,6 +152,8 @@ class RequestWatcher:
             return False
         if not folder.is_dir():
             return False
+        if folder in self.folders and self._refuse_outside(folder):
+            return False
         ident = (st.st_dev, st.st_ino)
         with self._lock:
             current = self._watches.get(folder)
@@ -159,6 +165,36 @@ class RequestWatcher:
             ):
                 return False
         return self._schedule(folder, ident)
+
+    def _refuse_outside(self, folder: Path) -> bool:
+        """True (logged once, any watch dropped) when `folder` resolves outside the root."""
+        try:
+            target = folder.resolve()
+            inside = target.is_relative_to(self.root.resolve())
+        except OSError:
+            return True
+        if inside:
+            with self._lock:
+                self._outside.pop(folder, None)
+            return False
+        with self._lock:
+            old = self._watches.pop(folder, None)
+            logged = self._outside.get(folder) == target
+            self._outside[folder] = target
+        observer = self._observer
+        if old is not None and observer is not None:
+            with contextlib.suppress(KeyError):
+                observer.unschedule(old[0])
+        if not logged:
+            log_event(
+                self.logger,
+                logging.WARNING,
+                "not watching folder: it resolves outside the repository",
+                path=str(folder),
+                target=str(target),
+                fix="make it a real folder inside the repository, not a link to elsewhere",
+            )
+        return True
 
     def _alive(self, watch: ObservedWatch) -> bool:
         observer = self._observer
@@ -295,6 +331,8 @@ class RequestWatcher:
         count = 0
         for folder in self.folders:
             self.ensure_watched(folder)
+            if folder.is_dir() and self._refuse_outside(folder):
+                continue
             count += self.scan_folder(folder, known)
         for folder in self.extra_dirs:
             self.ensure_watched(folder)

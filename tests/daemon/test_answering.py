@@ -22,6 +22,7 @@ from daemon.helpers import (
 )
 from nexusd.config import load_config
 from nexusd.daemon.answering import answer_claimed, refusal, request_claim
+from nexusd.errors import ProtocolError
 from nexusd.paths import find_repo
 from nexusd.planner.pipeline import answer_request
 
@@ -197,3 +198,62 @@ def test_a_dangling_link_named_like_a_request_gets_an_error_response(daemon: Pat
     link.symlink_to(daemon / "nowhere.md")
     meta = wait_until(lambda: front_matter(response_for(link)), what="the refusal")
     assert meta["status"] == "error"
+
+
+def test_plan_in_a_folder_linked_outside_writes_nothing_there(repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo / ".scratchpad_logs").symlink_to(elsewhere, target_is_directory=True)
+    request = repo / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md"
+    request.write_text(request_text("Read me"), encoding="utf-8")
+    args = ("plan", "--repo", str(repo), "--no-memory")
+    proc = nexusd(repo, *args, str(request), check=False)
+    assert proc.returncode == 4, proc.stderr
+    assert "outside the repository" in proc.stderr
+    proc = nexusd(repo, *args, "--stdout", str(request), check=False)
+    assert proc.returncode == 4 and "outside the repository" in proc.stderr
+    outcome = answer_claimed(request, find_repo(repo), load_config(repo))
+    assert outcome.status == "error" and "outside the repository" in outcome.message
+    assert sorted(p.name for p in elsewhere.iterdir()) == [request.name]
+
+
+def test_a_refusal_never_overwrites_an_answer(served: Path, tmp_path: Path) -> None:
+    layout = find_repo(served)
+    config = load_config(served)
+    request = served / ".scratchpad_logs" / "v_plan_request.md"
+    request.write_text(request_text("Explain the README"), encoding="utf-8")
+    assert answer_claimed(request, layout, config).status == "ok"
+    answered = response_for(request).read_bytes()
+    request.unlink()
+    request.symlink_to(_secret_file(tmp_path))
+    for force in (False, True):
+        outcome = answer_claimed(request, layout, config, force=force)
+        assert outcome.status == "error" and "symbolic link" in outcome.message
+        assert response_for(request).read_bytes() == answered
+
+
+def test_a_worktree_whose_folder_links_to_the_main_one_leaves_its_answers_alone(
+    served: Path, tmp_path: Path
+) -> None:
+    request = served / ".scratchpad_logs" / "2025-04-20T08_11_37_plan_request.md"
+    request.write_text(request_text("Explain the README"), encoding="utf-8")
+    assert answer_claimed(request, find_repo(served), load_config(served)).status == "ok"
+    answered = response_for(request).read_bytes()
+    wt = tmp_path / "wt"
+    git(served, "worktree", "add", "-q", "-b", "side", str(wt))
+    folder = wt / ".scratchpad_logs"
+    if folder.exists():
+        for entry in folder.iterdir():
+            entry.unlink()
+        folder.rmdir()
+    folder.symlink_to(served / ".scratchpad_logs", target_is_directory=True)
+    # The worktree's foreground answers, again and again, never touch the main response.
+    for _ in range(2):
+        outcome = answer_claimed(folder / request.name, find_repo(wt), load_config(wt))
+        assert outcome.status == "error" and "outside the repository" in outcome.message
+        assert response_for(request).read_bytes() == answered
+    args = ("plan", "--repo", str(wt), "--force", "--no-memory", str(folder / request.name))
+    proc = nexusd(wt, *args, check=False)
+    assert proc.returncode == ProtocolError.exit_code, proc.stderr
+    assert "outside the repository" in proc.stderr
+    assert response_for(request).read_bytes() == answered

@@ -210,3 +210,42 @@ def test_stop_leaves_no_thread_and_is_idempotent(tmp_path: Path) -> None:
     debouncer.stop()
     wait_until(lambda: set(threading.enumerate()) <= before, what="threads to end")
     assert os.listdir(tmp_path) == []  # watching never creates folders
+
+
+class _Records(logging.Handler):
+    """Collects the messages a logger emits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_a_folder_linked_outside_the_root_is_neither_watched_nor_scanned(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / NAME).write_text(TEXT, encoding="utf-8")
+    (root / ".scratchpad_logs").symlink_to(outside, target_is_directory=True)
+    ready = Ready()
+    debouncer = Debouncer(ready, debounce=0.05, write_grace=5.0, track_closes=closes_are_reported())
+    records = _Records()
+    logger = logging.getLogger("test.outside")
+    logger.addHandler(records)
+    watcher = RequestWatcher(root, [Path(".scratchpad_logs")], debouncer, logger)
+    debouncer.start()
+    watcher.start()
+    try:
+        found = [watcher.scan() for _ in range(3)]
+        assert watcher.watched() == []
+    finally:
+        watcher.stop()
+        debouncer.stop()
+        logger.removeHandler(records)
+    assert found == [0, 0, 0]
+    assert ready.paths() == []
+    refused = [m for m in records.messages if "outside the repository" in m]
+    assert len(refused) == 1, records.messages
