@@ -34,20 +34,23 @@ class Answer:
 
 def daemon_watches(layout: RepoLayout, config: Config, request: Path) -> bool:
     """True when a daemon runs for this repository and watches the request's folder."""
+    root = layout.root.resolve()
+    folder = request.parent.resolve()
     watched = [(layout.root / p).resolve() for p in config.get("watch.paths")]
-    return request.parent.resolve() in watched and running_pid(layout) is not None
+    # The daemon refuses to watch a folder that resolves outside the repository.
+    inside = folder.is_relative_to(root)
+    return inside and folder in watched and running_pid(layout) is not None
 
 
 def _answered(request: Path, response: Path) -> str | None:
     """The response's status if it answers the request's current bytes, else None."""
-    from nexusd.protocol.render import read_response_meta
+    from nexusd.daemon.answering import read_regular_file, response_meta
 
     try:
-        text = response.read_text(encoding="utf-8")
-        sha = hashlib.sha256(request.read_bytes()).hexdigest()
-    except (OSError, UnicodeDecodeError):
+        sha = hashlib.sha256(read_regular_file(request)).hexdigest()
+    except OSError:
         return None
-    meta = read_response_meta(text)
+    _, meta = response_meta(response)
     if meta is None or meta.get("request_sha256") != sha:
         return None
     return str(meta.get("status"))
@@ -76,9 +79,12 @@ def wait_for_answer(layout: RepoLayout, config: Config, request: Path, *, timeou
 def answer_here(layout: RepoLayout, config: Config, request: Path) -> Answer:
     """Answer `request` in this process, as `nexusd plan` does (the claim included)."""
     from nexusd.cli.plan import foreground_services
-    from nexusd.daemon.answering import answer_claimed
+    from nexusd.daemon.answering import answer_claimed, outside_repository
     from nexusd.errors import NexusError
 
+    outside = outside_repository(layout, request)
+    if outside is not None:
+        raise outside  # nothing is answered, written or shown from a folder not ours
     click.echo(
         "no daemon running: answering the request in this process"
         " (`nexusd start` answers requests in the background)",

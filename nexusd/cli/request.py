@@ -12,6 +12,7 @@ from nexusd.cli._answer import daemon_watches, wait_for_answer
 from nexusd.cli._common import echo_json, open_repo, repo_option
 from nexusd.cli._group import group
 from nexusd.cli._style import label
+from nexusd.errors import NexusError
 from nexusd.protocol.files import create_request_file
 from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.parse import parse_request
@@ -150,6 +151,15 @@ def _show(
         data = {"request": str(request), "response": str(response)}
         echo_json(data if status is None else {**data, "status": status})
     elif text:
-        click.echo(response.read_text(encoding="utf-8"), nl=False)
+        from nexusd.daemon.answering import read_regular_file
+
+        try:
+            body = read_regular_file(response)
+        except OSError as exc:
+            raise NexusError(
+                f"cannot read {response}: {exc.strerror or exc}",
+                hint="the response must be a regular file; nexusd does not follow links there",
+            ) from exc
+        click.echo(body.decode("utf-8", "replace"), nl=False)
     else:
         click.echo(_shown(response if status is not None else request))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import stat
 from pathlib import Path
 
@@ -19,6 +21,9 @@ from daemon.helpers import (
 )
 
 from nexusd.cli import cli
+from nexusd.cli._answer import _answered
+from nexusd.cli.request import _show
+from nexusd.errors import NexusError
 from nexusd.protocol.naming import is_request_file, request_timestamp
 from nexusd.protocol.parse import parse_request
 
@@ -200,3 +205,38 @@ def test_wait_with_a_daemon_prints_the_daemons_response(daemon: Path, tmp_path: 
     assert "nothing will answer" not in proc.stderr
     quiet = nexusd(daemon, "request", "new", "--goal", "Another goal")
     assert quiet.stderr == ""
+
+
+def _planted(tmp_path: Path) -> tuple[Path, Path]:
+    """A request, and outside its folder a response to it that a link could point at."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    request = folder / "2025-05-08T14_02_11_plan_request.md"
+    request.write_text("---\ngoal: Ship it\n---\n", encoding="utf-8")
+    sha = hashlib.sha256(request.read_bytes()).hexdigest()
+    target = tmp_path / "elsewhere.md"
+    target.write_text(
+        f"---\nrequest_file: {request.name}\nrequest_sha256: {sha}\nrevision: 1\n"
+        "status: ok\n---\n# secret-of-the-link-target\n",
+        encoding="utf-8",
+    )
+    return request, target
+
+
+def test_a_response_name_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
+    request, target = _planted(tmp_path)
+    response = request.with_name("2025-05-08T14_02_11_plan_response.md")
+    response.symlink_to(target)
+    assert _answered(request, response) is None
+    with pytest.raises(NexusError, match="regular file"):
+        _show(request, response, as_json=False, text=True)
+
+
+@pytest.mark.timeout(60)
+def test_a_response_name_that_is_a_fifo_does_not_block(tmp_path: Path) -> None:
+    request, _ = _planted(tmp_path)
+    response = request.with_name("2025-05-08T14_02_11_plan_response.md")
+    os.mkfifo(response)
+    assert _answered(request, response) is None
+    with pytest.raises(NexusError, match="regular file"):
+        _show(request, response, as_json=False, text=True)
