@@ -11,6 +11,7 @@ import pytest
 
 from nexusd.config import load_config
 from nexusd.paths import find_repo
+from nexusd.sandbox.build import content_tag
 from nexusd.sandbox.runner import run_checks
 from tests.daemon.helpers import nexusd
 from tests.sandbox.conftest import IMAGE
@@ -76,3 +77,34 @@ def test_build_never_pulls_and_says_how_to_fix_it(repo: Path, docker_client: Any
 def test_build_without_a_dockerfile_says_what_to_write(repo: Path) -> None:
     proc = nexusd(repo, "sandbox", "build", check=False)
     assert proc.returncode == 6 and "FROM nexusd-python:bookworm" in proc.stderr, proc.stderr
+
+
+def test_tag_leaves_out_the_config_and_counts_file_modes(tmp_path: Path) -> None:
+    context = tmp_path / ".nexus"
+    (context / "bin").mkdir(parents=True)
+    (context / "Dockerfile").write_text(DOCKERFILE, encoding="utf-8")
+    script = context / "bin" / "setup.sh"
+    script.write_text("echo setup\n", encoding="utf-8")
+    script.chmod(0o644)
+    (context / "config.yaml").write_text(f"sandbox:\n  image: {IMAGE}\n", encoding="utf-8")
+    tag = content_tag(context)
+    (context / "config.yaml").write_text(f"sandbox:\n  image: {tag}\n", encoding="utf-8")
+    assert content_tag(context) == tag
+    script.chmod(0o755)
+    assert content_tag(context) != tag
+
+
+def test_naming_the_tag_in_the_config_keeps_the_image_cached(
+    repo: Path, built_tags: list[str]
+) -> None:
+    _project(repo)
+    first = json.loads(nexusd(repo, "sandbox", "build", "--json", timeout=300).stdout)
+    built_tags.append(first["image"])
+    config = repo / ".nexus" / "config.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace(f"image: {IMAGE}", f"image: {first['image']}"), "utf-8")
+    again = json.loads(nexusd(repo, "sandbox", "build", "--json").stdout)
+    assert again == {"image": first["image"], "cached": True}
+    # The configuration is not in the image either: the tag names exactly what was sent.
+    (result,) = run_checks(find_repo(repo), load_config(repo))
+    assert (result.status, result.stdout.strip()) == ("passed", "42"), result.stderr
