@@ -38,7 +38,7 @@ DEFAULTS: dict[str, Any] = {
         "provider": "offline",
         "catalog": None,
         "max_actions": 8,
-        # LLM providers (issue 6): retries per model call, the call's time box, prompt budget.
+        # LLM providers: retries per model call, the call's time box, prompt budget.
         "max_retries": 2,
         "timeout_ms": 120_000,
         "max_context_tokens": 6000,
@@ -223,12 +223,22 @@ def _raise_problems(problems: list[ConfigError]) -> None:
 
 
 def _read_layer(path: Path) -> dict[str, Any] | None:
-    if not path.is_file():
-        return None
+    try:
+        if not path.is_file():
+            return None
+        data = path.read_bytes()
+    except OSError as exc:
+        # A running daemon reloads this file: an unreadable one is a problem to report,
+        # never an exception that ends the daemon.
+        raise ConfigError(
+            f"{path}: cannot be read ({exc.strerror or exc})",
+            hint="make it a readable regular file (check its permissions, or where a link"
+            " points), or delete it to use the defaults",
+        ) from exc
     try:
         # libyaml when present: the pure-Python loader took ~10 ms per command on the
-        # default file (issue 14 item 11); both load plain data only.
-        loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
+        # default file; both load plain data only.
+        loaded = yaml.load(data.decode("utf-8"), Loader=_SAFE_LOADER)
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"{path}: not valid YAML ({exc})", hint="fix the syntax, or delete the file"

@@ -10,7 +10,7 @@ from typing import Any
 
 from nexusd.errors import ConfigError
 
-# One entry of `providers:` (issue 6); `type` is required.
+# The keys one entry of `providers:` may have and their types; `type` is required.
 PROVIDER_KEYS: dict[str, type | tuple[type, ...]] = {
     "type": str,
     "model": str,

@@ -156,6 +156,15 @@ def test_unreadable_files(repo: Path, text: str, needle: str) -> None:
         load_config(repo)
 
 
+def test_a_file_that_cannot_be_read_is_a_config_error_not_an_os_error(repo: Path) -> None:
+    # Reading /proc/self/mem at offset 0 fails with EIO, even for root (chmod would not).
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus" / "config.yaml").symlink_to("/proc/self/mem")
+    with pytest.raises(ConfigError, match=r"config\.yaml: cannot be read") as info:
+        load_config(repo)
+    assert info.value.hint and "readable regular file" in info.value.hint
+
+
 def test_valid_values_are_normalised() -> None:
     config = config_from_mapping(
         {

@@ -32,7 +32,9 @@ def start(repo: Path | None, foreground: bool, timeout: float, detached_child: b
     runs (or another `start` won the race), its pid is named and the exit code
     is 7, as with --foreground; so does a daemon that fails to start or is not
     ready within --timeout (the log's last lines are shown). State, pid file,
-    lock and logs live in `<git-common-dir>/nexus/`.
+    lock and logs are this working tree's own, under its git directory:
+    `.git/nexus/` in the main checkout, `.git/worktrees/<name>/nexus/` in a
+    linked worktree.
     """
     layout, config = open_repo(repo)
     if foreground:
@@ -175,7 +177,7 @@ def _code_text(code: dict[str, Any]) -> str:
 @click.option("-f", "--follow", is_flag=True, help="Keep printing new lines (Ctrl-C stops).")
 @click.option("--json", "as_json", is_flag=True, help="Print the raw JSON lines.")
 def logs(repo: Path | None, lines: int, follow: bool, as_json: bool) -> None:
-    """Print the daemon's log (JSON lines under `<git-common-dir>/nexus/logs/`)."""
+    """Print this working tree's daemon log (JSON lines under `<git-dir>/nexus/logs/`)."""
     layout = find_repo(repo)
     warn_config_problem(config_problem(layout))
     from nexusd.daemon.logs import follow_lines, log_size, render_line, tail_lines

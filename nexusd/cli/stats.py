@@ -13,7 +13,7 @@ from nexusd.cli._common import echo_json, open_repo, repo_option
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @repo_option
 def stats(as_json: bool, repo: Path | None) -> None:
-    """Summarize <git-common-dir>/nexus/logs/telemetry.jsonl: per planner and per phase."""
+    """Summarize <git-dir>/nexus/logs/telemetry.jsonl: per planner and per phase."""
     from nexusd.planner.telemetry import read_events, summarize, telemetry_file
 
     layout, _ = open_repo(repo)

@@ -7,6 +7,7 @@ a symlink and never outside the repository.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -20,20 +21,36 @@ POOL_MIN_FILES = 40
 CHUNK = 64
 
 
-def read_inside(root: Path, rel: str, max_bytes: int) -> bytes | str:
-    """The bytes of `root/rel`, or the reason they were not read (a string)."""
+def read_inside(
+    root: Path,
+    rel: str | Path,
+    max_bytes: int,
+    *,
+    head: bool = False,
+    inside_links: bool = False,
+    setting: str = "code.max_file_bytes",
+) -> bytes | str:
+    """The bytes of the regular file `root/rel`, or the reason they were not read (a string)."""
     path = root / rel
     try:
         real = path.resolve()
         if not real.is_relative_to(root.resolve()):
             return "leads outside the repository (not read)"
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError as exc:
-        return f"unreadable: {exc.strerror or exc}"
+        # O_NOFOLLOW: a link is refused (or, with `inside_links`, its checked target is
+        # opened) and one swapped in after the check is refused by the kernel. O_NONBLOCK:
+        # opening a FIFO returns at once instead of waiting forever for a writer.
+        fd = os.open(real if inside_links else path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a link loop, before Python 3.13
+        return f"unreadable: {getattr(exc, 'strerror', None) or exc}"
     with os.fdopen(fd, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        if size > max_bytes:
-            return f"too large: {size} bytes (code.max_file_bytes is {max_bytes})"
+        st = os.fstat(fh.fileno())
+        # A FIFO, device or socket: reading one blocks or never ends (/dev/zero).
+        if not stat.S_ISREG(st.st_mode):
+            return "not a regular file (not read)"
+        if head:
+            return fh.read(max_bytes)  # the first `max_bytes`, however long the file is
+        if st.st_size > max_bytes:
+            return f"too large: {st.st_size} bytes ({setting} is {max_bytes})"
         return fh.read(max_bytes + 1)
 
 

@@ -8,7 +8,7 @@ work_queue.py    bounded, de-duplicating queue of request paths
 worker.py        the one thread answering requests (planner pipeline)
 scheduler.py     periodic jobs on APScheduler (rescan, and whatever is added)
 inbox_runner.py  drains git-hook events (`inbox.py`) on its own thread
-status.py        counters published to <git-common-dir>/nexus/state/status.json
+status.py        counters published to <git-dir>/nexus/state/status.json
 logs.py          JSON-lines log with rotation; tail and follow
 lock.py          flock + pid file: one daemon per repository
 control.py       start detached / stop / describe, for the CLI

@@ -1,7 +1,7 @@
 """Answering one request for the daemon or `nexusd plan`: under the request's claim, and
 only when the file is a regular file inside the repository.
 
-The claim is an flock on `<git-common-dir>/nexus/claims/<key>.lock`, one per request
+The claim is an flock on `<git-dir>/nexus/claims/<key>.lock` (per tree), one per request
 path, taken by every process that answers: the daemon's worker and any number of
 foreground `nexusd plan` runs. Whoever comes second waits, then finds the response
 already names the request's content and skips it, so a request is answered once.

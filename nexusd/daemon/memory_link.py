@@ -31,6 +31,7 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
+from nexusd.code.reader import read_inside
 from nexusd.config import Config
 from nexusd.daemon.logs import log_event
 from nexusd.memory.sources import list_memory_files, relative
@@ -71,12 +72,13 @@ def watch_roots(root: Path, config: Config) -> list[tuple[Path, bool]]:
     return sorted(roots.items())
 
 
-def content_hash(path: Path) -> str | None:
-    """sha256 of the file's bytes; None when it is gone or unreadable."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
+def content_hash(root: Path, path: Path, max_bytes: int) -> str | None:
+    """sha256 of a regular memory file's bytes; None when it is gone, unreadable or refused."""
+    # What the sync itself would index: never a FIFO (its open blocked the sync thread
+    # forever), a device or a file outside the repository; nothing over the size cap (the
+    # sync skips it too, so it has nothing to hash). Links inside the repository count.
+    data = read_inside(root, path, max_bytes, inside_links=True, setting="memory.max_file_bytes")
+    return hashlib.sha256(data).hexdigest() if isinstance(data, bytes) else None
 
 
 def _one_torch_thread() -> None:
@@ -230,13 +232,16 @@ class MemoryLink:
     def _seed_hashes(self) -> None:
         for rel in list_memory_files(self.layout.root, self.config):
             path = self.layout.root / rel
-            self._hashes[path] = content_hash(path)
+            self._hashes[path] = self._hash(path)
+
+    def _hash(self, path: Path) -> str | None:
+        return content_hash(self.layout.root, path, int(self.config.get("memory.max_file_bytes")))
 
     def _changed(self, paths: set[Path]) -> set[Path]:
         """The paths whose bytes differ from the last sync; their new hashes are recorded."""
         changed: set[Path] = set()
         for path in paths:
-            digest = content_hash(path)
+            digest = self._hash(path)
             if path in self._hashes and self._hashes[path] == digest:
                 continue
             self._hashes[path] = digest

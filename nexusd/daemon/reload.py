@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,10 +30,22 @@ Build = Callable[[Config], Daemon]
 
 
 def _digest(path: Path) -> str | None:
+    """sha256 of the file's bytes; None when it is missing, else why it cannot be read."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+        # Non-blocking: a configuration linked to a FIFO must not stall the main loop.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        # Unreadable is not missing: it is a change, and the load that follows reports it.
+        return f"unreadable: {exc.errno}"
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return "not a regular file"
+        try:
+            return hashlib.sha256(fh.read()).hexdigest()
+        except OSError as exc:
+            return f"unreadable: {exc.errno}"
 
 
 class ConfigWatch:
@@ -57,6 +71,12 @@ class ConfigWatch:
             return load_config(self.layout.root)
         except ConfigError as exc:
             return exc
+        except Exception as exc:
+            # Whatever went wrong reading the files, the running daemon must not end over it.
+            return ConfigError(
+                f"the configuration could not be loaded: {type(exc).__name__}: {exc}",
+                hint="fix the configuration files (`nexusd logs` has the details)",
+            )
 
 
 def follow_config(
@@ -76,7 +96,7 @@ def follow_config(
         stats.set(config_error=str(change))
         return daemon
     previous = daemon.ctx.config
-    if change.data == previous.data:
+    if change.data == previous.data and daemon.running:
         stats.set(config_error=None)  # fixed back, or only comments changed
         return daemon
     log_event(logger, logging.INFO, "configuration changed; restarting the services with it")
@@ -92,10 +112,32 @@ def follow_config(
             fresh.stop()
         message = f"the new configuration could not be applied: {type(exc).__name__}: {exc}"
         log_event(logger, logging.ERROR, message, exc_info=True)
-        fresh = build(previous)
-        fresh.start()
-        stats.set(config_error=f"{message}; fix it, or restart the daemon")
-        return fresh
+        return _fall_back(daemon, build, stats, logger, message)
     stats.set(config_error=None, stopped_at=None, config_reloaded_at=utc_now())
     log_event(logger, logging.INFO, "configuration reloaded")
     return fresh
+
+
+def _fall_back(
+    stopped: Daemon, build: Build, stats: DaemonStats, logger: logging.Logger, message: str
+) -> Daemon:
+    """The daemon started again with the configuration it ran with, or `stopped` if that fails."""
+    fallback: Daemon | None = None
+    try:
+        fallback = build(stopped.ctx.config)
+        fallback.start()
+    except Exception as exc:
+        if fallback is not None:
+            fallback.stop()
+        # The process stays (it holds the lock and follows the files): the next change to
+        # the configuration is tried, even one back to what it ran with.
+        problem = (
+            f"{message}; starting again with the previous configuration failed too "
+            f"({type(exc).__name__}: {exc}): no request is answered until the configuration "
+            "is fixed or the daemon restarted"
+        )
+        log_event(logger, logging.ERROR, problem, exc_info=True)
+        stats.set(config_error=problem)
+        return stopped
+    stats.set(config_error=f"{message}; fix it, or restart the daemon")
+    return fallback

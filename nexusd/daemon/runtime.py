@@ -135,6 +135,11 @@ class Daemon:
             startup_requests=found,
         )
 
+    @property
+    def running(self) -> bool:
+        """Whether its services are started (`start` ran and `stop` has not since)."""
+        return bool(self._started)
+
     def stop(self) -> None:
         """Stop services in reverse order; the worker finishes its request in flight."""
         if not self._started:

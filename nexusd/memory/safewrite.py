@@ -1,6 +1,6 @@
 """Writing into files a person may be editing at the same moment, without clobbering them.
 
-Writers in nexusd take a lock per file (under `<git-common-dir>/nexus/locks/`);
+Writers in nexusd take a lock per file (under the tree's `<git-dir>/nexus/locks/`);
 editors take none, so every write also re-reads the file right before it
 commits: appends go through O_APPEND (never a rewrite), a new file is created
 only if none exists (hard link of a complete temporary file), and an insertion

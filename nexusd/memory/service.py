@@ -40,7 +40,7 @@ WRITES_BEFORE_OPTIMIZE = 8
 
 
 def index_uri(layout: RepoLayout, config: Config) -> str:
-    """`memory.index_uri` when set, else `<git-common-dir>/nexus/index`."""
+    """`memory.index_uri` when set, else this tree's `<git-dir>/nexus/index`."""
     uri = config.get("memory.index_uri")
     return str(uri) if uri else str(layout.index_dir)
 

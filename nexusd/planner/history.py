@@ -140,12 +140,13 @@ def _why_previous(text: str, meta: dict[str, Any] | None, lineage: Lineage) -> s
     return ""
 
 
-def _read_head(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(HEAD_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return ""
+def _read_head(root: Path, path: Path, max_bytes: int, *, inside_links: bool) -> bytes | str:
+    """The first `max_bytes` of a regular file inside `root`, or why it was not read."""
+    # Never a FIFO (it blocked the answer, and the daemon's queue, forever), a device or a
+    # file outside the repository, whatever an older response's name says.
+    from nexusd.code.reader import read_inside
+
+    return read_inside(root, path, max_bytes, head=True, inside_links=inside_links)
 
 
 def find_previous(
@@ -176,7 +177,11 @@ def find_previous(
             note = f"history_path `{history_path}` does not exist"
     older = _older_responses(request_path.parent, request_path.name, order_key)
     for path in reversed(older[-MAX_SCANNED:]):
-        text = _read_head(path)
+        # Links are skipped: a response nexusd or a client wrote is a regular file.
+        head = _read_head(root, path, HEAD_BYTES, inside_links=False)
+        if isinstance(head, str):
+            continue
+        text = head.decode("utf-8", "replace")
         why = _why_previous(text, meta_reader(text), lineage or Lineage())
         if why:
             return path, f"newest older response in the folder: {why}", note
@@ -191,12 +196,20 @@ def read_previous(
     note: str = "",
 ) -> PreviousCycle:
     """Read and summarise a previous response (its front matter via `meta_reader`)."""
-    rel = path.resolve().relative_to(root.resolve()).as_posix()
     try:
-        with path.open("rb") as fh:
-            text = fh.read(MAX_HISTORY_BYTES).decode("utf-8", "replace")
-    except OSError as exc:
-        return PreviousCycle(rel, source, None, None, None, (), (), note=f"unreadable: {exc}")
+        real = path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a link loop, before Python 3.13
+        real = path
+    if not real.is_relative_to(root.resolve()):
+        note = "; ".join(n for n in (note, "resolves outside the repository (not read)") if n)
+        return PreviousCycle(path.as_posix(), source, None, None, None, (), (), note=note)
+    rel = real.relative_to(root.resolve()).as_posix()
+    # `history_path` was resolved already: a link to a file inside the repository is fine.
+    data = _read_head(root, real, MAX_HISTORY_BYTES, inside_links=True)
+    if isinstance(data, str):
+        note = "; ".join(n for n in (note, data) if n)
+        return PreviousCycle(rel, source, None, None, None, (), (), note=note)
+    text = data.decode("utf-8", "replace")
     meta = meta_reader(text) or {}
     actions, checklist = summarize_response(text)
     cycle = meta.get("cycle")

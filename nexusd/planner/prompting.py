@@ -4,7 +4,7 @@ The context bundle arrives as ContextItems (git facts, artifacts with symbol
 summaries, memory hits with citations, last checks and reflections, the
 previous cycle). The highest-ranked items go in first; when the budget runs
 out the item at the edge is shortened and everything ranked lower is cut.
-Every exact prompt sent is kept under `<git-common-dir>/nexus/logs/prompts/`.
+Every exact prompt sent is kept under `<git-dir>/nexus/logs/prompts/`.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def build_prompt(
 
 
 def prompts_dir(layout: RepoLayout) -> Path:
-    """Where exact prompts are kept: `<git-common-dir>/nexus/logs/prompts/`."""
+    """Where exact prompts are kept: `<git-dir>/nexus/logs/prompts/`."""
     return layout.logs_dir / "prompts"
 
 

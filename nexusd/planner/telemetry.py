@@ -1,6 +1,6 @@
 """Model usage and phase timings as JSON lines, and their summary for `nexusd stats`.
 
-One line per event in `<git-common-dir>/nexus/logs/telemetry.jsonl`, appended
+One line per event in `<git-dir>/nexus/logs/telemetry.jsonl`, appended
 with a single write so concurrent writers never interleave within a line.
 """
 
@@ -40,7 +40,7 @@ class Usage:
 
 
 def telemetry_file(layout: RepoLayout) -> Path:
-    """`<git-common-dir>/nexus/logs/telemetry.jsonl`."""
+    """`<git-dir>/nexus/logs/telemetry.jsonl` (per working tree)."""
     return layout.logs_dir / "telemetry.jsonl"
 
 

@@ -1,6 +1,6 @@
 """Learn from check history: recurring failures become lessons, fixed ones solutions.
 
-Each cycle's results are recorded per check in `<git-common-dir>/nexus/state/
+Each cycle's results are recorded per check in `<git-dir>/nexus/state/
 check_history.json`. The same failure signature in `RECUR` consecutive attempts
 yields one lesson (once per streak); a check that failed and now passes yields a
 crystallized entry with the problem, its signature and the diffstat between the

@@ -124,8 +124,8 @@ def test_push_and_fetch(repo: Path, tmp_path: Path) -> None:
 
 
 def test_restoring_a_responses_checkpoint_keeps_the_newer_answer(repo: Path) -> None:
-    # Issue 14, item 21: the checkpoint a revision-2 response names was taken before that
-    # response was written; restoring it put the revision-1 answer back beside request v2.
+    # The checkpoint a revision-2 response names was taken before that response was
+    # written, so restoring it must not put the revision-1 answer back beside request v2.
     (repo / ".nexus").mkdir()
     request = repo / "plans" / "2025-01-01T00_00_00_plan_request.md"
     request.parent.mkdir()

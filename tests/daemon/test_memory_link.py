@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import threading
 import time
 from pathlib import Path
 
@@ -10,13 +12,12 @@ import pytest
 
 from nexusd.config import load_config
 from nexusd.daemon import memory_link
-from nexusd.daemon.memory_link import FLUSH_SECONDS, MemoryLink
+from nexusd.daemon.memory_link import FLUSH_SECONDS, MemoryLink, content_hash
 from nexusd.paths import find_repo
 from tests.daemon.helpers import wait_until
 
-pytestmark = pytest.mark.model
 
-
+@pytest.mark.model
 def test_a_memory_sync_waits_until_the_request_in_hand_is_answered(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -58,6 +59,7 @@ class _Syncs(logging.Handler):
             self.synced.append(list(getattr(record, "nexus_fields", {}).get("paths", [])))
 
 
+@pytest.mark.model
 def test_only_real_content_changes_sync_never_reads_or_same_bytes(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -91,3 +93,55 @@ def test_only_real_content_changes_sync_never_reads_or_same_bytes(
     finally:
         link.stop()
         logger.removeHandler(syncs)
+
+
+def _changed_in_thread(link: MemoryLink, path: Path, fifo: Path) -> set[Path]:
+    """The sync thread's change check on `path`; an open blocked on `fifo` is released."""
+    result: list[set[Path]] = []
+    thread = threading.Thread(target=lambda: result.append(link._changed({path})), daemon=True)
+    thread.start()
+    thread.join(60)
+    blocked = thread.is_alive()
+    if blocked:  # a read-write open never blocks and ends the reader's wait
+        os.close(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))
+        thread.join(60)
+    assert not blocked, "hashing a memory file blocked on a FIFO"
+    return result[0]
+
+
+def test_a_daily_note_that_is_a_fifo_or_a_link_to_one_is_not_waited_on(repo: Path) -> None:
+    daily = repo / "memory" / "daily"
+    daily.mkdir(parents=True)
+    fifo = repo / "pipe"
+    os.mkfifo(fifo)
+    (daily / "2025-01-05.md").symlink_to(fifo)
+    os.mkfifo(daily / "2025-01-06.md")
+    link = MemoryLink(find_repo(repo), load_config(repo), logging.getLogger("test"))
+
+    # New paths count as changed (the sync then finds nothing to index in them).
+    assert _changed_in_thread(link, daily / "2025-01-05.md", fifo) == {daily / "2025-01-05.md"}
+    fifo_note = daily / "2025-01-06.md"
+    assert _changed_in_thread(link, fifo_note, fifo_note) == {fifo_note}
+    assert link._hashes == {daily / "2025-01-05.md": None, fifo_note: None}
+
+
+def test_memory_files_outside_the_repository_or_over_the_cap_are_not_read(
+    repo: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "secret.md"
+    outside.write_text("# Secret\n", encoding="utf-8")
+    (repo / "MEMORY.md").symlink_to(outside)
+    (repo / "zero.md").symlink_to("/dev/zero")
+    big = repo / "big.md"
+    big.write_bytes(b"x" * 2048)
+    (repo / "notes.md").write_text("# Notes\n", encoding="utf-8")
+    (repo / "linked.md").symlink_to(repo / "notes.md")
+
+    assert content_hash(repo, repo / "MEMORY.md", 1 << 20) is None
+    assert content_hash(repo, repo / "zero.md", 1 << 20) is None
+    assert content_hash(repo, big, 1024) is None
+    assert content_hash(repo, big, 4096) is not None
+    # A link inside the repository is what the sync indexes: it is hashed like its target.
+    assert content_hash(repo, repo / "linked.md", 1024) == content_hash(
+        repo, repo / "notes.md", 1024
+    )

@@ -69,3 +69,26 @@ def test_an_invalid_change_is_refused_with_every_problem_and_the_old_one_kept(
 
     write_config(daemon, "# fixed: back to the defaults\n")
     wait_until(lambda: _published(daemon).get("config_error") is None, what="the error cleared")
+
+
+def test_an_unreadable_config_file_is_reported_and_the_daemon_keeps_running(
+    daemon: Path,
+) -> None:
+    # Reading /proc/self/mem at offset 0 fails with EIO for every user, root included (a
+    # chmod would not stop root), so the configuration file really raises OSError.
+    config = daemon / ".nexus" / "config.yaml"
+    config.parent.mkdir(exist_ok=True)
+    staged = config.with_name("staged.yaml")
+    staged.symlink_to("/proc/self/mem")
+    staged.replace(config)
+    error = wait_until(
+        lambda: _published(daemon).get("config_error"), what="the daemon's config_error"
+    )
+
+    assert "config.yaml: cannot be read" in error
+    status = nexusd(daemon, "status")
+    assert status.stdout.startswith("nexusd is running")
+    assert "cannot be read" in status.stdout
+    request = daemon / ".scratchpad_logs" / "2025-04-20T08_11_39_plan_request.md"
+    request.write_text(request_text("Still answered with an unreadable config"), encoding="utf-8")
+    assert wait_answered(request)["status"] == "ok"

@@ -1,4 +1,4 @@
-"""Memory files that are links out of the repository are not indexed (issue 14 item 20)."""
+"""Memory files that are links: read when they stay inside the repository, never out of it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Lessons come only from the daemon's cycles, as well-formed markdown (issue 14, item 9)."""
+"""Lessons come only from the daemon's cycles (never manual runs), as well-formed markdown."""
 
 from __future__ import annotations
 

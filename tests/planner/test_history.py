@@ -1,10 +1,21 @@
+"""The previous cycle: history_path, the lineage of older responses, and what is never read."""
+
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from nexusd.planner.history import Lineage, find_previous, read_previous, summarize_response
+from nexusd.planner.history import (
+    Lineage,
+    PreviousCycle,
+    find_previous,
+    read_previous,
+    summarize_response,
+)
 from nexusd.planner.librarian import _order_key
 from nexusd.protocol.render import read_response_meta
 
@@ -191,3 +202,73 @@ def test_read_previous_of_a_foreign_file(repo: Path) -> None:
     prev = read_previous(repo, repo / "old.md", "history_path", read_response_meta)
     assert (prev.cycle, prev.status, prev.planner) == (None, None, None)
     assert prev.actions == ("Read the code", "Change it")
+
+
+def _in_thread(run: Callable[[], object], unblock: list[Path]) -> object:
+    """`run()` in a thread; a FIFO open that blocks is released (and the test fails)."""
+    result: list[object] = []
+    thread = threading.Thread(target=lambda: result.append(run()), daemon=True)
+    thread.start()
+    thread.join(60)
+    blocked = thread.is_alive()
+    if blocked:
+        for fifo in unblock:  # a read-write open never blocks and ends the reader's wait
+            os.close(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))
+        thread.join(60)
+    assert not blocked, "reading the older responses blocked on a FIFO"
+    return result[0]
+
+
+def test_fifos_named_like_older_responses_are_skipped_not_waited_on(repo: Path) -> None:
+    folder = repo / ".scratchpad_logs"
+    folder.mkdir()
+    _response(folder, "2024-12-30T00_00_00", "Make the shelves thread-safe", cycle=None)
+    fifo = repo / "pipe"
+    os.mkfifo(fifo)
+    os.mkfifo(folder / "2025-01-02T00_00_00_plan_response.md")
+    (folder / "2024-12-31T00_00_00_plan_response.md").symlink_to(fifo)
+    lineage = Lineage(goal="Make the overflow shelves thread-safe under contention")
+
+    found = _in_thread(
+        lambda: _previous(repo, None, lineage),
+        [fifo, folder / "2025-01-02T00_00_00_plan_response.md"],
+    )
+
+    assert isinstance(found, tuple) and found[0] == "2024-12-30T00_00_00_plan_response.md"
+
+
+def test_an_older_response_linked_outside_the_repository_is_never_read(
+    repo: Path, tmp_path: Path
+) -> None:
+    folder = repo / ".scratchpad_logs"
+    folder.mkdir()
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("---\nstatus: ok\n---\n\n# Plan: Make the shelves thread-safe\n")
+    (folder / "2025-01-01T00_00_00_plan_response.md").symlink_to(outside)
+    lineage = Lineage(goal="Make the overflow shelves thread-safe under contention")
+
+    assert _previous(repo, None, lineage)[0] is None
+
+
+def test_read_previous_of_a_path_outside_the_repository_is_a_note_not_a_crash(
+    repo: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text(OURS)
+    link = repo / "old_plan_response.md"
+    link.symlink_to(outside)
+
+    prev = read_previous(repo, link, "history_path", read_response_meta, "kept")
+
+    assert prev.actions == () and prev.cycle is None
+    assert prev.note == "kept; resolves outside the repository (not read)"
+
+
+def test_read_previous_of_a_fifo_is_a_note(repo: Path) -> None:
+    fifo = repo / "old_plan_response.md"
+    os.mkfifo(fifo)
+
+    prev = _in_thread(lambda: read_previous(repo, fifo, "history_path", read_response_meta), [fifo])
+
+    assert isinstance(prev, PreviousCycle)
+    assert (prev.path, prev.note) == ("old_plan_response.md", "not a regular file (not read)")

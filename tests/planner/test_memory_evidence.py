@@ -1,4 +1,4 @@
-"""Memory evidence cites what informs the goal, never nexusd's own log lines (issue 14, item 8)."""
+"""Memory evidence cites the user's notes that inform the goal, never nexusd's own daily lines."""
 
 from __future__ import annotations
 

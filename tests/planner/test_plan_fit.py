@@ -1,5 +1,5 @@
 """Whole answers as a newcomer gets them: the right previous cycle, a clean title, a bounded
-echo of the goal, and no stop-word evidence (issue 14, items 6, 8 and 26)."""
+echo of the goal, and no stop words or word fragments as evidence."""
 
 from __future__ import annotations
 

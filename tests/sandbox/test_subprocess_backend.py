@@ -28,7 +28,8 @@ def _private_tool(tmp_path: Path) -> Path:
 
 @needs_root
 def test_a_tool_under_a_private_home_runs(tmp_path: Path, make_spec, probe_tar) -> None:
-    # As `nobody` this was exit 126 "Permission denied" (issue 14, item 17).
+    # A tool inside a 0700 home must run as the caller: dropping to `nobody` cannot enter
+    # the home, and the check failed with exit 126 "Permission denied".
     tool = _private_tool(tmp_path)
     result = subprocess_backend.run(make_spec(str(tool)), probe_tar)
     assert result.status == "passed", result.stderr
