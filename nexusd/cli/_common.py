@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +114,25 @@ def _load_model(embedder: Any, *, quiet: bool) -> None:
             click.echo(f"\r  loading… {time.monotonic() - started:.0f}s", err=True, nl=False)
         click.echo("\r" + " " * 24 + "\r", err=True, nl=False)
     embedder.wait()
+
+
+class ProgressBar:
+    """A `(done, total)` progress callback drawing a bar on stderr once there is work to show."""
+
+    def __init__(self, label: str, *, shown: bool = True, min_total: int = 1) -> None:
+        self.label, self.shown, self.min_total = label, shown, min_total
+        self._bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        """Move the bar to `done` of `total` (it appears at the first call with enough work)."""
+        if self._bar is None and self.shown and total >= self.min_total:
+            self._bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+            self._bar.__enter__()
+        if self._bar is not None:
+            self._bar.update(done - self._bar.pos)
+
+    def close(self) -> None:
+        """End the bar's line, if one was drawn."""
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None

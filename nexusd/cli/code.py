@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.cli._common import ProgressBar, echo_json, open_repo, repo_option
 from nexusd.cli._group import group
 from nexusd.errors import ConfigError, IndexStoreError
 
@@ -78,23 +78,13 @@ def _ask(repo: Path | None, request: dict[str, Any], *, as_json: bool) -> dict[s
 
 def _update_here(index: Any, *, reset: bool, bar: bool) -> Any:
     """Update (or rebuild) the index in this process, with a progress bar on stderr."""
-    shown: Any = None
-
-    def progress(done: int, total: int) -> None:
-        nonlocal shown
-        if shown is None and bar and total:
-            shown = click.progressbar(length=total, label="parsing files", file=sys.stderr)
-            shown.__enter__()
-        if shown is not None:
-            shown.update(done - shown.pos)
-
+    progress = ProgressBar("parsing files", shown=bar)
     if reset:
         index.reset()
     try:
         report = index.update(progress)
     finally:
-        if shown is not None:
-            shown.__exit__(None, None, None)
+        progress.close()
     files = f"{report.parsed} file{'' if report.parsed == 1 else 's'}"
     click.echo(
         f"no daemon running: indexed in this process ({files} parsed in {report.seconds:.1f}s)",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
-from nexusd.cli._common import echo_json, local_memory_service, repo_option
+from nexusd.cli._common import ProgressBar, echo_json, local_memory_service, repo_option
 from nexusd.config import Config, load_config
 from nexusd.errors import NexusError, ProtocolError
 from nexusd.paths import RepoLayout, find_repo
@@ -112,11 +113,28 @@ def plan(
 
 
 def foreground_services(layout: RepoLayout, config: Config, memory: bool) -> Services:
-    """Memory for a foreground plan: the daemon's (through its socket) or one loaded here."""
-    if not memory or not config.get("memory.enabled"):
-        return Services()
+    """Memory and code for a foreground plan: the daemon's (through its socket) or made here."""
     if layout.socket_path.exists():
         return Services()  # the pipeline asks the running daemon
+    code = _code_index(layout, config)
+    if not memory or not config.get("memory.enabled"):
+        return Services(code=code)
     if not (layout.memory_file.exists() or any(layout.daily_dir.glob("*.md"))):
-        return Services()
-    return Services(memory=local_memory_service(layout, config))
+        return Services(code=code)
+    return Services(memory=local_memory_service(layout, config), code=code)
+
+
+def _code_index(layout: RepoLayout, config: Config) -> Any:
+    """The code index brought up to date here, a bar on stderr while a first build parses."""
+    if not config.get("code.enabled"):
+        return None
+    from nexusd.planner.code_context import local_index
+
+    # A first build (or a checkout) takes seconds; a few edited files are not worth a line.
+    progress = ProgressBar("no daemon running: indexing the code", min_total=50)
+    try:
+        return local_index(layout, config, progress)
+    except Exception:  # the plan's code phase tries again and says why in the response
+        return None
+    finally:
+        progress.close()

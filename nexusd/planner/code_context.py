@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,7 +58,9 @@ def query_text(request: PlanRequest) -> tuple[str, str]:
     return "\n".join(p for p in parts if p), title
 
 
-def local_index(layout: RepoLayout, config: Config) -> CodeIndex:
+def local_index(
+    layout: RepoLayout, config: Config, progress: Callable[[int, int], None] | None = None
+) -> CodeIndex:
     """This process's index of the repository, up to date with the working tree."""
     from nexusd.code.service import CodeIndex
 
@@ -67,7 +69,7 @@ def local_index(layout: RepoLayout, config: Config) -> CodeIndex:
         index = _local.get(key)
         if index is None:
             index = _local[key] = CodeIndex(layout, config)
-    index.update()
+    index.update(progress)
     return index
 
 

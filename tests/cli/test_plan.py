@@ -148,3 +148,22 @@ def test_plan_on_a_fifo_says_it_is_not_a_regular_file(repo: Path) -> None:
     result = CliRunner().invoke(cli, ["plan", str(fifo)])
     assert result.exit_code == 1
     assert "is not a regular file" in result.output
+
+
+def test_a_first_code_index_built_by_plan_shows_progress_once(repo: Path) -> None:
+    from tests.conftest import git
+
+    (repo / "pkg").mkdir()
+    for n in range(60):
+        (repo / "pkg" / f"mod{n}.py").write_text(f"def handler_{n}(event):\n    return event\n")
+    (repo / ".nexus").mkdir(exist_ok=True)
+    (repo / ".nexus" / "config.yaml").write_text("code:\n  workers: 1\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "sixty modules")
+    code, _, err = _plan(str(_request(repo, "# Fix handler_42\n\nhandler_42 drops the event\n")))
+    assert code == 0 and "no daemon running: indexing the code" in err
+    meta = read_response_meta((repo / ".scratchpad_logs" / RESPONSE).read_text(encoding="utf-8"))
+    assert meta is not None and meta["relevant_files"][0] == "pkg/mod42.py"  # type: ignore[index]
+    other = "2025-05-08T15_00_00_plan_request.md"
+    code, _, err = _plan(str(_request(repo, "# Fix handler_7\n\nhandler_7 too\n", other)))
+    assert code == 0 and "indexing the code" not in err  # up to date: nothing to show
