@@ -8,6 +8,13 @@ last byte is a newline. A line looks like:
 
     {"v":1,"hook":"post-commit","args":[],"head":"<sha>","worktree":"/path"}
 
+Every worktree of a repository shares the hooks and so this inbox, but each event
+belongs to the daemon of the worktree it came from (its `worktree` field; without
+one, the main checkout's). A daemon claims only files holding its own events and
+leaves the rest for their daemon, which handles them when it next drains, even one
+started later. Events of a worktree that no longer exists are dropped by the main
+checkout's daemon, so they do not pile up.
+
 Draining claims files by renaming them into `inbox/claimed/` (atomic), handles
 their events, then deletes them. A claimed file that is still there on the next
 drain (the process died in between) is processed again, so nothing is lost;
@@ -129,8 +136,8 @@ def _sort_key(path: Path) -> tuple[int, str]:
         return (0, path.name)
 
 
-def claim(layout: RepoLayout) -> list[Path]:
-    """Move complete inbox files into `claimed/`; return every claimed file, oldest first."""
+def claim(layout: RepoLayout, wanted: Callable[[Path], bool] | None = None) -> list[Path]:
+    """Claim complete files that are `wanted` (default: all); return all claimed, oldest first."""
     inbox = layout.inbox_dir
     claimed = _claimed_dir(layout)
     if not inbox.is_dir():
@@ -149,6 +156,8 @@ def claim(layout: RepoLayout) -> list[Path]:
                     if text:
                         _bury(layout, text, "incomplete line", path.name)
                     path.unlink()
+            continue
+        if wanted is not None and not wanted(path):
             continue
         target = claimed / path.name
         with contextlib.suppress(FileNotFoundError):
@@ -285,10 +294,74 @@ def _drain_lock(layout: RepoLayout) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
+class _Owner:
+    """Decides which daemon handles an event: the one serving the worktree it came from."""
+
+    def __init__(self, layout: RepoLayout) -> None:
+        self.layout = layout
+        self.root = layout.root.resolve()
+        self._gone: dict[str, bool] = {}
+
+    def owns(self, event: InboxEvent) -> bool:
+        """True when this daemon handles (or, for a removed worktree, drops) the event."""
+        if not event.worktree:
+            # Hooks older than per-worktree daemons wrote no worktree: the main checkout's.
+            return not self.layout.is_linked_worktree
+        if Path(event.worktree).resolve() == self.root:
+            return True
+        return not self.layout.is_linked_worktree and self.gone(event.worktree)
+
+    def gone(self, worktree: str) -> bool:
+        """True when `worktree` is no longer a working tree of this repository."""
+        if worktree not in self._gone:
+            from nexusd.paths import find_repo
+
+            try:
+                other = find_repo(Path(worktree))
+                alive = (
+                    other.root.resolve() == Path(worktree).resolve()
+                    and other.git_common_dir.resolve() == self.layout.git_common_dir.resolve()
+                )
+            except Exception:
+                alive = False
+            self._gone[worktree] = not alive
+        return self._gone[worktree]
+
+    def wants(self, path: Path) -> bool:
+        """Claim a file when any of its lines is this daemon's (or unreadable: buried)."""
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+        lines = [line for line in text.splitlines() if line.strip()]
+        for line in lines:
+            try:
+                if self.owns(parse_line(line)):
+                    return True
+            except ValueError:
+                return True
+        return not lines  # a blank file is nobody's event: claimed and deleted
+
+
 def drain_and_handle(layout: RepoLayout, config: Config) -> int:
-    """Drain the inbox and run each event's handler; return how many events were handled."""
+    """Drain this worktree's events and run each one's handler; return how many were handled."""
+    owner = _Owner(layout)
     with _drain_lock(layout):
-        files = [(path, read_events(path)) for path in claim(layout)]
+        files: list[tuple[Path, list[InboxEvent]]] = []
+        for path in claim(layout, owner.wants):
+            events = read_events(path)
+            mine = [e for e in events if owner.owns(e)]
+            others = [e for e in events if not owner.owns(e)]
+            if others:
+                # Back into the inbox for their own daemon; a crash before the claimed file
+                # is deleted at worst queues them twice (handling is at least once anyway).
+                target = layout.inbox_dir / f"requeue.{os.getpid()}.{time.time_ns()}.jsonl"
+                atomic_write_text(target, "".join(e.raw + "\n" for e in others))
+                # Its age, so the events keep their place among that worktree's later ones.
+                with contextlib.suppress(OSError):
+                    stat = path.stat()
+                    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+            files.append((path, mine))
         newest: dict[tuple[str, str | None], InboxEvent] = {}
         for _path, events in files:
             for event in events:
@@ -297,6 +370,13 @@ def drain_and_handle(layout: RepoLayout, config: Config) -> int:
         handled = 0
         for path, events in files:
             for event in events:
+                if event.worktree and Path(event.worktree).resolve() != owner.root:
+                    # Owned only because its worktree was removed: nothing left to handle.
+                    log.info(
+                        "inbox: %s event of removed worktree %s dropped", event.hook, event.worktree
+                    )
+                    handled += 1
+                    continue
                 handled += _handle(layout, config, event, newest)
             # Acknowledged file by file: a crash re-processes at most the file in hand.
             path.unlink(missing_ok=True)

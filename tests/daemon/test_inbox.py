@@ -181,7 +181,7 @@ def test_concurrent_hook_runs_never_mix_lines(repo: Path) -> None:
     assert list((layout.inbox_dir / "claimed").iterdir()) == []
 
 
-def test_linked_worktree_commit_checkpoints_that_worktree(repo: Path, tmp_path: Path) -> None:
+def test_linked_worktree_commit_waits_for_that_worktrees_drain(repo: Path, tmp_path: Path) -> None:
     layout = find_repo(repo)
     install(layout)
     wt = tmp_path / "wt"
@@ -190,11 +190,46 @@ def test_linked_worktree_commit_checkpoints_that_worktree(repo: Path, tmp_path: 
     git(wt, "add", "side.txt")
     git(wt, "commit", "-qm", "side")
     (wt / "dirty.txt").write_text("uncommitted\n")
-    inbox.drain_and_handle(layout, config_from_mapping({}))
+    # The main checkout's drain leaves the worktree's events (checkout, commit) in place.
+    assert inbox.drain_and_handle(layout, config_from_mapping({})) == 0
+    assert len(list(layout.inbox_dir.glob("post-commit.*.jsonl"))) == 1
+    assert inbox.drain_and_handle(find_repo(wt), config_from_mapping({})) == 2
     cps = [c for c in list_checkpoints(layout) if c.reason == "commit"]
     assert len(cps) == 1
     assert cps[0].branch == "side"
     assert "dirty.txt" in git(repo, "ls-tree", "-r", "--name-only", cps[0].commit)
+    assert list(layout.inbox_dir.glob("*.jsonl")) == []
+
+
+def test_events_go_to_their_worktree_whoever_claimed_them(
+    repo: Path, tmp_path: Path, recorded: list[inbox.InboxEvent]
+) -> None:
+    layout = find_repo(repo)
+    wt = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(wt))
+    wt_layout = find_repo(wt)
+    gone = tmp_path / "gone"
+    git(repo, "worktree", "add", "-q", "-b", "gone", str(gone))
+    git(repo, "worktree", "remove", str(gone))
+    legacy = inbox.InboxEvent(hook="post-merge", args=("legacy",))
+    side = inbox.InboxEvent(hook="post-merge", args=("side",), worktree=str(wt))
+    removed = inbox.InboxEvent(hook="post-merge", args=("removed",), worktree=str(gone))
+    # One file holding every kind, claimed by a drain that died before handling it.
+    layout.inbox_dir.mkdir(parents=True)
+    (layout.inbox_dir / "mixed.1.0.jsonl").write_text(
+        "".join(e.to_json() + "\n" for e in (legacy, side, removed))
+    )
+    inbox.claim(layout)
+    # A worktree takes only its own event; the rest waits for the main checkout.
+    assert inbox.drain_and_handle(wt_layout, config_from_mapping({})) == 1
+    assert [e.args for e in recorded] == [("side",)]
+    # The main checkout handles the event without a worktree, drops the removed one's.
+    assert inbox.drain_and_handle(layout, config_from_mapping({})) == 2
+    assert [e.args for e in recorded] == [("side",), ("legacy",)]
+    assert inbox.drain_and_handle(layout, config_from_mapping({})) == 0
+    assert inbox.drain_and_handle(wt_layout, config_from_mapping({})) == 0
+    assert list(layout.inbox_dir.glob("*.jsonl")) == []
+    assert list((layout.inbox_dir / "claimed").iterdir()) == []
 
 
 DRAINER = """
