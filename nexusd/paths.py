@@ -7,7 +7,8 @@ directory (`.git/worktrees/<name>/nexus/`); the main checkout's stays in
 lock and pid file, so `nexusd status` in the main checkout said "running" while
 nothing answered its requests. Only what git shares between worktrees is shared:
 checkpoint refs, and the hooks' inbox with its manifest (the hooks themselves are
-shared, and any daemon of the repository handles an event in its own worktree).
+shared; each daemon handles only the events of its own worktree and leaves the others
+in the inbox for that worktree's daemon).
 """
 
 from __future__ import annotations
