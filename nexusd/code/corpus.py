@@ -54,8 +54,8 @@ def unit_counts(unit: CodeUnit) -> Counter[str]:
 
 
 def _slim(u: CodeUnit) -> CodeUnit:
-    """`u` without its text and terms, its names interned (built directly: `replace` costs
-    several times more, and an index opens tens of thousands of units)."""
+    """`u` without its text, its names interned (built directly: `replace` costs several
+    times more, and an index adopts tens of thousands of units)."""
     intern = sys.intern
     return CodeUnit(
         u.path, u.kind, u.name, u.qualname, u.start, u.end, u.signature, u.doc,

@@ -175,8 +175,8 @@ class CodeStore:
             raise self._wrap("write", exc) from exc
 
     def iter_files(self) -> Iterator[tuple[ParsedFile, str, list[str]]]:
-        """Every stored file (units without their terms), its blob id and its units' packed
-        terms, in path order, one at a time.
+        """Every stored file (its units without text), its blob id and its units' packed
+        token counts, in path order, one at a time.
 
         Rows are converted batch by batch: a caller that keeps less than the rows (the index
         drops the units' text once tokenized) never holds every row as Python objects.
