@@ -25,8 +25,9 @@ def build(as_json: bool, quiet: bool, repo: Path | None) -> None:
     Put your dependencies in the image: e.g. `FROM nexusd-python:bookworm`,
     `COPY wheels/ /wheels/`, `RUN pip install --no-index --find-links /wheels -r
     /wheels/requirements.txt`. The build has no network and never pulls. The tag
-    is the hash of .nexus/: unchanged files are not rebuilt. Name the tag in
-    .nexus/config.yaml as `sandbox.image`.
+    is a hash of what is sent to the build (.nexus/ without config.yaml and what
+    .nexus/.dockerignore excludes): unchanged files are not rebuilt. Name the tag
+    in .nexus/config.yaml as `sandbox.image`; that does not change the tag.
     """
     from nexusd.paths import find_repo
     from nexusd.sandbox.build import build_image
