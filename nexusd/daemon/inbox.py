@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from nexusd.atomic import atomic_write_text
 from nexusd.config import Config
+from nexusd.daemon.event_owner import EventOwner
 from nexusd.paths import RepoLayout
 
 if TYPE_CHECKING:
@@ -294,64 +295,31 @@ def _drain_lock(layout: RepoLayout) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-class _Owner:
-    """Decides which daemon handles an event: the one serving the worktree it came from."""
-
-    def __init__(self, layout: RepoLayout) -> None:
-        self.layout = layout
-        self.root = layout.root.resolve()
-        self._gone: dict[str, bool] = {}
-
-    def owns(self, event: InboxEvent) -> bool:
-        """True when this daemon handles (or, for a removed worktree, drops) the event."""
-        if not event.worktree:
-            # Hooks older than per-worktree daemons wrote no worktree: the main checkout's.
-            return not self.layout.is_linked_worktree
-        if Path(event.worktree).resolve() == self.root:
-            return True
-        return not self.layout.is_linked_worktree and self.gone(event.worktree)
-
-    def gone(self, worktree: str) -> bool:
-        """True when `worktree` is no longer a working tree of this repository."""
-        if worktree not in self._gone:
-            from nexusd.paths import find_repo
-
-            try:
-                other = find_repo(Path(worktree))
-                alive = (
-                    other.root.resolve() == Path(worktree).resolve()
-                    and other.git_common_dir.resolve() == self.layout.git_common_dir.resolve()
-                )
-            except Exception:
-                alive = False
-            self._gone[worktree] = not alive
-        return self._gone[worktree]
-
-    def wants(self, path: Path) -> bool:
-        """Claim a file when any of its lines is this daemon's (or unreadable: buried)."""
+def _wants(owner: EventOwner, path: Path) -> bool:
+    """Claim a file when any of its lines is this daemon's (or unreadable: buried)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    lines = [line for line in text.splitlines() if line.strip()]
+    for line in lines:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return False
-        lines = [line for line in text.splitlines() if line.strip()]
-        for line in lines:
-            try:
-                if self.owns(parse_line(line)):
-                    return True
-            except ValueError:
+            if owner.owns(parse_line(line).worktree):
                 return True
-        return not lines  # a blank file is nobody's event: claimed and deleted
+        except ValueError:
+            return True
+    return not lines  # a blank file is nobody's event: claimed and deleted
 
 
 def drain_and_handle(layout: RepoLayout, config: Config) -> int:
     """Drain this worktree's events and run each one's handler; return how many were handled."""
-    owner = _Owner(layout)
+    owner = EventOwner(layout)
     with _drain_lock(layout):
         files: list[tuple[Path, list[InboxEvent]]] = []
-        for path in claim(layout, owner.wants):
+        for path in claim(layout, lambda p: _wants(owner, p)):
             events = read_events(path)
-            mine = [e for e in events if owner.owns(e)]
-            others = [e for e in events if not owner.owns(e)]
+            mine = [e for e in events if owner.owns(e.worktree)]
+            others = [e for e in events if not owner.owns(e.worktree)]
             if others:
                 # Back into the inbox for their own daemon; a crash before the claimed file
                 # is deleted at worst queues them twice (handling is at least once anyway).
@@ -370,7 +338,7 @@ def drain_and_handle(layout: RepoLayout, config: Config) -> int:
         handled = 0
         for path, events in files:
             for event in events:
-                if event.worktree and Path(event.worktree).resolve() != owner.root:
+                if not owner.is_own(event.worktree):
                     # Owned only because its worktree was removed: nothing left to handle.
                     log.info(
                         "inbox: %s event of removed worktree %s dropped", event.hook, event.worktree
