@@ -44,7 +44,7 @@ def daemon_watches(layout: RepoLayout, config: Config, request: Path) -> bool:
 
 def _answered(request: Path, response: Path) -> str | None:
     """The response's status if it answers the request's current bytes, else None."""
-    from nexusd.daemon.answering import read_regular_file, response_meta
+    from nexusd.protocol.reading import read_regular_file, response_meta
 
     try:
         sha = hashlib.sha256(read_regular_file(request)).hexdigest()

@@ -151,7 +151,7 @@ def _show(
         data = {"request": str(request), "response": str(response)}
         echo_json(data if status is None else {**data, "status": status})
     elif text:
-        from nexusd.daemon.answering import read_regular_file
+        from nexusd.protocol.reading import read_regular_file
 
         try:
             body = read_regular_file(response)

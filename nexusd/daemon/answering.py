@@ -16,7 +16,6 @@ not ours (it may be another checkout's, whose daemon answers there).
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import hashlib
 import os
@@ -34,9 +33,8 @@ from nexusd.planner.pipeline import RESPONSE_MODE, Outcome, OutcomeStatus, answe
 from nexusd.planner.rejection import error_response
 from nexusd.protocol.models import PlanResponse
 from nexusd.protocol.naming import response_path_for
-from nexusd.protocol.render import read_response_meta, render_response
-
-_META_BYTES = 65_536
+from nexusd.protocol.reading import response_meta
+from nexusd.protocol.render import render_response
 
 
 def request_key(path: Path) -> Path:
@@ -136,32 +134,6 @@ def refused_response(path: Path, error: ProtocolError, revision: int = 1) -> Pla
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         timings={},
     )
-
-
-def read_regular_file(path: Path, limit: int = -1) -> bytes:
-    """The bytes of `path` (at most `limit`), never following a link nor blocking on a FIFO.
-
-    Raises FileNotFoundError when it is absent, and another OSError when it is a link,
-    a FIFO, a folder or a device, or cannot be read.
-    """
-    # Response names are predictable: a link or FIFO planted under one must neither be
-    # followed nor hang the reader.
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        return fh.read(limit)
-
-
-def response_meta(response: Path) -> tuple[bool, dict[str, object] | None]:
-    """(exists, nexusd's front matter) of a response, never following a link."""
-    try:
-        data = read_regular_file(response, _META_BYTES)
-    except FileNotFoundError:
-        return False, None
-    except OSError:
-        return os.path.lexists(response), None
-    return True, read_response_meta(data.decode("utf-8", "replace"))
 
 
 def _refuse(path: Path, error: ProtocolError, force: bool) -> Outcome:

@@ -15,7 +15,6 @@ import hashlib
 import json
 import logging
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +24,8 @@ from nexusd.daemon.logs import log_event
 from nexusd.daemon.worker import Answer, OutcomeLike
 from nexusd.paths import RepoLayout
 from nexusd.protocol.naming import response_path_for
+from nexusd.protocol.reading import META_BYTES, read_regular_file
 from nexusd.protocol.render import read_response_meta
-
-_HEAD_BYTES = 65_536
 
 
 @dataclass(frozen=True)
@@ -43,13 +41,9 @@ class RecoveredAnswer:
 def _read_head(path: Path) -> str | None:
     """The first bytes of a regular file, never through a link; None when there is none."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        return read_regular_file(path, META_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return None
-        return fh.read(_HEAD_BYTES).decode("utf-8", "replace")
 
 
 def _stamp(response: Path) -> dict[str, Any]:

@@ -9,10 +9,7 @@ so a request is answered exactly once, across crashes, and again only when edite
 from __future__ import annotations
 
 import dataclasses
-import errno
 import hashlib
-import os
-import stat
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -49,11 +46,11 @@ from nexusd.protocol.models import (
 )
 from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.parse import parse_request
-from nexusd.protocol.render import read_response_meta, render_response
+from nexusd.protocol.reading import open_regular, response_meta
+from nexusd.protocol.render import render_response
 
 OutcomeStatus = Literal["ok", "error", "skipped"]
 _CHUNK = 1 << 20
-_META_BYTES = 65_536
 # Responses are read by editors and agents: rw-r--r-- (mkstemp alone would give 0600).
 RESPONSE_MODE = 0o644
 
@@ -105,10 +102,7 @@ def read_request(path: Path, max_bytes: int) -> RawRequest:
     """Read at most `max_bytes + 1` bytes; the hash still covers the whole file (raises OSError)."""
     # Never through a link (its target may be outside the repository) and never a FIFO
     # (it would block): a file swapped after nexusd checked it is refused here.
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
+    with open_regular(path) as fh:
         data = fh.read(max_bytes + 1)
         digest = hashlib.sha256(data)
         size = len(data)
@@ -266,18 +260,6 @@ def build_response(
     )
 
 
-def _existing_meta(response_path: Path) -> tuple[bool, dict[str, object] | None]:
-    try:
-        with response_path.open("rb") as fh:
-            # The front matter is at the top; a huge foreign file is not read whole.
-            text = fh.read(_META_BYTES).decode("utf-8", "replace")
-    except FileNotFoundError:
-        return False, None
-    except OSError:
-        return True, None
-    return True, read_response_meta(text)
-
-
 def answer_request(
     request_path: Path,
     layout: RepoLayout,
@@ -305,7 +287,7 @@ def answer_request(
     except OSError as exc:
         return done("error", 0, "", f"cannot read {request_path}: {exc.strerror or exc}")
     clock.lap("read")
-    exists, old = _existing_meta(response_path)
+    exists, old = response_meta(response_path)
     old_revision = _int(old.get("revision")) if old else 0
     if exists and not force:
         if old is None:
