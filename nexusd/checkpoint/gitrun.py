@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from nexusd.errors import GitError
@@ -65,6 +65,11 @@ def try_git_text(cwd: Path, *args: str) -> str | None:
     if proc.returncode != 0:
         return None
     return proc.stdout.decode("utf-8", "surrogateescape").strip()
+
+
+def join_z(paths: Iterable[str]) -> bytes:
+    """Paths as NUL-terminated bytes for git's `-z`/`--pathspec-file-nul` input (split_z's twin)."""
+    return b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
 
 
 def split_z(data: bytes) -> list[str]:

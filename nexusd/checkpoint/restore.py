@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nexusd.checkpoint.gitrun import run_git, split_z
+from nexusd.checkpoint.gitrun import join_z, run_git, split_z
 from nexusd.checkpoint.listing import drop, resolve
 from nexusd.checkpoint.model import Checkpoint
 from nexusd.checkpoint.snapshot import (
@@ -118,7 +118,7 @@ def _ignored_existing(layout: RepoLayout, paths: list[str]) -> set[str]:
         "check-ignore",
         "-z",
         "--stdin",
-        input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in existing),
+        input=join_z(existing),
         check=False,
     )
     return set(split_z(proc))
@@ -217,7 +217,7 @@ def restore_checkpoint(
                 "-z",
                 "--stdin",
                 env=env,
-                input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in to_write),
+                input=join_z(to_write),
             )
     written = set(to_write)
     done = tuple(c for c in changes if c.action == "delete" or c.path in written)

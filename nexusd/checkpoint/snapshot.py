@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from nexusd.checkpoint.gitrun import IDENTITY, git_text, run_git, split_z, try_git_text
+from nexusd.checkpoint.gitrun import IDENTITY, git_text, join_z, run_git, split_z, try_git_text
 from nexusd.checkpoint.model import (
     REASONS,
     REF_PREFIX,
@@ -160,7 +160,7 @@ def _add_all(layout: RepoLayout, env: dict[str, str], excluded: list[str]) -> No
         "--pathspec-from-file=-",
         "--pathspec-file-nul",
         env=env,
-        input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in specs),
+        input=join_z(specs),
     )
 
 
