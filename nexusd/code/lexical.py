@@ -63,9 +63,16 @@ class Bm25:
         self.indptr = np.zeros(len(self.vocab) + 1, dtype=np.int64)
         np.cumsum(np.bincount(term_ids, minlength=len(self.vocab)), out=self.indptr[1:])
 
+    def _tid(self, term: str) -> int | None:
+        """`term`'s id in this index; None for terms it has never seen. The vocabulary is
+        shared with later builds and grows under a search: ids beyond this index's own
+        were added after it was built (the daemon searched while it re-indexed)."""
+        tid = self.vocab.get(term)
+        return tid if tid is not None and tid < len(self.indptr) - 1 else None
+
     def posting(self, term: str) -> Posting | None:
         """Where `term` occurs, or None."""
-        tid = self.vocab.get(term)
+        tid = self._tid(term)
         if tid is None:
             return None
         lo, hi = self.indptr[tid], self.indptr[tid + 1]
@@ -73,7 +80,7 @@ class Bm25:
 
     def df(self, term: str) -> int:
         """How many documents contain `term`."""
-        tid = self.vocab.get(term)
+        tid = self._tid(term)
         return 0 if tid is None else int(self.indptr[tid + 1] - self.indptr[tid])
 
     def idf(self, term: str) -> float:
@@ -96,7 +103,8 @@ class Bm25:
     def telling(self, terms: Mapping[str, float], limit: int = 48) -> list[str]:
         """The query's terms that say most (rarest, weighted), best first: what reasons name."""
         ranked = sorted(
-            ((self.idf(t) * w, t) for t, w in terms.items() if t in self.vocab), reverse=True
+            ((self.idf(t) * w, t) for t, w in terms.items() if self._tid(t) is not None),
+            reverse=True,
         )
         return [t for _, t in ranked[:limit]]
 
