@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from nexusd.config_access import check_access, validate_roles, validate_table
 from nexusd.config_entries import type_error, validate_checks, validate_providers
 from nexusd.errors import ConfigError
 
@@ -124,6 +125,45 @@ DEFAULTS: dict[str, Any] = {
     "daemon": {
         "log_level": "info",
     },
+    # The context API and MCP over HTTP, served by the daemon on loopback (see nexusd/api/).
+    "api": {
+        "enabled": False,
+        "host": "127.0.0.1",
+        "port": 7319,
+        "max_body_bytes": 65_536,
+        # Role of `nexusd mcp` over stdio; null: the least role that may save lessons.
+        "mcp_role": None,
+        # Each role and the roles it includes.
+        "roles": {
+            "user": [],
+            "developer": ["user"],
+            "analyst": ["user"],
+            "admin": ["developer", "analyst"],
+        },
+        # The role each memory category requires (seed 000's table, plus MEMORY.md's).
+        "categories": {
+            "conversation": "user",
+            "daily": "user",
+            "lessons": "user",
+            "notes": "user",
+            "decisions": "developer",
+            "preferences": "developer",
+            "project": "developer",
+            "finance": "analyst",
+            "security": "admin",
+            "system": "admin",
+        },
+        # Indexed chunks in a category not listed above (a custom `## Heading`).
+        "other_categories": "developer",
+        # The role each operation besides memory requires.
+        "actions": {
+            "read": "user",
+            "plan": "developer",
+            "checks": "developer",
+            "checkpoint": "developer",
+            "restore": "admin",
+        },
+    },
 }
 
 # Keys whose default is None: the type a set value must have.
@@ -131,6 +171,7 @@ NULLABLE: dict[str, type] = {
     "planner.catalog": str,
     "memory.index_uri": str,
     "memory.search.recency_half_life_days": float,
+    "api.mcp_role": str,
     **{
         f"routing.{role}.{key}": str
         for role in ("librarian", "architect", "builder", "critic")
@@ -196,6 +237,7 @@ def load_config(root: Path | None = None, *, user_file: Path | None = None) -> C
             continue
         if layer is not None:
             _merge(data, layer, "", str(path), sources, problems=problems)
+    check_access(data["api"], problems)
     _raise_problems(problems)
     return Config(data=data, sources=sources)
 
@@ -206,6 +248,7 @@ def config_from_mapping(layer: Mapping[str, Any], origin: str = "<mapping>") -> 
     sources: dict[str, str] = {}
     problems: list[ConfigError] = []
     _merge(data, dict(layer), "", origin, sources, problems=problems)
+    check_access(data["api"], problems)
     _raise_problems(problems)
     return Config(data=data, sources=sources)
 
@@ -280,6 +323,14 @@ def _merge(
             continue
         if dotted == "checks":
             base[key] = validate_checks(value, origin, problems)
+            sources[dotted] = origin
+            continue
+        if dotted == "api.roles":
+            base[key] = validate_roles(value, origin, default, problems)
+            sources[dotted] = origin
+            continue
+        if dotted in ("api.categories", "api.actions"):
+            base[key] = validate_table(value, origin, dotted, default, problems)
             sources[dotted] = origin
             continue
         if isinstance(default, dict):
