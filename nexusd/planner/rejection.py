@@ -1,12 +1,13 @@
-"""Error responses: what is wrong with a request, where, how to fix it, and a valid example."""
+"""Error responses: what is wrong with a request, where, how to fix it, and a valid example;
+and the error responses for requests nexusd could not answer through no fault of theirs."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from nexusd.errors import ProtocolError
+from nexusd.errors import NexusError, ProtocolError
 from nexusd.planner.architect import PLANNER_NAME
-from nexusd.protocol.models import PlanResponse, ResponseMeta, Section
+from nexusd.protocol.models import ErrorInfo, PlanResponse, ResponseMeta, Section
 from nexusd.protocol.render import error_info, error_sections
 from nexusd.protocol.request_form import render_request
 
@@ -54,4 +55,38 @@ def error_response(
         meta=meta,
         title=f"Cannot answer {request_name}",
         sections=(*error_sections(info), example),
+    )
+
+
+def setup_error_response(
+    exc: NexusError,
+    *,
+    request_name: str,
+    sha256: str,
+    revision: int,
+    created_at: str,
+    timings: Mapping[str, float],
+) -> PlanResponse:
+    """An error response (`error.kind: setup`) for a request that nexusd's side stopped.
+
+    Written so that a client waiting for the response gets one; nexusd answers the
+    request again on its next pass once the problem (usually the configuration) is fixed.
+    """
+    info = ErrorInfo(
+        message=exc.message,
+        fix=exc.hint or "fix nexusd's configuration (`nexusd config show` shows it)",
+        kind="setup",
+    )
+    meta = ResponseMeta(
+        request_file=request_name,
+        request_sha256=sha256,
+        revision=revision,
+        status="error",
+        planner=PLANNER_NAME,
+        created_at=created_at,
+        timings_ms=tuple(timings.items()),
+        error=info,
+    )
+    return PlanResponse(
+        meta=meta, title=f"Cannot answer {request_name} yet", sections=error_sections(info)
     )

@@ -7,6 +7,7 @@ from typing import Literal
 
 RequestForm = Literal["frontmatter", "template_a", "freeform"]
 Status = Literal["ok", "error"]
+ErrorKind = Literal["request", "setup"]
 
 # The six Template A response sections, in order (seed 001, section 2.1).
 STANDARD_SECTIONS: tuple[str, ...] = (
@@ -74,6 +75,9 @@ class ErrorInfo:
     fix: str
     line: int | None = None
     field: str | None = None
+    # "request": fix the request and save it again; "setup": nexusd's configuration (or
+    # another problem on nexusd's side) stopped it, and it answers again once that is fixed.
+    kind: ErrorKind = "request"
 
 
 @dataclass(frozen=True)

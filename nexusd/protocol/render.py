@@ -46,6 +46,8 @@ def response_front_matter(meta: ResponseMeta) -> dict[str, Any]:
             "line": meta.error.line,
             "field": meta.error.field,
         }
+        if meta.error.kind != "request":
+            data["error"]["kind"] = meta.error.kind
     return data
 
 
@@ -105,6 +107,7 @@ def meta_from_mapping(data: dict[str, Any]) -> ResponseMeta:
                 fix=str(error.get("fix", "")),
                 line=None if error.get("line") is None else int(error["line"]),
                 field=None if error.get("field") is None else str(error["field"]),
+                kind="setup" if error.get("kind") == "setup" else "request",
             ),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -175,8 +178,16 @@ def error_sections(error: ErrorInfo) -> tuple[Section, ...]:
     wrong = error.message + (f" ({', '.join(where)})" if where else "")
     return (
         Section("What Is Wrong", wrong),
-        Section("How to Fix It", error.fix + "\n\nSave the request again: nexusd answers it anew."),
+        Section("How to Fix It", error.fix + "\n\n" + _AGAIN[error.kind]),
     )
+
+
+_AGAIN = {
+    "request": "Save the request again: nexusd answers it anew.",
+    "setup": "The request itself is fine: once this is fixed, nexusd answers it again on"
+    " its next start or configuration reload, or when the request is saved again"
+    " (`nexusd plan --force FILE` answers it now).",
+}
 
 
 def _one_line(text: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from nexusd.config import config_from_mapping
+from nexusd.config import Config, config_from_mapping
 from nexusd.paths import RepoLayout, find_repo
 from nexusd.planner.llm_architect import LlmPlan, plan_with_llm, time_box_seconds
 from nexusd.planner.prompting import ContextItem, prompts_dir
@@ -246,7 +246,10 @@ def test_context_is_cut_to_the_budget_lowest_rank_first(layout: RepoLayout) -> N
 
 
 def test_misconfigured_provider_falls_back_with_the_reason(layout: RepoLayout) -> None:
-    config = config_from_mapping({"routing": {"architect": {"provider": "nowhere"}}})
+    # Loading refuses such a configuration; one built in code still falls back, saying why.
+    data = copy.deepcopy(dict(config_from_mapping({}).data))
+    data["routing"]["architect"]["provider"] = "nowhere"
+    config = Config(data=data)
     result = plan(layout, config)
     assert result.fallback and "provider `nowhere` is not defined" in result.notes[0]
 

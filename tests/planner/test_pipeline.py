@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from nexusd.config import Config, config_from_mapping, load_config
 from nexusd.errors import ConfigError
@@ -248,21 +249,31 @@ def test_unwritable_response_is_reported_not_raised(repo: Path) -> None:
     assert [p.name for p in request.parent.iterdir()] == [NAME]  # no temp file left behind
 
 
-def test_configuration_errors_write_nothing_and_retry_later(repo: Path) -> None:
+def test_configuration_errors_write_an_error_response_and_retry_later(repo: Path) -> None:
+    # A client waiting for the response gets one; it is answered anew once the config works.
     request = _write(repo, CANONICAL)
     cfg = _cfg(planner={"catalog": "practices.yaml"})
     with pytest.raises(ConfigError):
         warm_up(repo, cfg)  # the daemon can report it at start-up
     outcome = answer_request(request, find_repo(repo), cfg)
     assert outcome.status == "error"
-    assert "planner.catalog" in outcome.message and "fix:" in outcome.message
-    assert not outcome.response_path.exists()
+    assert "planner.catalog" in outcome.message
+    meta = yaml.safe_load(outcome.response_path.read_text().split("---\n")[1])
+    assert meta["status"] == "error" and meta["error"]["kind"] == "setup"
+    assert meta["request_sha256"] == outcome.sha256 and meta["revision"] == 1
+    assert "answers it again" in outcome.response_path.read_text()
+    # The same failure again: reported, the file is left as it is (no revision churn).
+    before = outcome.response_path.read_bytes()
+    again = answer_request(request, find_repo(repo), cfg)
+    assert again.status == "error" and outcome.response_path.read_bytes() == before
     (repo / "practices.yaml").write_text(
         "entries:\n  - id: a\n    title: A\n    keywords: [race]\n    practice: Do A.\n"
     )
     warm_up(repo, cfg)
-    assert answer_request(request, find_repo(repo), cfg).status == "ok"
+    fixed = answer_request(request, find_repo(repo), cfg)
+    assert (fixed.status, fixed.revision) == ("ok", 2)
     assert "**A.** Do A." in outcome.response_path.read_text()
+    assert answer_request(request, find_repo(repo), cfg).status == "skipped"
 
 
 def test_build_response_writes_nothing(repo: Path) -> None:

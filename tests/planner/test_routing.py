@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
-from nexusd.config import config_from_mapping
+from nexusd.config import Config, config_from_mapping
 from nexusd.errors import ConfigError
 from nexusd.planner.routing import ROLES, limits, resolve_route, resolve_routes
 
@@ -45,7 +47,12 @@ def test_a_bare_type_name_needs_no_providers_entry() -> None:
 
 
 def test_undefined_provider_names_the_key() -> None:
-    config = config_from_mapping({"routing": {"critic": {"provider": "nowhere"}}})
+    # Loading refuses such a configuration; one built in code is refused when routed.
+    with pytest.raises(ConfigError, match=r"`routing.critic.provider` names provider `nowhere`"):
+        config_from_mapping({"routing": {"critic": {"provider": "nowhere"}}})
+    data = copy.deepcopy(dict(config_from_mapping({}).data))
+    data["routing"]["critic"]["provider"] = "nowhere"
+    config = Config(data=data)
     with pytest.raises(ConfigError, match=r"routing.critic.provider: provider `nowhere`"):
         resolve_route(config, "critic")
 
