@@ -76,3 +76,14 @@ class IndexStoreError(NexusError):
     """The memory index cannot be opened, read or written."""
 
     exit_code = 8
+
+
+class AccessError(NexusError):
+    """A caller the context API or the MCP server refuses: `status` is the HTTP answer
+    (401 no or bad token, 403 a role that may not, 400 an unknown category)."""
+
+    exit_code = 9
+
+    def __init__(self, message: str, *, hint: str | None = None, status: int = 403) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status

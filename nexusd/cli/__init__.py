@@ -35,6 +35,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "code": ("nexusd.cli.code", "code", "Search and inspect the code index."),
     "solve": ("nexusd.cli.solve", "solve", "Let the model write code until the sandbox passes it."),
     "stats": ("nexusd.cli.stats", "stats", "Summarize model usage and phase timings."),
+    "mcp": ("nexusd.cli.mcp", "mcp", "Serve this repository to MCP clients over stdio."),
+    "token": ("nexusd.cli.token", "token", "Create and revoke the context API's tokens."),
 }
 
 EXIT_CODES_HELP = """\b
@@ -48,6 +50,7 @@ Exit codes:
   6  sandbox error
   7  daemon error (not running, already running, not ready)
   8  memory index error
+  9  access refused (no or bad token, a role that may not)
 """
 
 

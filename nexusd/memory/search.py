@@ -63,12 +63,21 @@ class Filters:
     path_glob: str | None = None
     since: str | None = None
     until: str | None = None
+    # A caller's role: only these categories (None: any), never those hidden.
+    categories: tuple[str, ...] | None = None
+    hidden_categories: tuple[str, ...] = ()
 
     def where(self) -> str | None:
         """A LanceDB prefilter for these filters (path globs are rechecked exactly later)."""
         parts: list[str] = []
         if self.category:
             parts.append(f"category = {sql_str(self.category.strip().lower())}")
+        if self.categories is not None:
+            allowed = sorted({c.strip().lower() for c in self.categories}) or [""]
+            parts.append(f"category IN ({', '.join(sql_str(c) for c in allowed)})")
+        if self.hidden_categories:
+            hidden = sorted({c.strip().lower() for c in self.hidden_categories})
+            parts.append(f"category NOT IN ({', '.join(sql_str(c) for c in hidden)})")
         if self.since:
             parts.append(f"date >= {sql_str(_day(self.since))}")
         if self.until:
@@ -104,6 +113,7 @@ class SearchHit:
     category: str = ""
     date: str = ""
     tags: tuple[str, ...] = ()
+    id: str = ""  # the chunk's id in the index (`path#heading path#ordinal`)
 
     @property
     def citation(self) -> str:
@@ -314,6 +324,7 @@ def rank(
             category=rows[i]["category"],
             date=rows[i]["date"],
             tags=tuple(rows[i]["tags"] or ()),
+            id=str(rows[i]["id"]),
         )
         for i, score in scored[:k]
     )

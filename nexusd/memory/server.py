@@ -8,6 +8,7 @@ Each request is one JSON object on one line; each answer is one line:
   `{"ok": true, "results": [SearchResults.to_dict(), …]}` (one embedding batch)
 - `{"op": "sync", "paths": [...]}` → `{"ok": true, "report": {...}}`
 - `{"op": "stats"}` → `{"ok": true, "stats": MemoryStats.to_dict()}`
+- `{"op": "get", "id": …}` → `{"ok": true, "chunk": {…} | null}`
 Errors answer `{"ok": false, "error": "…"}`. The socket is only reachable by
 the user (mode 0600). Other parts of the daemon answer their own ops on the same socket
 through `extra` (the code index's `code_*` ops): memory does not import them.
@@ -34,7 +35,16 @@ from nexusd.paths import RepoLayout
 log = logging.getLogger("nexusd.memory")
 SERVER_THREAD = "nexusd-memory-server"
 MAX_LINE = 1_048_576
-SEARCH_KEYS = ("k", "mode", "category", "path_glob", "since", "until")
+SEARCH_KEYS = (
+    "k",
+    "mode",
+    "category",
+    "path_glob",
+    "since",
+    "until",
+    "categories",
+    "hidden_categories",
+)
 # Answers the ops it knows, None for the rest (which the memory service answers).
 ExtraOps = Callable[[dict[str, Any]], dict[str, Any] | None]
 
@@ -57,6 +67,11 @@ def handle_request(service: MemoryService, request: Any) -> dict[str, Any]:
             return _search_many(service, request)
         if op == "stats":
             return {"ok": True, "stats": service.stats().to_dict()}
+        if op == "get":
+            chunk_id = request.get("id")
+            if not isinstance(chunk_id, str) or not chunk_id:
+                return {"ok": False, "error": "get needs a string `id`"}
+            return {"ok": True, "chunk": service.get(chunk_id)}
         if op == "sync":
             paths = request.get("paths")
             if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
@@ -70,7 +85,7 @@ def handle_request(service: MemoryService, request: Any) -> dict[str, Any]:
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
     return {
         "ok": False,
-        "error": f"unknown op {op!r}; use ping, search, search_many, stats or sync",
+        "error": f"unknown op {op!r}; use ping, search, search_many, stats, sync or get",
     }
 
 

@@ -241,9 +241,21 @@ class MemoryService:
         path_glob: str | None = None,
         since: str | None = None,
         until: str | None = None,
+        categories: Sequence[str] | None = None,
+        hidden_categories: Sequence[str] = (),
     ) -> SearchResults:
-        """Search memory; keyword-only (and saying so) while the model is unavailable."""
-        filters = Filters(category=category, path_glob=path_glob, since=since, until=until)
+        """Search memory; keyword-only (and saying so) while the model is unavailable.
+
+        `categories`: only chunks of these categories (None: any); `hidden_categories`:
+        never chunks of these (together, what a caller's role may read)."""
+        filters = Filters(
+            category=category,
+            path_glob=path_glob,
+            since=since,
+            until=until,
+            categories=None if categories is None else tuple(categories),
+            hidden_categories=tuple(hidden_categories),
+        )
         return self._reader(
             lambda: run_search(
                 self.store,
@@ -271,6 +283,10 @@ class MemoryService:
                 settings=self.settings,
             )
         )
+
+    def get(self, chunk_id: str) -> dict[str, Any] | None:
+        """One chunk by its id (path, heading, body, lines, category, tags, date), or None."""
+        return self._reader(lambda: self.store.get(chunk_id))
 
     def optimize(self) -> dict[str, int]:
         """Compact fragments, update the indexes, drop old versions (the scheduled job)."""

@@ -251,6 +251,19 @@ class MemoryStore:
         except Exception as exc:
             raise self._wrap("delete", exc) from exc
 
+    def get(self, chunk_id: str) -> dict[str, Any] | None:
+        """The row of one chunk (its HIT_COLUMNS), or None when no chunk has this id."""
+        try:
+            rows = self.table.search().where(f"id = {sql_str(chunk_id)}").select(HIT_COLUMNS)
+            found = list(rows.limit(1).to_list())
+        except Exception as exc:
+            raise self._wrap("read", exc) from exc
+        if not found:
+            return None
+        row = dict(found[0])
+        row["tags"] = list(row.get("tags") or ())
+        return row
+
     def _has_pending(self) -> bool:
         """True when some rows wait for their vectors (counted once per table version)."""
         version = int(self.table.version)

@@ -1,0 +1,137 @@
+"""Where the API's memory and code answers come from: the running daemon, or this process.
+
+`nexusd mcp` asks the daemon over its unix socket when one runs (the model and the
+indexes stay loaded there), the way `nexusd memory search` and `nexusd code search`
+do; when none runs, or it dies mid-call, it opens the memory service and the code
+index here, once, and keeps them. Inside the daemon the HTTP server hands over the
+daemon's own memory service and code ops, and no socket is involved.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from nexusd.config import Config
+from nexusd.errors import ConfigError, IndexStoreError
+from nexusd.memory.client import ask
+from nexusd.memory.search import SearchResults
+from nexusd.paths import RepoLayout
+
+log = logging.getLogger("nexusd.api")
+CodeOps = Callable[[dict[str, Any]], dict[str, Any] | None]
+SOCKET_TIMEOUT = 60.0
+# Without a daemon, the code index is brought up to date at most this often.
+CODE_UPDATE_SECONDS = 2.0
+
+
+class Backend:
+    """Memory search/get/sync and the code ops, by the daemon or in this process."""
+
+    def __init__(
+        self,
+        layout: RepoLayout,
+        config: Config,
+        *,
+        memory: Any = None,
+        code_ops: CodeOps | None = None,
+        use_socket: bool = True,
+    ) -> None:
+        self.layout = layout
+        self.config = config
+        self.use_socket = use_socket
+        self._memory = memory
+        self._owns_memory = False
+        self._code_ops = code_ops
+        self._code_index: Any = None
+        self._code_updated = 0.0
+        self._lock = threading.Lock()
+
+    # -- memory ----------------------------------------------------------------------
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        if not self.use_socket:
+            return None
+        return ask(self.layout.socket_path, request, timeout=SOCKET_TIMEOUT)
+
+    def memory(self) -> Any:
+        """The memory service of this process (opened, synced and its model loaded once)."""
+        if not self.config.get("memory.enabled"):
+            raise ConfigError(
+                "memory is disabled (memory.enabled is false)",
+                hint=f"set `memory: {{enabled: true}}` in {self.layout.config_file}",
+            )
+        with self._lock:
+            if self._memory is None:
+                from nexusd.memory.service import MemoryService
+
+                log.info("no daemon answers: opening the memory index in this process")
+                service = MemoryService(self.layout, self.config)
+                service.embedder.load()
+                service.start(background=False)
+                self._memory, self._owns_memory = service, True
+            return self._memory
+
+    def search(self, query: str, **options: Any) -> SearchResults:
+        """Memory search (see MemoryService.search for the options)."""
+        opts = {k: v for k, v in options.items() if v is not None}
+        answer = self._ask({"op": "search", "query": query, **opts})
+        if answer is not None:
+            return SearchResults.from_dict(answer["results"])
+        result: SearchResults = self.memory().search(query, **opts)
+        return result
+
+    def get(self, chunk_id: str) -> dict[str, Any] | None:
+        """One chunk by id, or None."""
+        answer = self._ask({"op": "get", "id": chunk_id})
+        if answer is not None:
+            chunk: dict[str, Any] | None = answer["chunk"]
+            return chunk
+        found: dict[str, Any] | None = self.memory().get(chunk_id)
+        return found
+
+    def sync(self, paths: Sequence[Path]) -> None:
+        """Index the memory files just written."""
+        if self._ask({"op": "sync", "paths": [str(p) for p in paths]}) is None:
+            self.memory().sync_paths(paths)
+
+    # -- code ------------------------------------------------------------------------
+    def code(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The answer of one `code_*` op; IndexStoreError when it is refused."""
+        if not self.config.get("code.enabled"):
+            raise ConfigError(
+                "the code index is disabled (code.enabled is false)",
+                hint=f"set `code: {{enabled: true}}` in {self.layout.config_file}",
+            )
+        answer = self._code_ops(request) if self._code_ops is not None else self._ask(request)
+        if answer is None:
+            answer = self._code_here(request)
+        if answer is None or not answer.get("ok"):
+            raise IndexStoreError(str((answer or {}).get("error") or "no answer"))
+        return answer
+
+    def _code_here(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        from nexusd.code.ops import handle_code_op
+        from nexusd.code.service import CodeIndex
+        from nexusd.daemon.lock import running_pid
+
+        with self._lock:
+            if self._code_index is None:
+                self._code_index = CodeIndex(self.layout, self.config)
+                self._code_index.open()
+            index = self._code_index
+            # A daemon without a socket keeps the index: read it as stored, never write.
+            stale = time.monotonic() - self._code_updated > CODE_UPDATE_SECONDS
+            if stale and running_pid(self.layout) is None:
+                index.update()
+                self._code_updated = time.monotonic()
+            return handle_code_op(index, request, extra=lambda: {"daemon": False})
+
+    def close(self) -> None:
+        """Stop what this process opened."""
+        if self._owns_memory and self._memory is not None:
+            self._memory.stop()
+            self._memory = None

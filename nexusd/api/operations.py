@@ -1,0 +1,170 @@
+"""What an agent may do besides memory: read a file slice, ask for a plan, run the checks,
+make, list and restore checkpoints, and read the daemon's status.
+
+Each function takes the repository, the configuration and plain values and returns
+JSON-ready data; the MCP tools are thin adapters over them. Roles are checked by the
+caller (`Access.require_action`), not here.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from nexusd.config import Config
+from nexusd.errors import NexusError
+from nexusd.paths import RepoLayout
+
+MAX_SLICE_LINES = 400
+MAX_SLICE_BYTES = 64 * 1024
+MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_PLAN_SECONDS = 3600.0
+
+
+def open_slice(
+    layout: RepoLayout, path: str, start_line: int, end_line: int | None
+) -> dict[str, Any]:
+    """Lines `start_line..end_line` (1-based, inclusive) of a file inside the repository,
+    at most MAX_SLICE_LINES lines and MAX_SLICE_BYTES bytes; never outside it, never a link
+    out of it, never a FIFO or device."""
+    from nexusd.code.reader import read_inside
+
+    rel = Path(path)
+    if rel.is_absolute() or ".." in rel.parts or not path.strip():
+        raise NexusError(
+            f"refusing to open {path!r}: give a path relative to the repository, inside it",
+            hint="e.g. src/app/config.py (no leading /, no ..)",
+        )
+    data = read_inside(layout.root, rel, MAX_FILE_BYTES, setting="the open limit")
+    if isinstance(data, str):
+        raise NexusError(f"cannot open {path}: {data}", hint="list files with code_search")
+    lines = data.decode("utf-8", "replace").splitlines()
+    first = max(start_line, 1)
+    last = min(end_line or first + MAX_SLICE_LINES - 1, first + MAX_SLICE_LINES - 1, len(lines))
+    shown: list[str] = []
+    size = 0
+    for line in lines[first - 1 : last]:
+        size += len(line.encode("utf-8")) + 1
+        if size > MAX_SLICE_BYTES:
+            break
+        shown.append(line)
+    end = first + len(shown) - 1
+    return {
+        "path": rel.as_posix(),
+        "start_line": first,
+        "end_line": end,
+        "total_lines": len(lines),
+        "truncated": end < (end_line or len(lines)) and end < len(lines),
+        "text": "\n".join(shown),
+    }
+
+
+def request_plan(
+    layout: RepoLayout,
+    config: Config,
+    goal: str,
+    *,
+    cycle: int | None = None,
+    blockers: tuple[str, ...] = (),
+    artifacts: tuple[str, ...] = (),
+    time_box: str | None = None,
+    timeout_seconds: float = 300.0,
+) -> dict[str, Any]:
+    """Write a Template A request into the watched folder, wait for its response (the
+    daemon's, or answered in this process when no daemon runs) and return it."""
+    from nexusd.cli._answer import wait_for_answer
+    from nexusd.protocol.files import create_request_file
+    from nexusd.protocol.parse import parse_request
+    from nexusd.protocol.reading import read_regular_file
+    from nexusd.protocol.request_form import render_request
+
+    if not goal.strip():
+        raise NexusError("the goal is empty", hint="say what this cycle must achieve")
+    text = render_request(
+        goal=goal, cycle=cycle, blockers=blockers, artifacts=artifacts, time_box=time_box
+    )
+    parse_request(text, "<mcp request>", max_bytes=config.get("watch.max_request_bytes"))
+    folder = layout.root / config.get("watch.paths")[0]
+    request = create_request_file(folder, text, datetime.now(UTC)).resolve()
+    timeout = min(max(timeout_seconds, 1.0), MAX_PLAN_SECONDS)
+    answer = wait_for_answer(layout, config, request, timeout=timeout)
+    body = read_regular_file(answer.response).decode("utf-8", "replace")
+    return {
+        "request": request.relative_to(layout.root.resolve()).as_posix(),
+        "response": answer.response.relative_to(layout.root.resolve()).as_posix(),
+        "status": answer.status,
+        "answered_by": answer.by,
+        "text": body,
+    }
+
+
+def latest_response(layout: RepoLayout, config: Config) -> str:
+    """The newest `*_plan_response.md` in the watched folders (by name, then time)."""
+    found: list[Path] = []
+    for folder in config.get("watch.paths"):
+        base = layout.root / folder
+        if base.is_dir():
+            found.extend(p for p in base.glob("*_plan_response.md") if p.is_file())
+    if not found:
+        return "(no plan response yet: request one with the request_plan tool)"
+    newest = max(found, key=lambda p: (p.stat().st_mtime, p.name))
+    from nexusd.protocol.reading import read_regular_file
+
+    return read_regular_file(newest).decode("utf-8", "replace")
+
+
+def run_checks(layout: RepoLayout, config: Config, names: tuple[str, ...]) -> dict[str, Any]:
+    """Run the configured checks (or those named) in the sandbox on a snapshot."""
+    from nexusd.sandbox.runner import overall_status
+    from nexusd.sandbox.runner import run_checks as run
+
+    results = run(layout, config, names=names)
+    return {"status": overall_status(results), "results": [r.to_dict() for r in results]}
+
+
+def checkpoint_create(layout: RepoLayout, config: Config, message: str | None) -> dict[str, Any]:
+    """Snapshot the working tree (reason `manual`); HEAD, index and stash untouched."""
+    from nexusd.checkpoint.snapshot import create_checkpoint
+
+    limit = int(config.get("checkpoint.max_untracked_file_bytes"))
+    cp = create_checkpoint(layout, reason="manual", message=message, max_untracked_bytes=limit)
+    return {**cp.to_dict(), "restore_command": cp.restore_command}
+
+
+def checkpoint_list(layout: RepoLayout, limit: int) -> dict[str, Any]:
+    """The newest `limit` checkpoints, newest first."""
+    from nexusd.checkpoint.overview import overview
+
+    rows = overview(layout)
+    return {"total": len(rows), "checkpoints": list(reversed(rows))[: max(limit, 1)]}
+
+
+def checkpoint_restore(
+    layout: RepoLayout, config: Config, checkpoint_id: str, *, dry_run: bool
+) -> dict[str, Any]:
+    """Make the working tree match a checkpoint (a `pre-restore` checkpoint first)."""
+    from nexusd.checkpoint.restore import restore_checkpoint
+
+    own = [*config.get("watch.paths"), *config.get("memory.sources")]
+    result = restore_checkpoint(
+        layout,
+        checkpoint_id,
+        dry_run=dry_run,
+        max_untracked_bytes=int(config.get("checkpoint.max_untracked_file_bytes")),
+        nexus_files=[str(p) for p in own],
+    )
+    return {
+        "checkpoint": result.checkpoint.id,
+        "dry_run": dry_run,
+        "changes": [{"action": c.action, "path": c.path} for c in result.changes],
+        "skipped": [{"path": c.path, "why": c.why} for c in result.skipped],
+        "pre_restore": result.pre_restore.id if result.pre_restore else None,
+    }
+
+
+def status(layout: RepoLayout) -> dict[str, Any]:
+    """The daemon's last published status (running, pid, uptime, answered, errors…)."""
+    from nexusd.daemon.control import describe
+
+    return describe(layout)

@@ -1,0 +1,124 @@
+"""Who may do what: roles, the categories of memory each may touch, the operations each may run.
+
+Pure: an `Access` is built from the configuration's `api:` tables and answers questions;
+nothing here reads a file. A role includes the roles `api.roles` lists under it, and
+theirs (admin ⊇ developer ⊇ user by default). A memory category requires the role
+`api.categories` names (a chunk in a category not listed requires `api.other_categories`);
+an operation requires the role `api.actions` names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from nexusd.config import Config
+from nexusd.errors import AccessError
+
+# What `memory_save` kinds are filed under: MEMORY.md's `## Lessons` etc., or the daily note.
+KIND_CATEGORY = {
+    "lesson": "lessons",
+    "decision": "decisions",
+    "preference": "preferences",
+    "note": "notes",
+}
+
+
+def _closure(roles: Mapping[str, list[str]], role: str) -> frozenset[str]:
+    seen: set[str] = set()
+    todo = [role]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(roles.get(name, ()))
+    return frozenset(seen)
+
+
+@dataclass(frozen=True)
+class Access:
+    """The role tables of one configuration."""
+
+    roles: Mapping[str, frozenset[str]]  # role -> every role it includes (itself too)
+    categories: Mapping[str, str]  # category -> required role
+    other_categories: str
+    actions: Mapping[str, str]  # operation -> required role
+
+    @classmethod
+    def from_config(cls, config: Config) -> Access:
+        """Read `api.roles`, `api.categories`, `api.other_categories`, `api.actions`."""
+        table = {str(k): list(v) for k, v in config.get("api.roles").items()}
+        return cls(
+            roles={name: _closure(table, name) for name in table},
+            categories=dict(config.get("api.categories")),
+            other_categories=str(config.get("api.other_categories")),
+            actions=dict(config.get("api.actions")),
+        )
+
+    def check_role(self, role: str) -> str:
+        """`role` if it is configured, else AccessError naming the roles there are."""
+        if role not in self.roles:
+            raise AccessError(
+                f"unknown role {role!r}",
+                hint="use one of: " + ", ".join(sorted(self.roles)) + " (api.roles)",
+                status=400,
+            )
+        return role
+
+    def includes(self, role: str, required: str) -> bool:
+        """True when `role` is `required` or includes it."""
+        return required in self.roles.get(role, frozenset())
+
+    def required_for(self, category: str) -> str:
+        """The role a chunk of `category` requires (listed or not)."""
+        return self.categories.get(category.strip().lower(), self.other_categories)
+
+    def readable(self, role: str) -> tuple[str, ...]:
+        """The listed categories `role` may read and write."""
+        return tuple(sorted(c for c, need in self.categories.items() if self.includes(role, need)))
+
+    def sees_other_categories(self, role: str) -> bool:
+        """True when `role` may also read chunks of unlisted categories."""
+        return self.includes(role, self.other_categories)
+
+    def require_category(self, role: str, category: str) -> str:
+        """The category, normalized; 400 when it is unknown, 403 when `role` may not."""
+        name = category.strip().lower()
+        if name not in self.categories:
+            raise AccessError(
+                f"unknown category {category!r}",
+                hint="valid categories: " + ", ".join(sorted(self.categories)),
+                status=400,
+            )
+        need = self.categories[name]
+        if not self.includes(role, need):
+            raise AccessError(
+                f"role {role!r} may not touch category {name!r}: it requires role {need!r}",
+                hint=f"use a token of role {need!r} or above, or change api.categories.{name}",
+                status=403,
+            )
+        return name
+
+    def require_action(self, role: str, action: str) -> None:
+        """403 unless `role` may run `action` (plan, checks, checkpoint, restore, read)."""
+        need = self.actions.get(action, "admin")
+        if not self.includes(role, need):
+            raise AccessError(
+                f"role {role!r} may not {action.replace('_', ' ')}: it requires role {need!r}",
+                hint=f"use a token of role {need!r} or above, or change api.actions.{action}",
+                status=403,
+            )
+
+    def least_role_for(self, category: str) -> str:
+        """The role that may touch `category` and includes the fewest others (the default
+        role of `nexusd mcp`: the least that can search and save lessons)."""
+        need = self.required_for(category)
+        able = [r for r in self.roles if self.includes(r, need)]
+        return min(able, key=lambda r: (len(self.roles[r]), r))
+
+
+def stdio_role(config: Config, access: Access, given: str | None) -> str:
+    """The role of a stdio server: `--role`, else `api.mcp_role`, else the least for lessons."""
+    role = given or config.get("api.mcp_role") or access.least_role_for("lessons")
+    return access.check_role(str(role))

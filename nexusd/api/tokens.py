@@ -1,0 +1,126 @@
+"""Bearer tokens of the context API: created once, stored hashed, never in the working tree.
+
+A token reads `nxd_<repository tag>_<secret>`: the tag (8 hex digits of a hash of the
+working tree's git directory) lets a token for another repository be told apart from
+a wrong one. Only the sha256 of each token is kept, with its role, in
+`<git-dir>/nexus/tokens.json` (mode 0600): git never tracks anything under `.git`, so
+a token cannot be committed, and a leaked copy of the file grants nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from nexusd.atomic import atomic_write_text
+from nexusd.errors import AccessError, NexusError
+from nexusd.memory.safewrite import locked
+from nexusd.paths import RepoLayout
+
+PREFIX = "nxd"
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    """What is stored of one token: its hash, role, name and creation time."""
+
+    sha256: str
+    role: str
+    name: str
+    created_at: str
+
+
+def repository_tag(layout: RepoLayout) -> str:
+    """8 hex digits naming this working tree's git directory."""
+    return hashlib.sha256(str(layout.git_dir.resolve()).encode()).hexdigest()[:8]
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class TokenStore:
+    """The tokens of one working tree (`<git-dir>/nexus/tokens.json`)."""
+
+    def __init__(self, layout: RepoLayout) -> None:
+        self.layout = layout
+        self.path = layout.nexus_dir / "tokens.json"
+        self.tag = repository_tag(layout)
+        self._cache: tuple[float, dict[str, TokenRecord]] | None = None
+
+    def _read(self) -> dict[str, TokenRecord]:
+        try:
+            mtime = self.path.stat().st_mtime
+        except FileNotFoundError:
+            return {}
+        if self._cache is not None and self._cache[0] == mtime:
+            return self._cache[1]
+        try:
+            data: Any = json.loads(self.path.read_text(encoding="utf-8"))
+            records = {r["sha256"]: TokenRecord(**r) for r in data["tokens"]}
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise NexusError(
+                f"{self.path} is unreadable ({exc})",
+                hint=f"delete it and create the tokens again (`nexusd token create`): {self.path}",
+            ) from exc
+        self._cache = (mtime, records)
+        return records
+
+    def create(self, role: str, name: str = "") -> str:
+        """A new token of `role` (stored hashed); the only time the token itself is seen."""
+        token = f"{PREFIX}_{self.tag}_{secrets.token_urlsafe(32)}"
+        record = TokenRecord(_digest(token), role, name, datetime.now(UTC).isoformat())
+        with locked(self.layout.nexus_dir / "locks", self.path):
+            records = dict(self._read())
+            records[record.sha256] = record
+            self._write(records)
+        return token
+
+    def _write(self, records: dict[str, TokenRecord]) -> None:
+        data = {"tokens": [asdict(r) for r in records.values()]}
+        atomic_write_text(self.path, json.dumps(data, indent=2) + "\n", mode=0o600)
+        self._cache = None
+
+    def list(self) -> list[TokenRecord]:
+        """Every stored token (hashes, roles, names)."""
+        return sorted(self._read().values(), key=lambda r: r.created_at)
+
+    def revoke(self, prefix: str) -> int:
+        """Forget the tokens whose hash or name starts with / equals `prefix`; how many."""
+        with locked(self.layout.nexus_dir / "locks", self.path):
+            records = dict(self._read())
+            gone = [h for h, r in records.items() if h.startswith(prefix) or r.name == prefix]
+            for h in gone:
+                del records[h]
+            if gone:
+                self._write(records)
+        return len(gone)
+
+    def role_of(self, authorization: str | None) -> str:
+        """The role of the bearer token in an `Authorization` header; 401 otherwise."""
+        hint = "send `Authorization: Bearer <token>`; create one with `nexusd token create`"
+        if not authorization:
+            raise AccessError("no token: this API needs a bearer token", hint=hint, status=401)
+        scheme, _, token = authorization.strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise AccessError(
+                "the Authorization header is not `Bearer <token>`", hint=hint, status=401
+            )
+        parts = token.split("_", 2)
+        if len(parts) == 3 and parts[0] == PREFIX and parts[1] != self.tag:
+            raise AccessError(
+                "this token was created for another repository",
+                hint=f"create one in this repository ({self.layout.root}): nexusd token create",
+                status=401,
+            )
+        wanted = _digest(token)
+        for digest, record in self._read().items():
+            if hmac.compare_digest(digest, wanted):
+                return record.role
+        raise AccessError("unknown or revoked token", hint=hint, status=401)

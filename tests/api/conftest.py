@@ -1,0 +1,65 @@
+"""Fixtures of the API tests: `nexusd mcp` driven over stdio by the official SDK's client."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import pytest
+from daemon.helpers import nexusd_env, served, start_daemon
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+__all__ = ["served", "start_daemon"]
+T = TypeVar("T")
+Session = Callable[[ClientSession], Awaitable[T]]
+
+
+def run_mcp(repo: Path, body: Callable[[ClientSession], Awaitable[T]], *args: str) -> T:
+    """Start `nexusd mcp -C repo ARGS` as a real subprocess, run `body` with an initialized
+    SDK client session on it, and close it (the server process ends with the session)."""
+
+    async def main() -> T:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-P", "-m", "nexusd", "mcp", "-C", str(repo), *args],
+            env=nexusd_env(),
+            cwd=str(repo),
+        )
+        with (repo.parent / "mcp-stderr.log").open("a") as errlog:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                return await body(session)
+
+    return anyio.run(main)
+
+
+def result_json(result: Any) -> dict[str, Any]:
+    """The structured content of a successful tool call (fails the test on a tool error)."""
+    assert not result.is_error, result.content[0].text
+    data = result.structured_content
+    assert isinstance(data, dict)
+    return data
+
+
+def error_text(result: Any) -> str:
+    """The message of a tool call that must have failed as a tool error."""
+    assert result.is_error, f"expected a tool error, got {result.structured_content}"
+    return str(result.content[0].text)
+
+
+@pytest.fixture
+def memory_repo(served: Path) -> Path:
+    """A served repository with the memory index on (the daemon tests' user config turns
+    it off) and the subprocess sandbox."""
+    (served / ".nexus").mkdir(exist_ok=True)
+    (served / ".nexus" / "config.yaml").write_text(
+        "memory:\n  enabled: true\nsandbox:\n  backend: subprocess\n", encoding="utf-8"
+    )
+    return served
