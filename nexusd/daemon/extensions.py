@@ -120,6 +120,19 @@ class Extensions:
                 inbox.HANDLERS[hook] = self._resync
         daemon.add_job(Job("checkpoint-gc", DAY, self._gc))
         inbox.HANDLERS["post-commit"] = self._on_commit
+        if self.config.get("api.enabled"):
+            # The API adapts the daemon's services for HTTP clients (an upper layer, so
+            # imported here only when it is switched on).
+            from nexusd.api.loopback import LoopbackServer
+
+            daemon.add_service(
+                LoopbackServer(
+                    self.layout,
+                    self.config,
+                    memory=self.memory.service if self.memory else None,
+                    code_ops=self.code.handle if self.code else None,
+                )
+            )
 
     def _resync(self, layout: RepoLayout, config: Config, event: inbox.InboxEvent) -> None:
         """post-merge, post-checkout: update the code index, reconcile memory."""

@@ -1,0 +1,230 @@
+"""The context API over HTTP, and MCP's streamable-HTTP transport at `/mcp`, on loopback.
+
+Starlette routes (the ASGI stack the MCP SDK brings), one per seed route:
+
+- `GET /api/v1/context/search?q=&limit=&offset=&category=&recent_days=`
+- `POST /api/v1/context/ingest` with `{"content", "category", "source"?, "tags"?}`
+- `GET /api/v1/context/categories`
+- `GET /api/v1/context/{id}`
+- `/mcp`: the MCP server of the caller's role (stateless, JSON responses)
+
+Every request needs `Authorization: Bearer <token>` (401 otherwise); answers are JSON with
+`query_time_ms`; errors are `{"error", "fix", "status"}` (400 bad input or an unknown
+category, with the valid ones; 403 a role that may not; 404; 413 a body over
+`api.max_body_bytes`). Blocking library calls run in worker threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from nexusd.api.context import Context
+from nexusd.api.mcp_server import build_server
+from nexusd.api.tokens import TokenStore
+from nexusd.errors import AccessError, ConfigError, IndexStoreError, NexusError
+
+log = logging.getLogger("nexusd.api")
+SEARCH_PARAMS = frozenset({"q", "limit", "offset", "category", "recent_days", "since"})
+INGEST_FIELDS = frozenset({"content", "category", "source", "tags"})
+Handler = Callable[[Request, str], Awaitable[Any]]
+
+
+def error_response(exc: NexusError, started: float) -> JSONResponse:
+    """The JSON answer of a refused or failed request."""
+    if isinstance(exc, AccessError):
+        status = exc.status
+    elif isinstance(exc, ConfigError | IndexStoreError):
+        status = 503
+    else:
+        status = 400
+    body: dict[str, Any] = {"error": exc.message, "fix": exc.hint, "status": status}
+    body["query_time_ms"] = round((time.perf_counter() - started) * 1000, 3)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _bad(message: str, hint: str, status: int = 400) -> AccessError:
+    return AccessError(message, hint=hint, status=status)
+
+
+def _int(params: dict[str, str], name: str, default: int | None) -> int | None:
+    if name not in params:
+        return default
+    try:
+        return int(params[name])
+    except ValueError:
+        raise _bad(f"`{name}` must be a whole number, got {params[name]!r}", "e.g. 10") from None
+
+
+class Api:
+    """The routes of one repository's API over a `Context` and its tokens."""
+
+    def __init__(self, context: Context, tokens: TokenStore, max_body_bytes: int) -> None:
+        self.context = context
+        self.tokens = tokens
+        self.max_body = max_body_bytes
+
+    def _role(self, authorization: str | None) -> str:
+        role = self.tokens.role_of(authorization)
+        if role not in self.context.access.roles:
+            raise AccessError(
+                f"this token's role {role!r} is no longer configured",
+                hint="create a new token with a role from api.roles",
+                status=403,
+            )
+        return role
+
+    def route(self, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        """An endpoint: authenticate, run `handler`, answer JSON (errors included)."""
+
+        async def endpoint(request: Request) -> Response:
+            started = time.perf_counter()
+            try:
+                role = self._role(request.headers.get("authorization"))
+                return JSONResponse(await handler(request, role))
+            except NexusError as exc:
+                return error_response(exc, started)
+
+        return endpoint
+
+    async def search(self, request: Request, role: str) -> Any:
+        """GET /api/v1/context/search."""
+        params = dict(request.query_params)
+        unknown = sorted(set(params) - SEARCH_PARAMS)
+        if unknown:
+            raise _bad(
+                f"unknown parameter(s): {', '.join(unknown)}",
+                "use: q, limit, offset, category, recent_days, since",
+            )
+        query = params.get("q", "")
+        limit, offset = _int(params, "limit", 10), _int(params, "offset", 0)
+        recent = _int(params, "recent_days", None)
+        return await anyio.to_thread.run_sync(
+            lambda: self.context.search(
+                role,
+                query,
+                limit=limit or 0,
+                offset=offset or 0,
+                category=params.get("category"),
+                recent_days=recent,
+                since=params.get("since"),
+            )
+        )
+
+    async def _json_body(self, request: Request) -> dict[str, Any]:
+        declared = request.headers.get("content-length")
+        too_big = _bad(
+            f"the body is larger than {self.max_body} bytes",
+            "send a shorter entry, or raise api.max_body_bytes",
+            413,
+        )
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body:
+            raise too_big
+        raw = b""
+        async for part in request.stream():
+            raw += part
+            if len(raw) > self.max_body:
+                raise too_big
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise _bad(
+                f"the body is not JSON: {exc}", 'send {"content": …, "category": …}'
+            ) from exc
+        if not isinstance(data, dict):
+            raise _bad("the body must be a JSON object", 'send {"content": …, "category": …}')
+        return data
+
+    async def ingest(self, request: Request, role: str) -> Any:
+        """POST /api/v1/context/ingest."""
+        data = await self._json_body(request)
+        unknown = sorted(set(data) - INGEST_FIELDS)
+        if unknown:
+            raise _bad(
+                f"unknown field(s): {', '.join(unknown)}", "fields: content, category, source, tags"
+            )
+        content, category = data.get("content"), data.get("category")
+        source, tags = data.get("source"), data.get("tags") or []
+        if not isinstance(content, str) or not isinstance(category, str):
+            raise _bad("`content` and `category` are required strings", "send both")
+        if source is not None and not isinstance(source, str):
+            raise _bad("`source` must be a string", 'e.g. "cursor"')
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise _bad("`tags` must be a list of strings", 'e.g. ["ci", "flaky"]')
+        return await anyio.to_thread.run_sync(
+            lambda: self.context.ingest(role, content, category, source=source, tags=tags)
+        )
+
+    async def categories(self, request: Request, role: str) -> Any:
+        """GET /api/v1/context/categories."""
+        started = time.perf_counter()
+        out = self.context.categories(role)
+        return {**out, "query_time_ms": round((time.perf_counter() - started) * 1000, 3)}
+
+    async def get(self, request: Request, role: str) -> Any:
+        """GET /api/v1/context/{id}."""
+        chunk_id = str(request.path_params["chunk_id"])
+        return await anyio.to_thread.run_sync(lambda: self.context.get(role, chunk_id))
+
+
+class McpByRole:
+    """`/mcp`: authenticate the bearer token, then hand the request to its role's server."""
+
+    def __init__(self, api: Api, apps: dict[str, ASGIApp]) -> None:
+        self.api = api
+        self.apps = apps
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = time.perf_counter()
+        try:
+            role = self.api._role(Headers(scope=scope).get("authorization"))
+        except NexusError as exc:
+            await error_response(exc, started)(scope, receive, send)
+            return
+        await self.apps[role](scope, receive, send)
+
+
+def build_app(context: Context, tokens: TokenStore, *, host: str, max_body_bytes: int) -> Starlette:
+    """The whole ASGI application: context routes and `/mcp`, one MCP server per role."""
+    api = Api(context, tokens, max_body_bytes)
+    servers = {role: build_server(context, role) for role in context.access.roles}
+    apps: dict[str, ASGIApp] = {
+        role: server.streamable_http_app(
+            streamable_http_path="/mcp",
+            json_response=True,
+            stateless_http=True,
+            host=host,
+            max_request_body_size=max_body_bytes,
+        )
+        for role, server in servers.items()
+    }
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            for server in servers.values():
+                await stack.enter_async_context(server.session_manager.run())
+            yield
+
+    prefix = "/api/v1/context"
+    routes = [
+        Route(f"{prefix}/search", api.route(api.search), methods=["GET"]),
+        Route(f"{prefix}/ingest", api.route(api.ingest), methods=["POST"]),
+        Route(f"{prefix}/categories", api.route(api.categories), methods=["GET"]),
+        Route(prefix + "/{chunk_id:path}", api.route(api.get), methods=["GET"]),
+        Route("/mcp", McpByRole(api, apps), methods=["GET", "POST", "DELETE"]),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
