@@ -55,7 +55,12 @@ class Backend:
     def _ask(self, request: dict[str, Any]) -> dict[str, Any] | None:
         if not self.use_socket:
             return None
-        return ask(self.layout.socket_path, request, timeout=SOCKET_TIMEOUT)
+        try:
+            return ask(self.layout.socket_path, request, timeout=SOCKET_TIMEOUT)
+        except (OSError, ValueError) as exc:
+            # The daemon died mid-call (reset, broken pipe, a cut-off answer): answer here.
+            log.warning("the daemon did not answer (%s); answering in this process", exc)
+            return None
 
     def memory(self) -> Any:
         """The memory service of this process (opened, synced and its model loaded once)."""
