@@ -53,7 +53,7 @@ def unit_counts(unit: CodeUnit) -> Counter[str]:
     return counts
 
 
-def _slim(u: CodeUnit) -> CodeUnit:
+def slim_unit(u: CodeUnit) -> CodeUnit:
     """`u` without its text, its names interned (built directly: `replace` costs several
     times more, and an index adopts tens of thousands of units)."""
     intern = sys.intern
@@ -97,27 +97,20 @@ class TokenCache:
         self._files[id(parsed)] = (parsed, units, whole)
         return units, whole
 
-    def adopt(
-        self,
-        parsed: ParsedFile,
-        counts: Sequence[Counter[str]] | None = None,
-        *,
-        terms: Sequence[str] | None = None,
-    ) -> ParsedFile:
+    def adopt(self, parsed: ParsedFile, *, terms: Sequence[str] | None = None) -> ParsedFile:
         """Tokenize `parsed` now and return it without its units' text, cached as such.
 
         The text is needed only for the tokens: a repository of sympy's size keeps 30 MB of
-        it (and a copy of every identifier per unit) otherwise. `counts` are the units'
-        token counts when already made; `terms` their packed form as stored, with units
-        that are already slim (a stored file, as `CodeStore.iter_files` reads it).
+        it (and a copy of every identifier per unit) otherwise. `terms`: the units' packed
+        token counts when already made (by a parser worker, or as stored), with units that
+        are already slim.
         """
-        if terms is not None:
-            counts = [unpack_counts(t) for t in terms]
+        counts = None if terms is None else [unpack_counts(t) for t in terms]
         units, whole = self.arrays(parsed, counts)
         del self._files[id(parsed)]
-        slim = (
-            parsed if terms is not None else replace(parsed, units=tuple(map(_slim, parsed.units)))
-        )
+        slim = parsed
+        if terms is None:
+            slim = replace(parsed, units=tuple(map(slim_unit, parsed.units)))
         self._files[id(slim)] = (slim, units, whole)
         return slim
 
@@ -185,6 +178,8 @@ class Corpus:
         self.modules: dict[str, int] = {}
         for i, path in enumerate(self.paths):
             self.modules.setdefault(module_name(path), i)
+        # Thousands of files import the same few hundred modules: each is resolved once.
+        self._module_files: dict[str, int | None] = {}
         self.imports: list[set[int]] = [
             self._resolve(p.file_unit.imports, i) for i, p in enumerate(self.files)
         ]
@@ -261,6 +256,13 @@ class Corpus:
 
     def module_file(self, dotted: str) -> int | None:
         """The file of a dotted module name, also under a source root (`src/pkg/mod.py`)."""
+        try:
+            return self._module_files[dotted]
+        except KeyError:
+            found = self._module_files[dotted] = self._find_module(dotted)
+            return found
+
+    def _find_module(self, dotted: str) -> int | None:
         parts = dotted.split(".")
         while parts:
             name = ".".join(parts)

@@ -9,12 +9,18 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
 from multiprocessing import get_context
 from pathlib import Path
 
+from nexusd.code.corpus import slim_unit, unit_counts
 from nexusd.code.parsers import empty, parse_file
+from nexusd.code.tokens import pack_counts
 from nexusd.code.units import FileStatus, ParsedFile
+
+# A parsed file without its units' text, and each unit's packed token counts.
+Counted = tuple[ParsedFile, tuple[str, ...]]
 
 # Below this many files, worker processes cost more to start than they save.
 POOL_MIN_FILES = 40
@@ -66,8 +72,39 @@ def parse_one(root: str, rel: str, language: str, max_bytes: int) -> ParsedFile:
         return empty(rel, language, "unreadable", "nested too deeply to parse")
 
 
-def _parse_chunk(root: str, items: Sequence[tuple[str, str]], max_bytes: int) -> list[ParsedFile]:
-    return [parse_one(root, rel, language, max_bytes) for rel, language in items]
+def parse_counted(root: str, rel: str, language: str, max_bytes: int) -> Counted:
+    """Parse one file and count its units' tokens: the file without its units' text (only
+    the tokens need it) and each unit's packed counts (`tokens.pack_counts`)."""
+    parsed = parse_one(root, rel, language, max_bytes)
+    terms = tuple(pack_counts(unit_counts(u)) for u in parsed.units)
+    return replace(parsed, units=tuple(map(slim_unit, parsed.units))), terms
+
+
+def _parse_chunk(root: str, items: Sequence[tuple[str, str]], max_bytes: int) -> list[Counted]:
+    # In the worker: the tokens are counted in parallel, and what crosses back to the
+    # parent is a few short strings per unit instead of every unit's text.
+    return [parse_counted(root, rel, language, max_bytes) for rel, language in items]
+
+
+def _size(root: Path, rel: str) -> int:
+    try:
+        return os.lstat(root / rel).st_size
+    except OSError:
+        return 0
+
+
+def _balanced(
+    root: Path, items: Sequence[tuple[str, str]], workers: int
+) -> list[Sequence[tuple[str, str]]]:
+    """Chunks for `workers` processes: largest files first, several chunks per worker.
+
+    An update of a hundred files in two chunks of 64 left one worker idle while the other
+    parsed the big files; the parent also counts tokens for each chunk as it arrives, so
+    small chunks keep all three busy.
+    """
+    ordered = sorted(items, key=lambda item: _size(root, item[0]), reverse=True)
+    size = max(4, min(CHUNK, -(-len(ordered) // (workers * 4))))
+    return [ordered[i : i + size] for i in range(0, len(ordered), size)]
 
 
 def parse_many(
@@ -76,21 +113,23 @@ def parse_many(
     max_bytes: int,
     workers: int,
     progress: Callable[[int], None] | None = None,
-) -> Iterator[list[ParsedFile]]:
-    """Parse (path, language) items, yielding results chunk by chunk as they finish."""
-    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+) -> Iterator[list[Counted]]:
+    """Parse and count (path, language) items, yielding results chunk by chunk as they
+    finish (`parse_counted`)."""
     if workers <= 1 or len(items) < POOL_MIN_FILES:
+        chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
         for chunk in chunks:
             done = _parse_chunk(str(root), chunk, max_bytes)
             if progress:
                 progress(len(done))
             yield done
         return
+    chunks = _balanced(root, items, workers)
     # Spawned, not forked: the daemon has threads (and maybe torch) that a fork would copy.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
     try:
         futures = [pool.submit(_parse_chunk, str(root), chunk, max_bytes) for chunk in chunks]
-        for future in futures:
+        for future in as_completed(futures):
             done = future.result()
             if progress:
                 progress(len(done))

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nexusd.code.corpus import Corpus, TokenCache, unit_counts
+from nexusd.code.corpus import Corpus, TokenCache
 from nexusd.code.files import DEFAULT_EXCLUDE, RepoFile, excluded, list_files
 from nexusd.code.parsers import language_for
 from nexusd.code.query import mine
@@ -26,7 +26,6 @@ from nexusd.code.rank import FileHit, rank
 from nexusd.code.reader import parse_many
 from nexusd.code.status import CodeStatus, UpdateReport, skipped_summary
 from nexusd.code.store import CodeStore
-from nexusd.code.tokens import pack_counts
 from nexusd.code.units import CodeUnit, ParsedFile, normalize_path
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
@@ -34,6 +33,8 @@ from nexusd.paths import RepoLayout
 log = logging.getLogger("nexusd.code")
 # While a first build runs, searches get a partial corpus rebuilt after this many files.
 PARTIAL_EVERY = 2000
+# Parsed files are written to LanceDB this many at a time.
+STORE_BATCH = 512
 
 Progress = Callable[[int, int], None]
 
@@ -184,23 +185,39 @@ class CodeIndex:
         tick: Callable[[int], None],
     ) -> None:
         pending = 0
-        for chunk in parse_many(self.layout.root, todo, self.max_bytes, self.workers, tick):
-            stale = [p.path for p in chunk if p.path in self._files]
-            if stale:
-                self.store.remove(stale)
-            # Counted here, while the workers parse the next chunks; stored packed, so that
-            # opening the index later never runs the tokenizer again.
-            counts = [[unit_counts(u) for u in p.units] for p in chunk]
-            self.store.add(
-                (p, wanted[p.path][0], [pack_counts(c) for c in cs])
-                for p, cs in zip(chunk, counts, strict=True)
-            )
-            for p, cs in zip(chunk, counts, strict=True):
-                self._files[p.path] = (wanted[p.path][0], self._tokens.adopt(p, cs))
-            pending += len(chunk)
-            if self._corpus is None or (not self.complete and pending >= PARTIAL_EVERY):
-                self._rebuild()  # a first build: searches see the part already parsed
-                pending = 0
+        batch: list[tuple[ParsedFile, str, tuple[str, ...]]] = []
+        stale: list[str] = []  # files of the batch whose older rows are stored
+        try:
+            for chunk in parse_many(self.layout.root, todo, self.max_bytes, self.workers, tick):
+                # Stored with the units' packed token counts, so that opening the index
+                # later never runs the tokenizer again.
+                for p, terms in chunk:
+                    blob = wanted[p.path][0]
+                    if p.path in self._files:
+                        stale.append(p.path)
+                    batch.append((p, blob, terms))
+                    self._files[p.path] = (blob, self._tokens.adopt(p, terms=terms))
+                if len(batch) >= STORE_BATCH:
+                    self._store(batch, stale)
+                pending += len(chunk)
+                if self._corpus is None or (not self.complete and pending >= PARTIAL_EVERY):
+                    self._rebuild()  # a first build: searches see the part already parsed
+                    pending = 0
+        finally:
+            # Also when the caller stopped the update: what was parsed so far is stored.
+            self._store(batch, stale)
+
+    def _store(
+        self, batch: list[tuple[ParsedFile, str, tuple[str, ...]]], stale: list[str]
+    ) -> None:
+        """Write a batch of parsed files, replacing the `stale` rows, and empty both lists:
+        LanceDB pays per write, not per row."""
+        if stale:
+            self.store.remove(stale)
+        if batch:
+            self.store.add(batch)
+        batch.clear()
+        stale.clear()
 
     def _rebuild(self) -> None:
         self._corpus = Corpus([p for _, p in self._files.values()], self._tokens)

@@ -64,3 +64,12 @@ def code_repo(tmp_path: Path) -> Path:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "first")
     return root
+
+
+@pytest.fixture(scope="session")
+def spawn_tracker() -> None:
+    """Start multiprocessing's resource tracker before a test's leak check counts children:
+    the first spawned pool starts it once, for the life of the process (the daemon too)."""
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()

@@ -161,3 +161,53 @@ def test_an_index_stored_by_an_older_version_is_rebuilt(code_repo: Path) -> None
     index = index_for(code_repo)
     report = index.update()
     assert report.parsed == 7 and index.search("parse_expr").hits[0].path == "pkg/core.py"
+
+
+def _module(i: int, flavour: str) -> str:
+    body = "".join(
+        f"    def method_{j}_{flavour}(self):\n        return {j}\n\n" for j in range(i % 7)
+    )
+    body = body or "    pass\n"
+    return f'"""Module {i}."""\n\n\nclass Widget{i}{flavour.title()}:\n{body}'
+
+
+@pytest.mark.usefixtures("spawn_tracker")
+def test_worker_processes_index_exactly_as_the_parent_does(
+    code_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many files go to spawned parser workers in balanced chunks and are written to LanceDB
+    in batches; the result is the one a single process makes, after a checkout too."""
+    import nexusd.code.service as service
+
+    monkeypatch.setattr(service, "STORE_BATCH", 16)  # several batches, and a partial last one
+    for i in range(70):
+        write(code_repo, f"gen/mod_{i}.py", _module(i, "old") + "x = 1\n" * (i * 20))
+    git(code_repo, "add", "-A")
+    git(code_repo, "commit", "-qm", "generated")
+    first = git(code_repo, "rev-parse", "HEAD").strip()
+    for i in range(0, 70, 2):
+        write(code_repo, f"gen/mod_{i}.py", _module(i, "new"))
+    git(code_repo, "commit", "-qam", "half changed")
+
+    def both() -> tuple[CodeIndex, CodeIndex]:
+        pooled = index_for(code_repo, workers=2)
+        alone = CodeIndex(
+            pooled.layout,
+            config_from_mapping(
+                {"code": {"workers": 1}, "memory": {"index_uri": str(tmp_path / "alone")}}, "t"
+            ),
+        )
+        return pooled, alone
+
+    pooled, alone = both()
+    assert pooled.update().parsed == alone.update().parsed == 77
+    git(code_repo, "checkout", "-q", "--detach", first)
+    assert pooled.update().parsed == alone.update().parsed == 35
+    for query in ("Widget12Old method_5_old", "Widget13Old", "parse_expr tokenize"):
+        assert pooled.search(query).hits == alone.search(query).hits != ()
+    assert pooled.search("Widget12Old").hits[0].path == "gen/mod_12.py"
+    reopened, _ = both()  # what the batches stored is what the pool parsed
+    reopened.open()
+    assert reopened.search("method_5_old").hits == pooled.search("method_5_old").hits
+    rows = reopened.store._units.search().limit(None).to_arrow().to_pylist()
+    assert len(rows) == len({(r["path"], r["ordinal"]) for r in rows})  # no stale duplicates
