@@ -7,6 +7,7 @@ snapshot or the memory index is unavailable; the response says what was missing.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import re
 import time
@@ -239,7 +240,9 @@ def grounding(
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="nexusd-phase") as pool:
         snap = pool.submit(_snapshot_and_check, layout, config, request, services)
         recalled = pool.submit(_recall, layout, request, services)
-        located = pool.submit(code_phase, layout, config, request, services.code)
+        # In this request's context: a model rerank there shares the request's model budget.
+        ctx = contextvars.copy_context()
+        located = pool.submit(ctx.run, code_phase, layout, config, request, services.code)
 
         def collect() -> Grounding:
             checkpoint, warning, critic, timings = snap.result()

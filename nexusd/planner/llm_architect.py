@@ -134,13 +134,14 @@ def plan_with_llm(
     standard = not request.requested_sections
 
     def fallback(
-        reason: str, usage: Usage | None = None, planner: str = "offline", down: bool = True
+        reason: str, usage: Usage | None = None, planner: str = "offline", why: str = "down"
     ) -> LlmPlan:
-        note = (
-            f"provider down: fell back to the offline planner ({reason})"
-            if down
-            else f"the model's answer was unusable, used the offline planner ({reason})"
-        )
+        note = {
+            "down": f"provider down: fell back to the offline planner ({reason})",
+            "slow": "provider slow: no answer within the time box, fell back to the offline"
+            f" planner ({reason})",
+            "unusable": f"the model's answer was unusable, used the offline planner ({reason})",
+        }[why]
         _log(layout, request, planner, usage, ok=False, fallback=True, notes=(note,))
         return LlmPlan(tuple(offline_sections), "offline", usage, (note,), fallback=True)
 
@@ -172,7 +173,8 @@ def plan_with_llm(
     cut = (*(f"{t} (shortened)" for t in prompt.truncated), *prompt.dropped)
     text, reason = session.ask(prompt.messages, "first", spec, cut)
     if text is None:
-        return fallback(reason, session.usage, route.planner_name)
+        why = "slow" if session.slow else "down"
+        return fallback(reason, session.usage, route.planner_name, why)
     answer, errors = schema.parse_json_answer(text)
     parts, field_errs = _valid_parts(answer, titles, standard, request, max_actions)
     errors = errors or field_errs
@@ -206,7 +208,7 @@ def plan_with_llm(
             if t not in parts
         )
     if not bodies:
-        return fallback("; ".join(errors[:3]), session.usage, route.planner_name, down=False)
+        return fallback("; ".join(errors[:3]), session.usage, route.planner_name, "unusable")
     sections = tuple(Section(t, bodies.get(t) or offline.get(t, "")) for t in titles)
     _log(layout, request, route.planner_name, session.usage, ok=True, fallback=False, notes=notes)
     return LlmPlan(sections, route.planner_name, session.usage, tuple(notes))

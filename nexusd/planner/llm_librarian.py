@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from nexusd.config import Config
 from nexusd.errors import NexusError
 from nexusd.paths import RepoLayout
+from nexusd.planner.budget import budget_left
 from nexusd.planner.llm_schema import parse_json_answer
 from nexusd.planner.providers import Message
 from nexusd.planner.reliability import BREAKERS, BreakerBoard
@@ -49,10 +50,16 @@ def _model(
         if route.offline:
             return None
         lim = limits(config)
+        deadline_s = min(lim.timeout_s, route.provider.timeout_s)
+        left = budget_left()
+        if left is not None:
+            # Reranking is optional: it may use a third of what is left, never the
+            # architect's share of the request's model budget.
+            deadline_s = min(deadline_s, left / 3)
         return RoutedModel(
             layout,
             route,
-            deadline_s=min(lim.timeout_s, route.provider.timeout_s),
+            deadline_s=deadline_s,
             max_retries=0,
             breakers=breakers,
             sleep=sleep,

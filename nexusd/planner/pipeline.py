@@ -9,8 +9,6 @@ so a request is answered exactly once, across crashes, and again only when edite
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,6 +20,7 @@ from nexusd.config import Config
 from nexusd.errors import NexusError, ProtocolError
 from nexusd.paths import RepoLayout
 from nexusd.planner.architect import PLANNER_NAME, standard_sections, title_for
+from nexusd.planner.budget import model_budget
 from nexusd.planner.catalog import load_catalog, match_practices
 from nexusd.planner.code_context import relevant_code_section
 from nexusd.planner.critic import checks_section
@@ -35,6 +34,12 @@ from nexusd.planner.grounding import (
 from nexusd.planner.librarian import ContextBundle, gather
 from nexusd.planner.model_plan import model_phase
 from nexusd.planner.rejection import error_response, setup_error_response
+from nexusd.planner.request_read import (
+    PhaseClock,
+    RawRequest,
+    parse_phase,
+    read_request,
+)
 from nexusd.planner.requested import requested_sections
 from nexusd.planner.telemetry import record
 from nexusd.protocol.models import (
@@ -45,12 +50,10 @@ from nexusd.protocol.models import (
     Section,
 )
 from nexusd.protocol.naming import response_path_for
-from nexusd.protocol.parse import parse_request
-from nexusd.protocol.reading import open_regular, response_meta
+from nexusd.protocol.reading import response_meta
 from nexusd.protocol.render import render_response
 
 OutcomeStatus = Literal["ok", "error", "skipped"]
-_CHUNK = 1 << 20
 # Responses are read by editors and agents: rw-r--r-- (mkstemp alone would give 0600).
 RESPONSE_MODE = 0o644
 
@@ -70,66 +73,11 @@ class Outcome:
     title: str = ""  # the response's title, e.g. "Plan for cycle 3: <goal>"
 
 
-@dataclass(frozen=True)
-class RawRequest:
-    """The bytes read from a request file (at most cap + 1) and the sha256 of all of it."""
-
-    data: bytes
-    sha256: str
-    size: int
-
-
-class PhaseClock:
-    """Per-phase wall-clock timings in milliseconds."""
-
-    def __init__(self) -> None:
-        self.timings: dict[str, float] = {}
-        self._start = self._mark = time.perf_counter()
-
-    def lap(self, phase: str) -> None:
-        now = time.perf_counter()
-        self.timings[phase] = round((now - self._mark) * 1000.0, 3)
-        self._mark = now
-
-    def add(self, phase: str, ms: float) -> None:
-        self.timings[phase] = round(ms, 3)
-
-    def total(self) -> float:
-        return round((time.perf_counter() - self._start) * 1000.0, 3)
-
-
-def read_request(path: Path, max_bytes: int) -> RawRequest:
-    """Read at most `max_bytes + 1` bytes; the hash still covers the whole file (raises OSError)."""
-    # Never through a link (its target may be outside the repository) and never a FIFO
-    # (it would block): a file swapped after nexusd checked it is refused here.
-    with open_regular(path) as fh:
-        data = fh.read(max_bytes + 1)
-        digest = hashlib.sha256(data)
-        size = len(data)
-        if size > max_bytes:
-            # Over the cap: hash the rest without keeping it, so the record stays exact.
-            while chunk := fh.read(_CHUNK):
-                digest.update(chunk)
-                size += len(chunk)
-    return RawRequest(data=data, sha256=digest.hexdigest(), size=size)
-
-
 def _rel(layout: RepoLayout, path: Path) -> str:
     try:
         return path.resolve().relative_to(layout.root.resolve()).as_posix()
     except ValueError:
         return str(path)
-
-
-def parse_phase(raw: RawRequest, rel: str, max_bytes: int) -> PlanRequest:
-    """Parse the request (raises ProtocolError, also for files over the size cap)."""
-    if raw.size > max_bytes:
-        raise ProtocolError(
-            f"the request is {raw.size} bytes, over the {max_bytes}-byte limit",
-            hint="keep requests short: list large material as artifacts instead of pasting it,"
-            " or raise `watch.max_request_bytes` in .nexus/config.yaml",
-        )
-    return parse_request(raw.data, rel, max_bytes=max_bytes)
 
 
 def librarian_phase(
@@ -176,6 +124,31 @@ def respond(
             timings=clock.timings,
         )
     clock.lap("parse")
+    # planner.timeout_ms bounds all of this answer's model calls together.
+    with model_budget(float(config.get("planner.timeout_ms")) / 1000.0):
+        return _plan(
+            raw,
+            request,
+            request_path=request_path,
+            layout=layout,
+            config=config,
+            revision=revision,
+            clock=clock,
+            services=services,
+        )
+
+
+def _plan(
+    raw: RawRequest,
+    request: PlanRequest,
+    *,
+    request_path: Path,
+    layout: RepoLayout,
+    config: Config,
+    revision: int,
+    clock: PhaseClock,
+    services: Services | None,
+) -> PlanResponse:
     with grounding(layout, config, request, services or Services()) as collect:
         bundle = librarian_phase(request, request_path, layout, config)
         clock.lap("librarian")

@@ -16,7 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from nexusd.planner.providers.base import Completion, ModelCall, Provider, ProviderError
+from nexusd.planner.providers.base import (
+    Completion,
+    ModelCall,
+    Provider,
+    ProviderError,
+    ProviderTimeout,
+)
 
 BreakerState = Literal["closed", "open", "half_open"]
 Clock = Callable[[], float]
@@ -158,6 +164,7 @@ def call_reliably(
     name = provider.settings.name
     retries = 0
     attempts = 0
+    error: ProviderError | None = None
     while True:
         if not breaker.allow():
             error = ProviderError(
@@ -167,7 +174,10 @@ def call_reliably(
             return Outcome(None, error, retries, attempts)
         left = deadline.remaining()
         if left <= 0.05:
-            error = ProviderError(f"provider `{name}`: the time box ran out", retryable=True)
+            # After failed tries, what went wrong is theirs (a refused connection is "down"
+            # however long the retries took); with none, the time was simply too short.
+            if attempts == 0:
+                error = ProviderTimeout(f"provider `{name}`: the time box ran out")
             return Outcome(None, error, retries, attempts)
         attempts += 1
         try:

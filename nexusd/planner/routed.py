@@ -8,8 +8,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from nexusd.paths import RepoLayout
+from nexusd.planner.budget import budget_left
 from nexusd.planner.prompting import save_prompt
-from nexusd.planner.providers import Message, ModelCall, create_provider
+from nexusd.planner.providers import (
+    Message,
+    ModelCall,
+    ProviderError,
+    ProviderTimeout,
+    create_provider,
+)
 from nexusd.planner.reliability import BREAKERS, BreakerBoard, Deadline, RetryPolicy, call_reliably
 from nexusd.planner.routing import Route
 from nexusd.planner.telemetry import Usage
@@ -29,7 +36,8 @@ class RoutedModel:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.layout, self.route, self.sleep = layout, route, sleep
-        self.deadline = Deadline(deadline_s)
+        left = budget_left()
+        self.deadline = Deadline(deadline_s if left is None else min(deadline_s, left))
         self.policy = RetryPolicy(max_retries=max_retries)
         self.breaker = breakers.get(
             route.provider.name,
@@ -38,6 +46,7 @@ class RoutedModel:
         )
         self.provider = create_provider(route.provider)
         self.usage = Usage(route.provider.name, route.model)
+        self.last_error: ProviderError | None = None
 
     def ask(
         self,
@@ -85,9 +94,15 @@ class RoutedModel:
             calls=u.calls + out.attempts,
             duration_ms=u.duration_ms + (time.monotonic() - started) * 1000.0,
         )
+        self.last_error = out.error
         if done is None:
             return None, out.error.message if out.error else "no answer"
         return done.text, ""
+
+    @property
+    def slow(self) -> bool:
+        """True when the last call failed for want of time (slow), not because it is down."""
+        return isinstance(self.last_error, ProviderTimeout)
 
 
 def merge_usage(first: Usage | None, second: Usage | None) -> Usage | None:

@@ -124,14 +124,11 @@ def test_a_failing_builder_model_ends_the_loop(layout: RepoLayout, tmp_path: Pat
 def test_the_critic_model_writes_the_diagnosis(layout: RepoLayout, tmp_path: Path) -> None:
     critic = tmp_path / "critic.py"
     critic.write_text("import sys\nsys.stdin.read()\nprint('Rename totl to total (NameError).')\n")
-    config = config_with(
-        tmp_path,
-        MODEL,
-        routing={"critic": {"provider": "reviewer"}},
-    )
+    config = config_with(tmp_path, MODEL)
     providers = dict(config.get("providers"))
     providers["reviewer"] = {"type": "command", "command": [sys.executable, str(critic)]}
-    config = config_from_mapping({**config.data, "providers": providers})
+    routing = {**config.get("routing"), "critic": {"provider": "reviewer"}}
+    config = config_from_mapping({**config.data, "providers": providers, "routing": routing})
     result = run(layout, config, runner=subprocess_runner, save=False)
     assert result.success
     assert result.attempts[0].reflection == "Rename totl to total (NameError)."

@@ -1,16 +1,13 @@
 """A GGUF model in-process through llama-cpp-python (optional extra `nexusd[llamacpp]`).
 
-The model is loaded once per path and kept; calls on it are serialised. The
-deadline is enforced between tokens: a logits processor aborts generation when
-the call's time is up.
+The model is loaded once per (path, n_ctx, n_threads) and kept; calls on it are
+serialised. A call's `timeout_s` is wall-clock from the call: waiting for the model,
+loading it, prompt processing and generation all count, and llama.cpp is told to
+stop the moment it passes (see llama_runtime).
 """
 
 from __future__ import annotations
 
-import atexit
-import importlib
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,20 +16,8 @@ from nexusd.planner.providers.base import (
     ModelCall,
     ProviderError,
     ProviderSettings,
-    ProviderTimeout,
 )
-
-_MODELS: dict[tuple[str, int, int | None], Any] = {}
-_LOCK = threading.Lock()
-
-
-@atexit.register
-def _close_models() -> None:
-    # Free the models while the interpreter can still run llama.cpp's destructors.
-    with _LOCK:
-        for llm in _MODELS.values():
-            llm.close()
-        _MODELS.clear()
+from nexusd.planner.providers.llama_runtime import ModelSlot, import_llama_cpp, model_slot
 
 
 class LlamaCppProvider:
@@ -46,63 +31,53 @@ class LlamaCppProvider:
             )
         self.settings = settings
 
+    def slot(self) -> ModelSlot:
+        """The process's slot for this provider's model (not loaded until a call needs it)."""
+        s = self.settings
+        assert s.model_path is not None
+        return model_slot((s.model_path, s.n_ctx, s.n_threads), lambda: _load(s))
+
     def complete(self, call: ModelCall) -> Completion:
-        """Generate on the local model, streaming; stop when `call.timeout_s` passes."""
-        deadline = time.monotonic() + call.timeout_s
+        """Generate on the local model; ProviderTimeout once `call.timeout_s` has passed."""
+        return self.slot().run(self.settings.name, call.timeout_s, lambda llm: self._run(llm, call))
+
+    def _run(self, llm: Any, call: ModelCall) -> Completion:
         kwargs: dict[str, Any] = {
             "messages": call.chat_messages(),
             "temperature": call.temperature,
             "max_tokens": call.max_tokens,
-            "stream": True,
         }
         if call.format == "json":
             kwargs["response_format"] = {"type": "json_object"}
-        pieces: list[str] = []
-        with _LOCK:
-            llm = _load(self.settings)
-            stream = llm.create_chat_completion(**kwargs)
-            try:
-                for chunk in stream:
-                    delta = chunk["choices"][0].get("delta") or {}
-                    pieces.append(str(delta.get("content") or ""))
-                    if time.monotonic() > deadline:
-                        raise ProviderTimeout(
-                            f"provider `{self.settings.name}`: generation passed "
-                            f"{call.timeout_s:.1f}s (stopped)"
-                        )
-            finally:
-                stream.close()
-            tokens_in = len(llm.tokenize(call.as_text().encode("utf-8")))
-        name = self.settings.model or Path(self.settings.model_path or "model.gguf").name
+        try:
+            out = llm.create_chat_completion(**kwargs)
+        except (ValueError, RuntimeError) as exc:
+            raise ProviderError(
+                f"provider `{self.settings.name}`: llama.cpp failed: {exc}",
+                hint="a prompt longer than n_ctx fails: raise n_ctx or lower "
+                "planner.max_context_tokens",
+            ) from exc
+        text = str(out["choices"][0]["message"].get("content") or "")
+        usage = out.get("usage") or {}
         return Completion(
-            text="".join(pieces),
-            model=name,
-            tokens_in=tokens_in,
-            tokens_out=sum(1 for piece in pieces if piece),
+            text=text,
+            model=self.settings.model or Path(self.settings.model_path or "model.gguf").name,
+            tokens_in=usage.get("prompt_tokens"),
+            tokens_out=usage.get("completion_tokens"),
         )
 
 
 def _load(settings: ProviderSettings) -> Any:
-    assert settings.model_path is not None
-    key = (settings.model_path, settings.n_ctx, settings.n_threads)
-    if key not in _MODELS:
-        try:
-            llama_cpp = importlib.import_module("llama_cpp")
-        except ImportError as exc:
-            raise ProviderError(
-                "llama-cpp-python is not installed",
-                hint="pip install 'nexusd[llamacpp]' (compiles llama.cpp; takes minutes)",
-            ) from exc
-        try:
-            _MODELS[key] = llama_cpp.Llama(
-                model_path=settings.model_path,
-                n_ctx=settings.n_ctx,
-                n_threads=settings.n_threads,
-                verbose=False,
-            )
-        except (ValueError, OSError, RuntimeError) as exc:
-            raise ProviderError(
-                f"provider `{settings.name}`: cannot load {settings.model_path}: {exc}",
-                hint="check that model_path is a readable .gguf file",
-            ) from exc
-    return _MODELS[key]
+    llama_cpp = import_llama_cpp()
+    try:
+        return llama_cpp.Llama(
+            model_path=settings.model_path,
+            n_ctx=settings.n_ctx,
+            n_threads=settings.n_threads,
+            verbose=False,
+        )
+    except (ValueError, OSError, RuntimeError) as exc:
+        raise ProviderError(
+            f"provider `{settings.name}`: cannot load {settings.model_path}: {exc}",
+            hint="check that model_path is a readable .gguf file",
+        ) from exc

@@ -1,4 +1,9 @@
-"""A scripted HTTP server of our own on 127.0.0.1: it fails, hangs, lies or answers."""
+"""A scripted HTTP server of our own on 127.0.0.1: it fails, stalls, trickles, lies or answers.
+
+Behaviours a provider must survive within its time box: `hang_s` stalls before the first
+byte (no status line), `trickle_s` sends the answer one byte every `trickle_s` seconds
+(a server that is alive but too slow), a str body is garbage when it is not JSON.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +17,13 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted answer: status, body (dict → JSON, str → raw text), and a hang first."""
+    """One scripted answer: status, body (dict → JSON, str → raw text), a stall first, and
+    how slowly the body goes out (`trickle_s` seconds per byte; 0 = all at once)."""
 
     status: int = 200
     body: Any = None
     hang_s: float = 0.0
+    trickle_s: float = 0.0
 
 
 def chat_payload(
@@ -74,7 +81,14 @@ class Loopback:
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
-                    self.wfile.write(data)
+                    if not reply.trickle_s:
+                        self.wfile.write(data)
+                        return
+                    for i in range(len(data)):
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                        if outer._release.wait(reply.trickle_s):
+                            return
                 except OSError:
                     pass
 
