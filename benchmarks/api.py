@@ -1,0 +1,249 @@
+"""The context API and the MCP server over a warm daemon: latency and concurrent ingests.
+
+Builds a repository whose MEMORY.md holds N chunks (10k; `--quick`: 1k) in the
+categories of the role table, indexes it, starts a real daemon (`nexusd start`) with
+`api.enabled`, and measures, interleaved query by query:
+
+- `GET /api/v1/context/search` through a keep-alive HTTP client (role developer), beside
+  the same search sent straight to the daemon's unix socket (the baseline: what HTTP,
+  auth and role filtering add is the ratio of medians);
+- an MCP `memory_search` round trip through `nexusd mcp` over stdio (the SDK's client;
+  the server asks the daemon) and through `/mcp` over streamable HTTP;
+- 200 concurrent `POST /api/v1/context/ingest` (16 clients): every entry must land in
+  the markdown and in the index exactly once.
+
+Goals (issue 15): API search p99 ≤ 50 ms at 10k chunks; MCP round trip p50 ≤ 30 ms.
+
+    python benchmarks/api.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from _memory_common import machine, summary
+
+ROOT = Path(__file__).resolve().parents[1]
+WORDS = [
+    f"{a}{b}"
+    for a in (
+        "cache",
+        "retry",
+        "daemon",
+        "socket",
+        "index",
+        "lesson",
+        "deploy",
+        "schema",
+        "token",
+        "queue",
+        "worker",
+        "commit",
+        "sandbox",
+        "config",
+        "parser",
+        "fixture",
+    )
+    for b in ("", "s", "ing", "ed")
+]
+SECTIONS = ("Lessons", "Decisions", "Preferences", "Notes", "Project", "Security")
+
+
+def nexusd(repo: Path, *args: str) -> str:
+    cmd = [sys.executable, "-P", "-m", "nexusd", *args]
+    return subprocess.run(cmd, cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def make_repo(base: Path, chunks: int, port: int) -> Path:
+    """A git repository whose MEMORY.md has `chunks` `###` entries across SECTIONS."""
+    repo = base / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
+    rng = random.Random(7)
+    parts = ["# Memory\n"]
+    per = chunks // len(SECTIONS)
+    for section in SECTIONS:
+        parts.append(f"## {section}\n")
+        for i in range(per):
+            words = " ".join(rng.choice(WORDS) for _ in range(30))
+            parts.append(f"### {section.lower()} entry {i}\n\n- {words}\n")
+    (repo / "MEMORY.md").write_text("\n".join(parts), encoding="utf-8")
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus" / "config.yaml").write_text(
+        f"api:\n  enabled: true\n  port: {port}\ncode:\n  enabled: false\n", encoding="utf-8"
+    )
+    return repo
+
+
+def socket_search(repo: Path, query: str) -> float:
+    from nexusd.memory.client import ask
+    from nexusd.paths import find_repo
+
+    started = time.perf_counter()
+    ask(find_repo(repo).socket_path, {"op": "search", "query": query, "k": 8})
+    return time.perf_counter() - started
+
+
+def measure_http(repo: Path, base: str, token: str, n: int) -> dict[str, list[float]]:
+    import httpx2
+
+    rng = random.Random(11)
+    out: dict[str, list[float]] = {"api": [], "api_server": [], "socket": []}
+    with httpx2.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}) as http:
+        for i in range(n + 20):
+            query = " ".join(rng.choice(WORDS) for _ in range(4))
+            started = time.perf_counter()
+            answer = http.get("/api/v1/context/search", params={"q": query, "limit": 8})
+            took = time.perf_counter() - started
+            assert answer.status_code == 200, answer.text
+            bare = socket_search(repo, query)
+            if i >= 20:
+                out["api"].append(took)
+                out["api_server"].append(answer.json()["query_time_ms"] / 1000)
+                out["socket"].append(bare)
+    return out
+
+
+async def _mcp_calls(session: Any, n: int) -> list[float]:
+    rng = random.Random(13)
+    times = []
+    for i in range(n + 10):
+        query = " ".join(rng.choice(WORDS) for _ in range(4))
+        started = time.perf_counter()
+        result = await session.call_tool("memory_search", {"query": query, "k": 8})
+        if result.is_error:
+            raise SystemExit(f"memory_search failed: {result.content[0].text}")
+        if i >= 10:
+            times.append(time.perf_counter() - started)
+    return times
+
+
+def measure_mcp(repo: Path, base: str, token: str, n: int) -> dict[str, list[float]]:
+    import anyio
+    import httpx2
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def main() -> dict[str, list[float]]:
+        params = StdioServerParameters(
+            command=sys.executable, args=["-P", "-m", "nexusd", "mcp", "-C", str(repo)]
+        )
+        with (repo.parent / "mcp.log").open("w") as errlog:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                stdio = await _mcp_calls(session, n)
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers) as client,
+            streamable_http_client(f"{base}/mcp", http_client=client) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            http = await _mcp_calls(session, n)
+        return {"mcp_stdio": stdio, "mcp_http": http}
+
+    return anyio.run(main)
+
+
+def ingest_200(repo: Path, base: str, token: str) -> dict[str, Any]:
+    import httpx2
+
+    def one(i: int) -> int:
+        body = {"content": f"ingestmark{i}z from the benchmark", "category": "lessons"}
+        with httpx2.Client(base_url=base, timeout=300) as http:
+            headers = {"Authorization": f"Bearer {token}"}
+            return http.post("/api/v1/context/ingest", json=body, headers=headers).status_code
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(16) as pool:
+        codes = list(pool.map(one, range(200)))
+    seconds = time.perf_counter() - started
+    text = (repo / "MEMORY.md").read_text(encoding="utf-8")
+    in_markdown = sum(text.count(f"ingestmark{i}z ") == 1 for i in range(200))
+    return {"ok": codes.count(200), "seconds": seconds, "in_markdown": in_markdown}
+
+
+def count_in_index(repo: Path) -> int:
+    """Entries found exactly once across the indexed chunk bodies (daemon stopped)."""
+    from nexusd.memory.store import MemoryStore
+    from nexusd.paths import find_repo
+
+    store = MemoryStore(str(find_repo(repo).index_dir))
+    store.open(None)
+    bodies = " ".join(store.table.to_arrow().column("body").to_pylist())
+    return sum(bodies.count(f"ingestmark{i}z ") == 1 for i in range(200))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1k chunks, fewer samples")
+    args = parser.parse_args()
+    chunks, n = (1_000, 50) if args.quick else (10_000, 200)
+    sys.path.insert(0, str(ROOT))
+    from nexusd.api.tokens import TokenStore
+    from nexusd.paths import find_repo
+
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        repo = make_repo(Path(tmp), chunks, port)
+        started = time.perf_counter()
+        nexusd(repo, "memory", "reindex")
+        print(f"indexed {chunks} chunks in {time.perf_counter() - started:.0f}s")
+        token = TokenStore(find_repo(repo)).create("developer", "bench")
+        base = f"http://127.0.0.1:{port}"
+        nexusd(repo, "start")
+        try:
+            time.sleep(5)  # the daemon loads the model in the background
+            http = measure_http(repo, base, token, n)
+            mcp = measure_mcp(repo, base, token, n)
+            ingests = ingest_200(repo, base, token)
+        finally:
+            nexusd(repo, "stop")
+        ingests["in_index"] = count_in_index(repo)
+
+    stats = {name: summary([v * 1000 for v in values]) for name, values in {**http, **mcp}.items()}
+    print(f"\n{'path':<12} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'n':>5}")
+    for name, s in stats.items():
+        print(f"{name:<12} {s['median']:>8.1f} {s['p99']:>8.1f} {s['max']:>8.1f} {s['n']:>5}")
+    ratio = stats["api"]["median"] / stats["socket"]["median"]
+    print(f"API vs unix socket (ratio of medians): {ratio:.2f}")
+    print(
+        f"200 concurrent ingests: {ingests['ok']} answered 200 in {ingests['seconds']:.1f}s; "
+        f"{ingests['in_markdown']} once in MEMORY.md, {ingests['in_index']} once in the index"
+    )
+    metrics = {
+        f"api_search_p50_ms_{chunks}": round(stats["api"]["median"], 2),
+        f"api_search_p99_ms_{chunks}": round(stats["api"]["p99"], 2),
+        "api_vs_socket_ratio": round(ratio, 3),
+        "mcp_stdio_p50_ms": round(stats["mcp_stdio"]["median"], 2),
+        "mcp_stdio_p99_ms": round(stats["mcp_stdio"]["p99"], 2),
+        "mcp_http_p50_ms": round(stats["mcp_http"]["median"], 2),
+        "ingests_ok": ingests["ok"],
+        "ingests_in_markdown_once": ingests["in_markdown"],
+        "ingests_in_index_once": ingests["in_index"],
+    }
+    print(json.dumps({"benchmark": "api", "metrics": metrics, "samples": n, "machine": machine()}))
+
+
+if __name__ == "__main__":
+    main()
