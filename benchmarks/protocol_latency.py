@@ -158,6 +158,19 @@ def baseline_sample(repo: Path, i: int) -> float:
     return elapsed
 
 
+def daemon_phases(folder: Path, count: int) -> dict[str, float]:
+    """Median of each phase the daemon's responses report in their `timings_ms`."""
+    from nexusd.protocol.reading import response_meta
+
+    seen: dict[str, list[float]] = {}
+    for i in range(count):
+        _, meta = response_meta(folder / f"bench-{i:05d}_plan_response.md")
+        timings = (meta or {}).get("timings_ms")
+        for name, ms in timings.items() if isinstance(timings, dict) else ():
+            seen.setdefault(str(name), []).append(float(ms))
+    return {name: statistics.median(values) for name, values in seen.items()}
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -190,6 +203,7 @@ def main() -> None:
             daemon_ms.append(daemon_sample(folder, i, waiter))
             base_ms.append(baseline_sample(repo, i))
         status = json.loads(nexusd(repo, "status", "--json"))
+        phases = daemon_phases(folder, count)
     finally:
         observer.stop()
         observer.join()
@@ -206,6 +220,9 @@ def main() -> None:
     p50, base50 = statistics.median(daemon_ms), statistics.median(base_ms)
     print(f"daemon overhead (p50 difference): {p50 - base50:.1f} ms; goal p50 ≤ 100, p99 ≤ 300")
     print(f"daemon counted: answered={status.get('answered')} errors={status.get('errors')}")
+    # Where the daemon's time goes (its responses' `timings_ms`; grounding phases run beside
+    # the librarian, so the critical path is the longest of them, not their sum).
+    print("daemon phases, p50 ms: " + ", ".join(f"{k} {v:.1f}" for k, v in phases.items()))
     result = {
         "benchmark": "protocol_latency",
         "metrics": {
@@ -215,6 +232,7 @@ def main() -> None:
             "baseline_pipeline_p50_ms": round(base50, 1),
             "ratio_vs_pipeline": round(p50 / base50, 2) if base50 else None,
         },
+        "phases_p50_ms": {k: round(v, 1) for k, v in phases.items()},
         "samples": len(daemon_ms),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
     }
