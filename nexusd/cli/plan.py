@@ -20,7 +20,13 @@ EXIT_ERROR_RESPONSE = ProtocolError.exit_code
 @click.command("plan")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @repo_option
-@click.option("--stdout", "to_stdout", is_flag=True, help="Print the response; write nothing.")
+@click.option(
+    "--stdout",
+    "to_stdout",
+    is_flag=True,
+    help="Print the response; write nothing: no response file, checkpoint, lesson, prompt "
+    "log or telemetry (checks run on the working tree as it is).",
+)
 @click.option("--force", is_flag=True, help="Answer again even if this content was answered.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @click.option(
@@ -51,6 +57,7 @@ def plan(
         request_key,
     )
     from nexusd.planner.pipeline import build_response
+    from nexusd.planner.readonly import read_only
     from nexusd.protocol.render import render_response
 
     if not is_request_file(file):
@@ -77,11 +84,12 @@ def plan(
     ctx = click.get_current_context()
     if to_stdout:
         error = refusal(layout, request)
-        response = (
-            refused_response(request, error)
-            if error is not None
-            else build_response(request, layout, config, services=services)
-        )
+        with read_only():
+            response = (
+                refused_response(request, error)
+                if error is not None
+                else build_response(request, layout, config, services=services)
+            )
         click.echo(render_response(response), nl=False)
         ctx.exit(EXIT_ERROR_RESPONSE if response.meta.status == "error" else 0)
 

@@ -49,11 +49,14 @@ def run_critic(
     when: str = "request",
     pool: Any = None,
     learn: bool = True,
+    request_key: str = "",
 ) -> CriticReport:
     """Run the checks for `when` on `treeish`; never raises (a failure becomes a warning).
 
     `learn`: record the results and write lessons to MEMORY.md. Only the daemon's cycles
-    learn; a foreground run (`nexusd plan`) reports the results and writes nothing."""
+    learn; a foreground run (`nexusd plan`) reports the results and writes nothing.
+    `request_key` names the request answered (path@sha256): answering the same request
+    again is not another attempt."""
     from nexusd.sandbox.critic import reflect
     from nexusd.sandbox.runner import attach_results, fallback_notes, run_checks
 
@@ -75,7 +78,7 @@ def run_critic(
         warnings.append("checks ran as a plain subprocess, NOT isolated: run `nexusd doctor`")
     warnings.extend(fallback_notes(results))  # `auto` left docker: say so in every response
     reflections = tuple(reflect(r) for r in results if r.status != "passed")
-    lessons = _learn(layout, config, results, warnings) if learn else ()
+    lessons = _learn(layout, config, results, warnings, request_key) if learn else ()
     return CriticReport(
         results=results,
         statuses=tuple((r.name, r.status) for r in results),
@@ -86,7 +89,11 @@ def run_critic(
 
 
 def _learn(
-    layout: RepoLayout, config: Config, results: Sequence[Any], warnings: list[str]
+    layout: RepoLayout,
+    config: Config,
+    results: Sequence[Any],
+    warnings: list[str],
+    request_key: str,
 ) -> tuple[str, ...]:
     from nexusd.memory.writes import add_memory
     from nexusd.sandbox.lessons import OWN_PATHS, pending_lessons
@@ -94,7 +101,7 @@ def _learn(
     own = (*OWN_PATHS, *(str(p) for p in config.get("watch.paths")))
     written: list[str] = []
     try:
-        for lesson in pending_lessons(layout, results, own=own):
+        for lesson in pending_lessons(layout, results, own=own, request=request_key):
             category = "Lessons" if lesson.kind == "lesson" else "Solutions"
             add_memory(layout, lesson.markdown, category=category, tags=("checks", lesson.check))
             written.append(lesson.markdown)

@@ -21,6 +21,7 @@ from nexusd.memory.chunking import HEADING_SEP
 from nexusd.paths import RepoLayout
 from nexusd.planner.code_context import CodeFindings, code_phase, memory_named
 from nexusd.planner.critic import CriticReport, has_request_checks, run_critic
+from nexusd.planner.readonly import is_read_only
 from nexusd.planner.recall import recall_for
 from nexusd.protocol.models import PlanRequest, Section
 
@@ -199,10 +200,16 @@ def _ms(start: float) -> float:
 
 
 def _snapshot_and_check(
-    layout: RepoLayout, config: Config, request: PlanRequest, services: Services
+    layout: RepoLayout,
+    config: Config,
+    request: PlanRequest,
+    services: Services,
+    read_only: bool = False,
 ) -> tuple[CheckpointInfo | None, str | None, CriticReport, dict[str, float]]:
     start = time.perf_counter()
-    checkpoint, warning = checkpoint_phase(layout, config, request)
+    # Read-only (`plan --stdout`): the checks run on the working tree as it is, and no
+    # checkpoint is made for them (nor are their results attached to one).
+    checkpoint, warning = (None, None) if read_only else checkpoint_phase(layout, config, request)
     timings = {"checkpoint": _ms(start)}
     critic = CriticReport()
     if has_request_checks(config):
@@ -213,7 +220,8 @@ def _snapshot_and_check(
             treeish=checkpoint.commit if checkpoint else None,
             checkpoint_id=checkpoint.id if checkpoint else None,
             pool=services.pool,
-            learn=services.learn,
+            learn=services.learn and not read_only,
+            request_key=f"{request.path}@{request.sha256}",
         )
         timings["critic"] = _ms(start)
     return checkpoint, warning, critic, timings
@@ -238,7 +246,7 @@ def grounding(
     index, so running them at once keeps a response's latency close to the slowest.
     """
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="nexusd-phase") as pool:
-        snap = pool.submit(_snapshot_and_check, layout, config, request, services)
+        snap = pool.submit(_snapshot_and_check, layout, config, request, services, is_read_only())
         recalled = pool.submit(_recall, layout, request, services)
         # In this request's context: a model rerank there shares the request's model budget.
         ctx = contextvars.copy_context()

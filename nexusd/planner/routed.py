@@ -17,6 +17,7 @@ from nexusd.planner.providers import (
     ProviderTimeout,
     create_provider,
 )
+from nexusd.planner.readonly import is_read_only
 from nexusd.planner.reliability import BREAKERS, BreakerBoard, Deadline, RetryPolicy, call_reliably
 from nexusd.planner.routing import Route
 from nexusd.planner.telemetry import Usage
@@ -57,14 +58,15 @@ class RoutedModel:
     ) -> tuple[str | None, str]:
         """The model's text, or None and the reason it failed; the prompt is logged first."""
         with contextlib.suppress(OSError):  # a full disk must not stop planning
-            save_prompt(
-                self.layout,
-                role=self.route.role,
-                planner=self.route.planner_name,
-                messages=messages,
-                attempt=attempt,
-                dropped=dropped,
-            )
+            if not is_read_only():
+                save_prompt(
+                    self.layout,
+                    role=self.route.role,
+                    planner=self.route.planner_name,
+                    messages=messages,
+                    attempt=attempt,
+                    dropped=dropped,
+                )
         call = ModelCall(
             messages=tuple(messages),
             model=self.route.model,

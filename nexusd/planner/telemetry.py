@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from nexusd.paths import RepoLayout
+from nexusd.planner.readonly import is_read_only
 
 ROTATE_BYTES = 10 * 1024 * 1024
 _LOCK = threading.Lock()
@@ -46,6 +47,8 @@ def telemetry_file(layout: RepoLayout) -> Path:
 
 def record(layout: RepoLayout, event: Mapping[str, Any]) -> None:
     """Append one event (a timestamp is added); never raises on a full or read-only disk."""
+    if is_read_only():
+        return  # `nexusd plan --stdout` writes nothing
     line = json.dumps(
         {"ts": datetime.now(UTC).isoformat(timespec="milliseconds"), **event},
         ensure_ascii=False,

@@ -50,11 +50,14 @@ def evaluate(
     results: Sequence[CheckResult],
     now: str,
     user_keys: Mapping[str, str] | None = None,
+    request: str = "",
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Pure: (new history, triggered events); events lack the diffstat the shell adds.
 
     `user_keys` maps a result's tree to the key of the user's files in it (the tree
-    itself when absent): a run whose key equals the previous run's is the same attempt.
+    itself when absent): a run whose key equals the previous run's is the same attempt,
+    and so is a run for the same `request` (path@sha256) as the previous one: answering
+    a request again is not a new failure.
     """
     keys = user_keys or {}
     new = {name: dict(entry) for name, entry in history.items()}
@@ -74,8 +77,12 @@ def evaluate(
             "location": failure.location,
             "tree": result.tree,
             "user": keys.get(result.tree, result.tree),
+            "request": request,
         }
-        if previous is not None and previous.get("user", previous["tree"]) == run["user"]:
+        same_request = bool(request) and previous is not None and previous.get("request") == request
+        if same_request or (
+            previous is not None and previous.get("user", previous["tree"]) == run["user"]
+        ):
             # Nothing of the user's changed: the same attempt again (another request, a
             # retry), whatever it printed. It neither extends a streak nor fixes anything.
             continue
@@ -180,6 +187,7 @@ def pending_lessons(
     *,
     now: datetime | None = None,
     own: Sequence[str] = OWN_PATHS,
+    request: str = "",
 ) -> tuple[Lesson, ...]:
     """Record one cycle's results; return the lessons and solutions it triggers.
 
@@ -195,7 +203,7 @@ def pending_lessons(
             history = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         except ValueError:
             history = {}  # derived state: a corrupt file just restarts the history
-        new, events = evaluate(history, results, stamp, keys)
+        new, events = evaluate(history, results, stamp, keys, request)
         atomic_write_text(path, json.dumps(new, indent=2, sort_keys=True) + "\n")
     lessons = []
     for event in events:

@@ -98,3 +98,21 @@ def test_daemon_cycles_write_one_well_formed_lesson_and_solution(repo: Path) -> 
 def _headings(text: str) -> list[str]:
     tokens = MarkdownIt("commonmark").parse(text)
     return [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+
+
+def test_answering_the_same_request_again_is_not_a_new_failure(repo: Path) -> None:
+    _setup(repo)
+    before = (repo / "MEMORY.md").read_text(encoding="utf-8")
+    layout, config = find_repo(repo), load_config(repo)
+    folder = repo / ".scratchpad_logs"
+    folder.mkdir()
+    request = folder / "2026-01-01T10_00_00_plan_request.md"
+    request.write_text("Fix add() in calc.py\n", encoding="utf-8")
+    for i in range(3):  # the user's files change, but it is one cycle answered three times
+        (repo / "calc.py").write_text(f"def add(a, b):\n    return a - b - {i}\n")
+        outcome = answer_request(request, layout, config, force=True, services=Services(learn=True))
+        assert outcome.status == "ok", outcome.message
+    assert (repo / "MEMORY.md").read_text(encoding="utf-8") == before
+    # Three answered cycles (three requests) with the same failure do make the lesson.
+    _attempts(repo, Services(learn=True))
+    assert (repo / "MEMORY.md").read_text(encoding="utf-8").count("**Lesson:**") == 1
