@@ -77,7 +77,8 @@ class Api:
         self.tokens = tokens
         self.max_body = max_body_bytes
 
-    def _role(self, authorization: str | None) -> str:
+    def role_of(self, authorization: str | None) -> str:
+        """The role of a request's bearer token; 401 or 403 (a role no longer configured)."""
         role = self.tokens.role_of(authorization)
         if role not in self.context.access.roles:
             raise AccessError(
@@ -93,7 +94,7 @@ class Api:
         async def endpoint(request: Request) -> Response:
             started = time.perf_counter()
             try:
-                role = self._role(request.headers.get("authorization"))
+                role = self.role_of(request.headers.get("authorization"))
                 return JSONResponse(await handler(request, role))
             except NexusError as exc:
                 return error_response(exc, started)
@@ -190,7 +191,7 @@ class McpByRole:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         try:
-            role = self.api._role(Headers(scope=scope).get("authorization"))
+            role = self.api.role_of(Headers(scope=scope).get("authorization"))
         except NexusError as exc:
             await error_response(exc, started)(scope, receive, send)
             return
