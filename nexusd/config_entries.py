@@ -24,6 +24,8 @@ PROVIDER_KEYS: dict[str, type | tuple[type, ...]] = {
     "timeout_ms": int,
     "n_ctx": int,
     "n_threads": int,
+    "chat_format": str,
+    "chat_template": str,
     "circuit_failures": int,
     "circuit_reset_ms": int,
 }

@@ -119,6 +119,8 @@ def settings_from_mapping(name: str, raw: Mapping[str, Any] | None) -> ProviderS
         "timeout_ms",
         "n_ctx",
         "n_threads",
+        "chat_format",
+        "chat_template",
         "circuit_failures",
         "circuit_reset_ms",
     }
@@ -134,6 +136,8 @@ def settings_from_mapping(name: str, raw: Mapping[str, Any] | None) -> ProviderS
         timeout_ms=int(raw.get("timeout_ms") or 60_000),
         n_ctx=int(raw.get("n_ctx") or 4096),
         n_threads=int(raw["n_threads"]) if raw.get("n_threads") else None,
+        chat_format=raw.get("chat_format"),
+        chat_template=raw.get("chat_template"),
         circuit_failures=int(raw.get("circuit_failures") or 3),
         circuit_reset_ms=int(raw.get("circuit_reset_ms") or 30_000),
         extra={k: v for k, v in raw.items() if k not in known},

@@ -109,6 +109,10 @@ class ProviderSettings:
     timeout_ms: int = 60_000
     n_ctx: int = 4096
     n_threads: int | None = None
+    # llamacpp: a llama-cpp-python chat format name, or `completion` for a plain prompt;
+    # or a Jinja chat template. Neither: the GGUF's template, else a plain prompt.
+    chat_format: str | None = None
+    chat_template: str | None = None
     circuit_failures: int = 3
     circuit_reset_ms: int = 30_000
     extra: Mapping[str, Any] = field(default_factory=dict)

