@@ -139,6 +139,18 @@ def build_tree_report(
                 # output): git dies on it; leave it out, as it is gone, and try again.
                 vanished.extend(p for p in gone if p not in vanished)
                 continue
+            if vanished:
+                # `add` skipped them, so a tracked one would keep the entry the snapshot's
+                # index was seeded with: its checkpoint would bring a deleted file back.
+                run_git(
+                    layout.root,
+                    "update-index",
+                    "--force-remove",
+                    "-z",
+                    "--stdin",
+                    env=env,
+                    input=join_z(vanished),
+                )
             return git_text(layout.root, "write-tree", env=env), big, vanished
     raise GitError(
         f"files kept vanishing while the working tree was snapshotted ({len(vanished)} so far)",

@@ -287,6 +287,25 @@ def test_a_file_deleted_mid_snapshot_is_left_out(repo: Path) -> None:
     assert cp.trailers["Nexus-Vanished"] == "1 file(s) deleted while the snapshot was taken"
 
 
+def test_a_tracked_file_deleted_mid_snapshot_is_left_out_too(repo: Path) -> None:
+    # Both tracked and edited: `git add` lists them as modified, then a.txt's clean filter
+    # deletes b.txt before it is read. The snapshot's index starts from the real one, whose
+    # entry for b.txt must not survive into the checkpoint (a restore would bring it back).
+    (repo / ".gitattributes").write_text("a.txt filter=vanish\n")
+    (repo / "a.txt").write_text("a\n")
+    (repo / "b.txt").write_text("b\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a and b")
+    git(repo, "config", "filter.vanish.clean", "rm -f b.txt; cat")
+    (repo / "a.txt").write_text("a, edited\n")
+    (repo / "b.txt").write_text("b, edited and longer\n")
+    cp = create_checkpoint(find_repo(repo), reason="manual")
+    files = _files_in(repo, cp.commit)
+    assert "a.txt" in files and "b.txt" not in files
+    assert cp.trailers["Nexus-Vanished"] == "1 file(s) deleted while the snapshot was taken"
+    assert "b.txt" in git(repo, "ls-files")  # the real index is untouched
+
+
 def test_other_git_add_failures_still_raise(repo: Path) -> None:
     git(repo, "config", "filter.broken.clean", "exit 3")
     git(repo, "config", "filter.broken.required", "true")
