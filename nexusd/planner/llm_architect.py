@@ -173,7 +173,7 @@ def plan_with_llm(
     cut = (*(f"{t} (shortened)" for t in prompt.truncated), *prompt.dropped)
     text, reason = session.ask(prompt.messages, "first", spec, cut)
     if text is None:
-        why = "slow" if session.slow else "down"
+        why = "unusable" if session.echoed else "slow" if session.slow else "down"
         return fallback(reason, session.usage, route.planner_name, why)
     answer, errors = schema.parse_json_answer(text)
     parts, field_errs = _valid_parts(answer, titles, standard, request, max_actions)

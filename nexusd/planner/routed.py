@@ -9,6 +9,7 @@ from typing import Any
 
 from nexusd.paths import RepoLayout
 from nexusd.planner.budget import budget_left
+from nexusd.planner.echo import echoes_prompt
 from nexusd.planner.prompting import save_prompt
 from nexusd.planner.providers import (
     Message,
@@ -48,6 +49,8 @@ class RoutedModel:
         self.provider = create_provider(route.provider)
         self.usage = Usage(route.provider.name, route.model)
         self.last_error: ProviderError | None = None
+        self.echoed = False  # the last answer only repeated the prompt
+        self.echo_text = ""  # …and what it said
 
     def ask(
         self,
@@ -55,8 +58,15 @@ class RoutedModel:
         attempt: str,
         spec: Any = None,
         dropped: Sequence[str] = (),
+        *,
+        timeout_s: float | None = None,
+        temperature: float | None = None,
     ) -> tuple[str | None, str]:
-        """The model's text, or None and the reason it failed; the prompt is logged first."""
+        """The model's text, or None and the reason it failed; the prompt is logged first.
+
+        An answer that only repeats the prompt counts as none (`echoed`). `timeout_s` and
+        `temperature` override the route's for this call (the provider's timeout still caps).
+        """
         with contextlib.suppress(OSError):  # a full disk must not stop planning
             if not is_read_only():
                 save_prompt(
@@ -70,10 +80,12 @@ class RoutedModel:
         call = ModelCall(
             messages=tuple(messages),
             model=self.route.model,
-            temperature=self.route.temperature,
+            temperature=self.route.temperature if temperature is None else temperature,
             max_tokens=self.route.max_tokens,
             format=self.route.format,
-            timeout_s=self.route.provider.timeout_s,
+            timeout_s=self.route.provider.timeout_s
+            if timeout_s is None
+            else min(timeout_s, self.route.provider.timeout_s),
             schema=spec,
         )
         started = time.monotonic()
@@ -97,8 +109,15 @@ class RoutedModel:
             duration_ms=u.duration_ms + (time.monotonic() - started) * 1000.0,
         )
         self.last_error = out.error
+        self.echoed = False
         if done is None:
             return None, out.error.message if out.error else "no answer"
+        if echoes_prompt(done.text, messages):
+            self.echoed, self.echo_text = True, done.text
+            self.last_error = ProviderError(
+                "the model repeated the prompt instead of answering", retryable=True
+            )
+            return None, self.last_error.message
         return done.text, ""
 
     @property

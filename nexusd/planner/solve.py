@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,14 +95,20 @@ def extract_code(text: str, language: str) -> str:
     return text.strip() + "\n"
 
 
-def builder_messages(task: str, language: str, attempts: tuple[Attempt, ...]) -> list[Message]:
-    """The builder's prompt: the task, then the last attempts with their errors and diagnosis."""
+def builder_messages(
+    task: str, language: str, attempts: tuple[Attempt, ...], notes: Sequence[str] = ()
+) -> list[Message]:
+    """The builder's prompt: the task, what failed so far (every distinct error), the last
+    attempts with their errors and diagnosis, and why the last try gave no program."""
     system = (
         f"You write one complete, runnable {language} program that solves the task and exits "
         "with status 0 only when it works (use assertions to check the result). Use only the "
         f"standard library. Answer with the program in one ```{language} fenced block."
     )
     user = [f"# Task\n\n{task.strip()}"]
+    learned = failed_approaches(attempts)
+    if len(learned) > 1:
+        user.append("\n# What failed so far\n\n" + "\n".join(f"- {x}" for x in learned))
     for attempt in attempts[-3:]:
         user.append(
             f"\n# Attempt {attempt.number} failed (exit {attempt.result.exit_code}"
@@ -111,9 +117,38 @@ def builder_messages(task: str, language: str, attempts: tuple[Attempt, ...]) ->
             f"{attempt.result.stderr[-_STDERR_TAIL:].strip()}\n```\n\n"
             f"Diagnosis: {attempt.reflection}"
         )
-    if attempts:
-        user.append("\nWrite the corrected, complete program.")
+    user.extend(f"\nNote: {note}" for note in notes)
+    if attempts or notes:
+        user.append("\nWrite the corrected, complete program; do not repeat a failed one.")
     return [Message("system", system), Message("user", "\n".join(user))]
+
+
+def failed_approaches(attempts: Sequence[Attempt]) -> list[str]:
+    """Each distinct failure met so far, first seen first (what a retry must not repeat)."""
+    seen: list[str] = []
+    for a in attempts:
+        if a.result.passed:
+            continue
+        found = analyze_error(
+            a.result.stderr or a.result.error, a.result.exit_code, a.result.timed_out
+        )
+        if found not in seen:
+            seen.append(found)
+    return seen
+
+
+def unsolved_entry(task: str, language: str, attempts: Sequence[Attempt]) -> str:
+    """The memory entry for a task not solved: what was tried and how each failed."""
+    first = task.strip().splitlines()[0][:120]
+    lines = [
+        f"Not solved: “{first}” in {language}, {len(attempts)} attempt(s) (nexusd solve).",
+        f"Problem: {' '.join(task.split())}",
+    ]
+    lines += [f"Failed: {e}" for e in failed_approaches(attempts)]
+    last = attempts[-1]
+    if last.reflection:
+        lines.append(f"Last diagnosis: {' '.join(last.reflection.split())[:500]}")
+    return "\n".join(lines) + "\n"
 
 
 def crystallize(task: str, language: str, attempts: tuple[Attempt, ...]) -> str:
@@ -133,13 +168,15 @@ def crystallize(task: str, language: str, attempts: tuple[Attempt, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _save_memory(layout: RepoLayout, text: str, language: str) -> tuple[bool, str | None]:
+def _save_memory(
+    layout: RepoLayout, text: str, language: str, category: str = "solution"
+) -> tuple[bool, str | None]:
     try:
         writes = importlib.import_module("nexusd.memory.writes")
     except ImportError:
         return False, "memory writes are not available: add the entry to MEMORY.md by hand"
     try:
-        writes.add_memory(layout, text, category="solution", tags=("solve", language))
+        writes.add_memory(layout, text, category=category, tags=("solve", language))
     except (NexusError, OSError) as exc:
         return False, f"could not save the solution to memory: {exc}"
     return True, None
@@ -170,7 +207,8 @@ def solve(
         layout,
         route,
         deadline_s=lim.timeout_s * (max_retries + 1),
-        max_retries=lim.max_retries,
+        # The loop retries, and each retry changes something; the same call twice never.
+        max_retries=0,
         breakers=breakers,
         sleep=sleep,
     )
@@ -179,12 +217,36 @@ def solve(
     attempts: tuple[Attempt, ...] = ()
     notes: list[str] = []
     critic_usage: Usage | None = None
+    ran: set[str] = set()  # the programs already run: the same code is never run twice
+    pending: list[str] = []  # why the last try produced nothing, told to the next one
+    temperature = route.temperature
     for number in range(1, max_retries + 2):
-        text, reason = model.ask(builder_messages(task, language, attempts), f"try{number}")
+        messages = builder_messages(task, language, attempts, pending)
+        text, reason = model.ask(
+            messages, f"try{number}", timeout_s=lim.timeout_s, temperature=temperature
+        )
+        # Whatever goes wrong, the next try differs: more varied sampling, and a note.
+        temperature = min(1.0, temperature + 0.3)
+        if text is None and model.echoed and extract_code(model.echo_text, language) in ran:
+            text = model.echo_text  # a failed program written again: said so just below
         if text is None:
-            notes.append(f"the builder model failed: {reason}")
-            break
+            notes.append(f"try {number}: the builder model failed: {reason}")
+            retryable = model.last_error is not None and model.last_error.retryable
+            if not retryable:
+                break
+            pending = [
+                "your last answer only repeated the prompt: answer with the program itself"
+                if model.echoed
+                else "your last answer did not arrive in time: write a shorter program"
+            ]
+            continue
         code = extract_code(text, language)
+        if code in ran:
+            notes.append(f"try {number}: the model wrote a program it had already tried")
+            pending = ["you wrote a program that already failed: write a different one"]
+            continue
+        ran.add(code)
+        pending = []
         result = run(code, language, timeout_s)
         if result.passed:
             attempts += (Attempt(number, code, result),)
@@ -213,6 +275,11 @@ def solve(
     saved = False
     if memory_text is not None and save:
         saved, why = _save_memory(layout, memory_text, language)
+        notes.extend([why] if why else [])
+    elif attempts and save and not attempts[-1].result.error:
+        # Not solved, but each failed run taught something: keep it for the next time.
+        memory_text = unsolved_entry(task, language, attempts)
+        saved, why = _save_memory(layout, memory_text, language, category="lesson")
         notes.extend([why] if why else [])
     usage = merge_usage(model.usage, critic_usage)
     record(
