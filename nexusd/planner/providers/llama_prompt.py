@@ -109,9 +109,7 @@ def packaged_model(package: str) -> str:
             # `assemble` (chunked packages) writes the file once into the user's cache.
             return str(func())
     found = sorted(
-        str(item)
-        for item in resources.files(module_name).iterdir()
-        if item.name.endswith(".gguf")
+        str(item) for item in resources.files(module_name).iterdir() if item.name.endswith(".gguf")
     )
     if len(found) == 1:
         return found[0]
