@@ -71,19 +71,31 @@ def free_port() -> int:
 
 
 def make_repo(base: Path, chunks: int, port: int) -> Path:
-    """A git repository whose MEMORY.md has `chunks` `###` entries across SECTIONS."""
+    """A git repository with `chunks` memory chunks: a tenth in MEMORY.md's sections, the
+    rest in daily notes of 100 entries each (files stay under memory.max_file_bytes)."""
     repo = base / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
     rng = random.Random(7)
+
+    def words() -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(30))
+
     parts = ["# Memory\n"]
-    per = chunks // len(SECTIONS)
+    per = chunks // 10 // len(SECTIONS)
     for section in SECTIONS:
         parts.append(f"## {section}\n")
-        for i in range(per):
-            words = " ".join(rng.choice(WORDS) for _ in range(30))
-            parts.append(f"### {section.lower()} entry {i}\n\n- {words}\n")
+        parts.extend(f"### {section.lower()} entry {i}\n\n- {words()}\n" for i in range(per))
     (repo / "MEMORY.md").write_text("\n".join(parts), encoding="utf-8")
+    daily = repo / "memory" / "daily"
+    daily.mkdir(parents=True)
+    left = chunks - per * len(SECTIONS)
+    for day in range((left + 99) // 100):
+        count = min(100, left - day * 100)
+        notes = [f"# note {day}\n"]
+        notes.extend(f"## {i // 60:02d}:{i % 60:02d} entry\n\n- {words()}\n" for i in range(count))
+        name = f"2025-{1 + day // 28:02d}-{1 + day % 28:02d}.md"
+        (daily / name).write_text("\n".join(notes), encoding="utf-8")
     (repo / ".nexus").mkdir()
     (repo / ".nexus" / "config.yaml").write_text(
         f"api:\n  enabled: true\n  port: {port}\ncode:\n  enabled: false\n", encoding="utf-8"
@@ -212,8 +224,11 @@ def main() -> None:
         port = free_port()
         repo = make_repo(Path(tmp), chunks, port)
         started = time.perf_counter()
-        nexusd(repo, "memory", "reindex")
-        print(f"indexed {chunks} chunks in {time.perf_counter() - started:.0f}s")
+        report = json.loads(nexusd(repo, "memory", "reindex", "--json"))
+        took = time.perf_counter() - started
+        print(f"indexed {report['written']} chunks of {report['files']} files in {took:.0f}s")
+        if report["written"] < chunks or report["skipped"]:
+            raise SystemExit(f"the workload was not indexed whole: {report}")
         token = TokenStore(find_repo(repo)).create("developer", "bench")
         base = f"http://127.0.0.1:{port}"
         nexusd(repo, "start")

@@ -36,8 +36,10 @@ class LoopbackServer:
         *,
         memory: Any = None,
         code_ops: CodeOps | None = None,
+        stats: Any = None,
     ) -> None:
         self.layout = layout
+        self.stats = stats  # the daemon's DaemonStats: `nexusd status` shows the API
         self.config = config
         self.host = str(config.get("api.host"))
         self.port = int(config.get("api.port"))
@@ -81,9 +83,15 @@ class LoopbackServer:
                 )
                 log.error("%s", self.error)
                 self.stop()
+                self._publish("failed")
                 return
             time.sleep(0.02)
         log.info("context API and /mcp listening on %s", self.url)
+        self._publish("listening")
+
+    def _publish(self, state: str) -> None:
+        if self.stats is not None:
+            self.stats.set(api={"state": state, "url": self.url, "error": self.error})
 
     def _serve(self) -> None:
         try:

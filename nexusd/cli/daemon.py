@@ -134,6 +134,10 @@ def _status_text(data: dict[str, Any]) -> str:
     code = data.get("code")
     if isinstance(code, dict):
         rows.append(f"  code index {_code_text(code)}")
+    api = data.get("api")
+    if isinstance(api, dict) and data["running"]:
+        shown = api.get("error") or f"{api.get('url')} (context API and /mcp)"
+        rows.append(f"  api        {shown}")
     if isinstance(data.get("sandbox"), dict):
         from nexusd.sandbox.record import status_line
 

@@ -131,6 +131,7 @@ class Extensions:
                     self.config,
                     memory=self.memory.service if self.memory else None,
                     code_ops=self.code.handle if self.code else None,
+                    stats=daemon.ctx.stats,
                 )
             )
 

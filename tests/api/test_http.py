@@ -58,6 +58,7 @@ def test_every_status_code(api: tuple[Path, str], make_repo: Callable[..., Path]
     repo, base = api
     user, admin = token(repo, "user"), token(repo, "admin")
     elsewhere = token(make_repo("other"), "admin")
+    assert f"api        {base} (context API and /mcp)" in nexusd(repo, "status").stdout
     with httpx2.Client(base_url=base, timeout=60) as http:
         # 401: no token, a wrong one, one made for another repository
         assert http.get(SEARCH, params={"q": "x"}).status_code == 401
@@ -212,3 +213,18 @@ def test_tokens_are_hashed_private_and_never_in_the_working_tree(memory_repo: Pa
     assert nexusd(memory_repo, "token", "create", "--role", "root", check=False).returncode == 9
     nexusd(memory_repo, "token", "revoke", "cursor")
     assert "no tokens" in nexusd(memory_repo, "token", "list").stdout
+
+
+def test_a_taken_port_fails_open(memory_repo: Path, start_daemon: Callable[..., Path]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        (memory_repo / ".nexus" / "config.yaml").write_text(
+            f"memory:\n  enabled: false\napi:\n  enabled: true\n  port: {port}\n",
+            encoding="utf-8",
+        )
+        start_daemon(memory_repo)
+        shown = nexusd(memory_repo, "status").stdout
+    assert "nexusd is running" in shown
+    assert f"could not listen on http://127.0.0.1:{port}" in shown and "api.port" in shown
