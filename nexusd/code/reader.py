@@ -99,8 +99,7 @@ def _balanced(
     """Chunks for `workers` processes: largest files first, several chunks per worker.
 
     An update of a hundred files in two chunks of 64 left one worker idle while the other
-    parsed the big files; the parent also counts tokens for each chunk as it arrives, so
-    small chunks keep all three busy.
+    parsed the big files, and the parent had nothing to store until a whole chunk was done.
     """
     ordered = sorted(items, key=lambda item: _size(root, item[0]), reverse=True)
     size = max(4, min(CHUNK, -(-len(ordered) // (workers * 4))))
