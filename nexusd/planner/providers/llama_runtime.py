@@ -123,13 +123,15 @@ class ModelSlot:
             return False
         return True
 
-    def close(self, wait_s: float = 5.0) -> None:
+    def close(self, wait_s: float = 1.0) -> None:
         """Free the model once no call uses it (an abandoned one is stopped first)."""
         running = self._running
         if running is not None:
             running.set()
         if not self._lock.acquire(timeout=wait_s):
-            return  # still in use: leaving it to the process's end is safer than freeing it
+            # Still in use (a load cannot be interrupted): leaving it to the process's end is
+            # safer than freeing it, and an exiting process does not wait for it.
+            return
         try:
             if self._llm is not None:
                 with contextlib.suppress(Exception):
