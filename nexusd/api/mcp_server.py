@@ -1,9 +1,9 @@
 """The MCP server: nexusd's memory, code map, plans, checks and checkpoints as MCP tools.
 
 Built on the official SDK's `MCPServer`; the same server runs over stdio (`nexusd mcp`,
-one role from the command line) and over streamable HTTP at the daemon's `/mcp` (the
-role of each request's bearer token). Every tool is a thin adapter over
-`nexusd.api.context` and `nexusd.api.operations`; an expected failure (a refused role,
+one role from the command line) and over streamable HTTP at the daemon's `/mcp` (one
+server per role, picked by each request's bearer token). Every tool is a thin adapter
+over `nexusd.api.context` and `nexusd.api.operations`; an expected failure (a refused role,
 a path outside the repository, an unknown checkpoint) is a tool error the agent reads,
 never a crash of the server.
 """
