@@ -115,7 +115,7 @@ class TokenStore:
         parts = token.split("_", 2)
         if len(parts) == 3 and parts[0] == PREFIX and parts[1] != self.tag:
             raise AccessError(
-                "this token was created for another repository",
+                "this token was created for another repository (or another working tree of it)",
                 hint=f"create one in this repository ({self.layout.root}): nexusd token create",
                 status=401,
             )
