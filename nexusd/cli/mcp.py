@@ -31,11 +31,11 @@ def mcp(role: str | None, repo: Path | None) -> None:
       claude mcp add --scope project nexusd -- nexusd mcp
     Cursor (.cursor/mcp.json) and any client with an mcpServers file:
       {"mcpServers": {"nexusd": {"command": "nexusd",
-                                 "args": ["mcp", "-C", "/path/to/repo"]}}}
+                                 "args": ["mcp", "-C", "/path/to/your-repo"]}}}
     Codex (~/.codex/config.toml):
       [mcp_servers.nexusd]
       command = "nexusd"
-      args = ["mcp", "-C", "/path/to/repo"]
+      args = ["mcp", "-C", "/path/to/your-repo"]
     """
     from nexusd.api.mcp_server import serve_stdio
 
