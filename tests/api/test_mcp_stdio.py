@@ -5,6 +5,7 @@ the packaged embedding model)."""
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -218,3 +219,33 @@ def test_checkpoints_and_checks_by_role(memory_repo: Path) -> None:
 
     refused = run_mcp(memory_repo, as_user)
     assert all("forbidden" in e and "developer" in e for e in refused)
+
+
+def test_two_servers_saving_at_once_lose_nothing(memory_repo: Path) -> None:
+    """Two agents, each with its own `nexusd mcp` and no daemon: both write MEMORY.md and
+    the same index at once."""
+    n = 6
+
+    def agent(name: str) -> list[dict[str, Any]]:
+        async def body(session: ClientSession) -> list[dict[str, Any]]:
+            out = []
+            for i in range(n):
+                args = {"text": f"{name} learned thing {i}", "tags": [name]}
+                out.append(result_json(await session.call_tool("memory_save", args)))
+            return out
+
+        return run_mcp(memory_repo, body)
+
+    with ThreadPoolExecutor(2) as pool:
+        saved = list(pool.map(agent, ["alpha", "beta"]))
+    text = (memory_repo / "MEMORY.md").read_text(encoding="utf-8")
+    for name in ("alpha", "beta"):
+        for i in range(n):
+            assert text.count(f"{name} learned thing {i} #{name}") == 1, (name, i)
+    assert all(s["path"] == "MEMORY.md" for batch in saved for s in batch)
+
+    async def search(session: ClientSession) -> dict[str, Any]:
+        return result_json(await session.call_tool("memory_get", {"id": saved[0][0]["id"]}))
+
+    body = run_mcp(memory_repo, search)["body"]
+    assert "alpha learned thing 5" in body and "beta learned thing 5" in body
