@@ -38,6 +38,7 @@ _KIND = {"A": "add", "M": "modify", "T": "modify", "D": "delete"}
 # The defaults of `watch.paths` and `memory.sources`; the CLI passes the configured ones.
 NEXUS_FILES = (".scratchpad_logs", ".scratchpad", "MEMORY.md", "memory/daily/*.md")
 OWN_FILE = "nexusd's own file; name it in the paths to restore it"
+UNHELD = "a file no checkpoint holds is there now (kept)"
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,24 @@ def _ignored_existing(layout: RepoLayout, paths: list[str]) -> set[str]:
     return set(split_z(proc))
 
 
+def _unheld(root: Path, planned: Sequence[Change]) -> set[str]:
+    """Paths the restore would add where a file exists that the current snapshot lacks.
+
+    An untracked file over the size limit is left out of every snapshot, the pre-restore
+    one too (as is one created since): writing the checkpoint's version over it would
+    destroy work that nothing can bring back.
+    """
+    found = set()
+    for change in planned:
+        if change.action != "add":
+            continue
+        # NotADirectoryError: a file of the snapshot is where a folder goes (removed first).
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            if not stat.S_ISDIR((root / change.path).lstat().st_mode):
+                found.add(change.path)
+    return found
+
+
 def _remove(root: Path, rel: str) -> None:
     path = root / rel
     with contextlib.suppress(FileNotFoundError):
@@ -181,11 +200,14 @@ def restore_checkpoint(
     planned = [c for c in planned if c not in own]
     writes = [c.path for c in planned if c.action != "delete" and not c.mode.startswith("160")]
     ignored = _ignored_existing(layout, writes)
+    unheld = _unheld(layout.root, planned) - ignored
     changes: list[Change] = []
     skipped = [Change("skip", c.path, why=OWN_FILE) for c in own]
     for change in planned:
         if change.path in ignored:
             skipped.append(Change("skip", change.path, why="an ignored file is there now"))
+        elif change.path in unheld:
+            skipped.append(Change("skip", change.path, why=UNHELD))
         elif change.mode.startswith("160"):
             skipped.append(Change("skip", change.path, why="submodule: run git submodule update"))
         else:

@@ -77,6 +77,25 @@ def test_ignored_file_in_the_way_is_kept(repo: Path) -> None:
     assert not (repo / ".gitignore").exists()  # not in the snapshot: removed, kept in pre-restore
 
 
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_an_untracked_file_grown_over_the_size_limit_is_kept(repo: Path, dry_run: bool) -> None:
+    # Small when the checkpoint was made, over the limit now: no snapshot holds what it is
+    # now (the pre-restore one leaves it out), so the restore must not overwrite it.
+    layout = find_repo(repo)
+    (repo / "data.bin").write_text("small\n")
+    (repo / "note.txt").write_text("v1\n")
+    cp = create_checkpoint(layout, reason="manual", max_untracked_bytes=1000)
+    (repo / "data.bin").write_text("precious\n" * 700)
+    (repo / "note.txt").write_text("v2\n")
+    result = restore_checkpoint(layout, cp.id, dry_run=dry_run, max_untracked_bytes=1000)
+    assert (repo / "data.bin").read_text() == "precious\n" * 700
+    assert [c.path for c in result.changes] == ["note.txt"]
+    assert [(c.path, c.why) for c in result.skipped] == [
+        ("data.bin", "a file no checkpoint holds is there now (kept)")
+    ]
+    assert (repo / "note.txt").read_text() == ("v2\n" if dry_run else "v1\n")
+
+
 def test_refuses_during_a_merge(repo: Path) -> None:
     layout = find_repo(repo)
     cp = create_checkpoint(layout, reason="manual")
