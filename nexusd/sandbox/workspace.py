@@ -7,6 +7,7 @@ The working tree is snapshotted through a temporary index (a copy of the real on
 from __future__ import annotations
 
 import io
+import logging
 import os
 import shutil
 import subprocess
@@ -16,6 +17,8 @@ from pathlib import Path
 
 from nexusd.errors import GitError
 from nexusd.paths import RepoLayout
+
+log = logging.getLogger("nexusd.sandbox")
 
 SANDBOX_UID = 65534  # "nobody" on Debian: owns nothing on the host.
 # Workspaces go to memory when it has room: creating a file on a disk filesystem costs
@@ -100,12 +103,22 @@ def _is_tmpfs(path: Path) -> bool:
     )
 
 
-def extract(tar_bytes: bytes, dest: Path, *, owner: int | None = None) -> None:
-    """Unpack a tree tar into `dest` (safe `data` filter); as root, owned by `owner`."""
+def extract(tar_bytes: bytes, dest: Path, *, owner: int | None = None) -> list[str]:
+    """Unpack a tree tar into `dest` (safe `data` filter); as root, owned by `owner`.
+
+    Returns the members the filter refused (links to absolute paths or out of `dest`): they
+    are left out, logged, and the rest is unpacked.
+    """
     dest.mkdir(parents=True, exist_ok=True)
+    refused: list[str] = []
 
     def owned(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
-        safe = tarfile.data_filter(member, path)
+        try:
+            safe = tarfile.data_filter(member, path)
+        except tarfile.FilterError as exc:
+            refused.append(member.name)
+            log.warning("left out of the check's workspace: %s (%s)", member.name, exc)
+            return None
         if safe is None or owner is None:
             return safe
         # tarfile chowns to these ids when it runs as root (numeric_owner=True).
@@ -115,6 +128,7 @@ def extract(tar_bytes: bytes, dest: Path, *, owner: int | None = None) -> None:
         tar.extractall(dest, filter=owned, numeric_owner=True)
     if owner is not None:
         os.chown(dest, owner, owner)
+    return refused
 
 
 def retag(tar_bytes: bytes, *, prefix: str, owner: int) -> bytes:

@@ -49,6 +49,20 @@ def test_snapshot_includes_untracked_and_changes_but_not_ignored(repo: Path) -> 
     assert (out / "README.md").read_text() == "# changed\n"
 
 
+def test_links_leading_out_of_the_workspace_are_left_out(repo: Path) -> None:
+    # A repository may commit a link to a system file or to a sibling checkout: the check
+    # runs without them instead of failing on them (tarfile's data filter refuses both).
+    (repo / "abs_link").symlink_to("/etc/hostname")
+    (repo / "up_link").symlink_to("../../outside")
+    (repo / "ok_link").symlink_to("README.md")
+    layout = find_repo(repo)
+    out = repo.parent / "linked"
+    left_out = extract(archive(layout, snapshot_tree(layout)), out)
+    assert sorted(left_out) == ["abs_link", "up_link"]
+    assert not (out / "abs_link").is_symlink() and not (out / "up_link").is_symlink()
+    assert (out / "ok_link").read_text() == "# demo\n"
+
+
 def test_resolve_tree_of_a_commit_ignores_later_edits(repo: Path) -> None:
     layout = find_repo(repo)
     head = git(repo, "rev-parse", "HEAD").strip()
