@@ -98,12 +98,16 @@ class RoutedModel:
             sleep=self.sleep,
         )
         done = out.completion
+        # A failed call may still have cost tokens (a time box that ran out mid-generation).
+        spent = done or out.error
+        tokens_in = (spent.tokens_in or 0) if spent is not None else 0
+        tokens_out = (spent.tokens_out or 0) if spent is not None else 0
         u = self.usage
         self.usage = Usage(
             provider=u.provider,
             model=(done.model if done else None) or u.model,
-            tokens_in=u.tokens_in + ((done.tokens_in or 0) if done else 0),
-            tokens_out=u.tokens_out + ((done.tokens_out or 0) if done else 0),
+            tokens_in=u.tokens_in + tokens_in,
+            tokens_out=u.tokens_out + tokens_out,
             retries=u.retries + out.retries,
             calls=u.calls + out.attempts,
             duration_ms=u.duration_ms + (time.monotonic() - started) * 1000.0,

@@ -82,17 +82,17 @@ def test_a_model_slot_gives_up_at_the_deadline_and_is_not_used_twice_at_once() -
 
     started = time.monotonic()
     with pytest.raises(ProviderTimeout, match=r"within 0\.2s \(stopped while"):
-        slot.run("slow", 0.2, lambda m: work(m, 1.0))
+        slot.run("slow", 0.2, lambda m, _: work(m, 1.0))
     assert time.monotonic() - started < 0.2 + SLACK_S
     # The abandoned work still holds the model: the next call waits, then gets it alone.
-    assert slot.run("next", 30, lambda m: work(m, 0.01)) == "done"
+    assert slot.run("next", 30, lambda m, _: work(m, 0.01)) == "done"
     assert model.most == 1
     # Waiting for a busy model counts against the time box too, and says so.
-    hold = threading.Thread(target=lambda: slot.run("hold", 30, lambda m: work(m, 0.6)))
+    hold = threading.Thread(target=lambda: slot.run("hold", 30, lambda m, _: work(m, 0.6)))
     hold.start()
     time.sleep(0.1)
     with pytest.raises(ProviderTimeout, match="waiting for the model"):
-        slot.run("late", 0.1, lambda m: work(m, 0.01))
+        slot.run("late", 0.1, lambda m, _: work(m, 0.01))
     hold.join()
 
 

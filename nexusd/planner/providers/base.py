@@ -31,6 +31,10 @@ class ProviderError(NexusError):
         super().__init__(message, hint=hint)
         self.retryable = retryable
         self.status = status
+        # Tokens the model processed and generated before the call failed (a time box that
+        # ran out mid-generation still cost them); None when the back end cannot say.
+        self.tokens_in: int | None = None
+        self.tokens_out: int | None = None
 
 
 class ProviderTimeout(ProviderError):

@@ -31,12 +31,21 @@ _POLL_S = 0.05
 
 
 @dataclass
+class Progress:
+    """What a call got done so far: prompt tokens evaluated, tokens generated."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+@dataclass
 class _Job(Generic[T]):
     """One call's work: the caller waits on `done`; `abort` tells the worker to stop."""
 
     abort: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
     phase: str = "waiting for the model (another call is using it)"
+    progress: Progress = field(default_factory=Progress)
     result: T | None = None
     error: BaseException | None = None
 
@@ -53,8 +62,9 @@ class ModelSlot:
         self._callback: Any = None  # kept alive: llama.cpp holds a pointer to it
         self.abortable = False
 
-    def run(self, name: str, timeout_s: float, work: Callable[[Any], T]) -> T:
-        """`work(llm)` in a worker thread; ProviderTimeout once `timeout_s` has passed."""
+    def run(self, name: str, timeout_s: float, work: Callable[[Any, Progress], T]) -> T:
+        """`work(llm, progress)` in a worker thread; ProviderTimeout once `timeout_s` has
+        passed, carrying the tokens `progress` counted by then."""
         deadline = time.monotonic() + max(0.0, timeout_s)
         job: _Job[T] = _Job()
         worker = threading.Thread(
@@ -66,11 +76,13 @@ class ModelSlot:
                 raise job.error
             return job.result  # type: ignore[return-value]
         job.abort.set()
-        raise ProviderTimeout(
+        error = ProviderTimeout(
             f"provider `{name}`: no answer within {timeout_s:.1f}s (stopped while {job.phase})"
         )
+        error.tokens_in, error.tokens_out = job.progress.tokens_in, job.progress.tokens_out
+        raise error
 
-    def _work(self, job: _Job[T], work: Callable[[Any], T]) -> None:
+    def _work(self, job: _Job[T], work: Callable[[Any, Progress], T]) -> None:
         try:
             while not self._lock.acquire(timeout=_POLL_S):
                 if job.abort.is_set():
@@ -85,7 +97,7 @@ class ModelSlot:
                 job.phase = "processing the prompt and generating"
                 self._running = job.abort
                 try:
-                    job.result = work(llm)
+                    job.result = work(llm, job.progress)
                 except Exception:
                     if job.abort.is_set():
                         llm.reset()  # the aborted decode left a partial state behind

@@ -27,7 +27,12 @@ from nexusd.planner.providers.llama_prompt import (
     resolve_model_path,
     template_handler,
 )
-from nexusd.planner.providers.llama_runtime import ModelSlot, import_llama_cpp, model_slot
+from nexusd.planner.providers.llama_runtime import (
+    ModelSlot,
+    Progress,
+    import_llama_cpp,
+    model_slot,
+)
 
 
 class LlamaCppProvider:
@@ -50,22 +55,36 @@ class LlamaCppProvider:
 
     def complete(self, call: ModelCall) -> Completion:
         """Generate on the local model; ProviderTimeout once `call.timeout_s` has passed."""
-        return self.slot().run(self.settings.name, call.timeout_s, lambda llm: self._run(llm, call))
+        return self.slot().run(
+            self.settings.name, call.timeout_s, lambda llm, progress: self._run(llm, call, progress)
+        )
 
-    def _run(self, llm: Any, call: ModelCall) -> Completion:
+    def _run(self, llm: Any, call: ModelCall, progress: Progress) -> Completion:
         mode = prompt_mode(self.settings, llm.metadata)
+        prompt = completion_prompt(call.messages) if mode == "completion" else call.as_text()
+        # Counted before and during generation, so a call stopped at its time box still
+        # reports what it cost (exact for a plain prompt, close for a chat template).
+        progress.tokens_in = len(llm.tokenize(prompt.encode("utf-8")))
+
+        def count(input_ids: Any, scores: Any) -> Any:
+            if progress.tokens_out == 0:
+                progress.tokens_in = len(input_ids)  # the prompt as the model got it
+            progress.tokens_out += 1
+            return scores
+
         try:
             if mode == "completion":
                 out = llm.create_completion(
-                    prompt=completion_prompt(call.messages),
+                    prompt=prompt,
                     temperature=call.temperature,
                     max_tokens=call.max_tokens,
                     stop=list(STOP),
                     grammar=_json_grammar() if call.format == "json" else None,
+                    logits_processor=[count],
                 )
                 text = str(out["choices"][0].get("text") or "")
             else:
-                out = self._chat(llm, mode, call)
+                out = self._chat(llm, mode, call, count)
                 text = str(out["choices"][0]["message"].get("content") or "")
         except (ValueError, RuntimeError) as exc:
             raise ProviderError(
@@ -81,11 +100,12 @@ class LlamaCppProvider:
             tokens_out=usage.get("completion_tokens"),
         )
 
-    def _chat(self, llm: Any, mode: str, call: ModelCall) -> Any:
+    def _chat(self, llm: Any, mode: str, call: ModelCall, count: Any) -> Any:
         kwargs: dict[str, Any] = {
             "messages": call.chat_messages(),
             "temperature": call.temperature,
             "max_tokens": call.max_tokens,
+            "logits_processor": [count],
         }
         if call.format == "json":
             kwargs["response_format"] = {"type": "json_object"}

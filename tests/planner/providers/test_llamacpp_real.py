@@ -101,9 +101,10 @@ def test_the_time_box_holds_during_prompt_processing() -> None:
     ask(provider, "Say hello.", max_tokens=4, timeout_s=120)  # loaded: only decoding is timed
     long_prompt = "Check the login flow step by step. " * 220  # ~1700 tokens to process
     started = time.monotonic()
-    with pytest.raises(ProviderTimeout, match="stopped while processing the prompt"):
+    with pytest.raises(ProviderTimeout, match="stopped while processing the prompt") as info:
         ask(provider, long_prompt, max_tokens=200, timeout_s=0.3)
     assert time.monotonic() - started < 0.3 + SLACK_S
+    assert info.value.tokens_in and info.value.tokens_in > 1000  # what the call cost
     # The aborted decode left the model usable: the next call answers and counts its tokens.
     done = ask(provider, "Say hello.", max_tokens=4, timeout_s=120)
     assert done.tokens_in and done.tokens_out is not None
@@ -160,5 +161,7 @@ def test_a_plan_through_the_real_pipeline_is_well_formed_and_says_why(repo: Path
         assert any(r in w for w in meta["warnings"] for r in reasons), meta["warnings"]
     else:
         assert meta["planner"] == f"tiny:{PACKAGE}"
+    # Not 0/0: a call stopped at its time box still counts what it processed.
+    assert usage["tokens_in"] > 0
     if not any("provider slow" in w for w in meta["warnings"]):
-        assert usage["tokens_in"] > 0 and usage["tokens_out"] > 0  # not 0/0
+        assert usage["tokens_out"] > 0
