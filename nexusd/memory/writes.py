@@ -8,6 +8,7 @@ between (see safewrite).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -29,11 +30,40 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _TAG = re.compile(r"^[A-Za-z][\w-]*$")
 
 
+def _refuse_breakers(lines: Sequence[str]) -> None:
+    """Refuse text that would change the structure of the file it goes into.
+
+    An unclosed fence or comment hides every heading after it from the readers (chunking,
+    the section finder, role filters), so later entries would be filed, and shown, under
+    this entry's category; a control character makes the file binary to git and the index.
+    """
+    text = "\n".join(lines)
+    bad = sorted(
+        {f"U+{ord(c):04X}" for c in text if c not in "\t\n" and unicodedata.category(c) == "Cc"}
+    )
+    if bad:
+        raise NexusError(
+            f"the text holds control characters ({', '.join(bad)})",
+            hint="remove them; tabs and newlines are fine",
+        )
+    if "<!--" in text or "-->" in text:
+        raise NexusError(
+            "the text holds an HTML comment marker (<!-- or -->)",
+            hint="remove it: a comment would hide the entries and headings after it",
+        )
+    if sum(1 for line in lines if _FENCE.match(line)) % 2:
+        raise NexusError(
+            "the text opens a code fence (``` or ~~~) that it does not close",
+            hint="close the fence in the same entry",
+        )
+
+
 def format_entry(text: str, tags: Sequence[str], when: datetime) -> str:
     """`- YYYY-MM-DD: text #tag …`, continuation lines indented under the bullet."""
     lines = [line.rstrip() for line in text.strip().splitlines()]
     if not lines:
         raise NexusError("nothing to remember: the text is empty", hint="pass the text to add")
+    _refuse_breakers(lines)
     clean = [t.strip().lstrip("#") for t in tags if t.strip()]
     bad = [t for t in clean if not _TAG.match(t)]
     if bad:
@@ -42,10 +72,15 @@ def format_entry(text: str, tags: Sequence[str], when: datetime) -> str:
             hint="tags start with a letter and use letters, digits, - and _",
         )
     suffix = "".join(f" #{t}" for t in clean)
-    head = f"- {when.date().isoformat()}: {lines[0]}"
+    if _FENCE.match(lines[0]):
+        # After `- date: ` a fence is no fence to the readers, but its closing line is.
+        lines = ["", *lines]
+    head = f"- {when.date().isoformat()}: {lines[0]}".rstrip()
     # Relative indentation is kept, so code in an entry (a crystallized solution) survives.
     rest = [f"  {line}" if line else "" for line in lines[1:]]
-    if rest:
+    if rest and _FENCE.match(rest[-1]) and suffix:
+        rest.append(f"  {suffix.strip()}")  # ```` #tag` would not close the fence
+    elif rest:
         rest[-1] += suffix
     else:
         head += suffix

@@ -62,3 +62,42 @@ def test_headings_inside_code_fences_are_not_categories(repo: Path) -> None:
     add_memory(find_repo(repo), "real lesson", category="lessons", when=WHEN)
     text = (repo / "MEMORY.md").read_text(encoding="utf-8")
     assert text == original + "\n## Lessons\n\n- 2026-05-06: real lesson\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "harmless lesson\n```",  # an unclosed fence hides every later heading
+        "see the docs <!--",  # an unclosed comment swallows the sections after it
+        "closing --> early",
+        "x\x00y",  # a NUL makes git and the indexer treat MEMORY.md as binary
+        "bell\x07",
+    ],
+)
+def test_entries_that_would_break_the_file_are_refused(repo: Path, text: str) -> None:
+    layout = find_repo(repo)
+    add_memory(layout, "first", category="lessons", when=WHEN)
+    before = (repo / "MEMORY.md").read_bytes()
+    with pytest.raises(NexusError):
+        add_memory(layout, text, category="lessons", when=WHEN)
+    assert (repo / "MEMORY.md").read_bytes() == before
+
+
+def test_an_entry_with_a_whole_code_block_is_kept(repo: Path) -> None:
+    layout = find_repo(repo)
+    add_memory(layout, "the fix:\n```py\nx = 1\n```\ntab\tok", category="lessons", when=WHEN)
+    add_memory(layout, "after it", category="decisions", when=WHEN)
+    assert (
+        (repo / "MEMORY.md")
+        .read_text(encoding="utf-8")
+        .endswith("  ```py\n  x = 1\n  ```\n  tab\tok\n\n## Decisions\n\n- 2026-05-06: after it\n")
+    )
+
+
+def test_a_code_block_first_or_last_stays_a_closed_block(repo: Path) -> None:
+    # `- date: ```` opens no fence for the readers while its closing line would close one;
+    # a tag after the closing fence would keep it open.
+    layout = find_repo(repo)
+    add_memory(layout, "```sh\nmake\n```", category="lessons", tags=["build"], when=WHEN)
+    text = (repo / "MEMORY.md").read_text(encoding="utf-8")
+    assert text.endswith("- 2026-05-06:\n  ```sh\n  make\n  ```\n  #build\n")
