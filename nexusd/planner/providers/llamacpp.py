@@ -10,6 +10,7 @@ template, a configured one, or a plain completion prompt (see llama_prompt).
 from __future__ import annotations
 
 import importlib
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +143,7 @@ def _load(settings: ProviderSettings) -> Any:
     assert settings.model_path is not None
     path = resolve_model_path(settings.model_path)
     try:
-        return llama_cpp.Llama(
+        llm = llama_cpp.Llama(
             model_path=path,
             n_ctx=settings.n_ctx,
             n_threads=settings.n_threads,
@@ -153,3 +154,7 @@ def _load(settings: ProviderSettings) -> Any:
             f"provider `{settings.name}`: cannot load {path}: {exc}",
             hint="check that model_path is a readable .gguf file",
         ) from exc
+    # llama.cpp logs each decode stopped at a time box as an error on stderr; failures that
+    # matter reach us as exceptions, so its log stays quiet once the model is loaded.
+    logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)
+    return llm
