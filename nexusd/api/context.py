@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from nexusd.api.backend import Backend
@@ -163,7 +164,7 @@ class Context:
             "query_time_ms": _elapsed_ms(started),
         }
 
-    def _locate(self, path: Any, rel: str, entry: str) -> tuple[int, str]:
+    def _locate(self, path: Path, rel: str, entry: str) -> tuple[int, str]:
         """The line of the entry just written (its last copy) and the chunk holding it."""
         text = path.read_text(encoding="utf-8", errors="replace")
         lines = text.split("\n")

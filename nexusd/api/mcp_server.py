@@ -23,8 +23,7 @@ from pydantic import Field
 from nexusd import __version__
 from nexusd.api import operations
 from nexusd.api.context import Context
-from nexusd.api.roles import KIND_CATEGORY
-from nexusd.api.sections import visible_sections
+from nexusd.api.roles import KIND_CATEGORY, visible_sections
 from nexusd.config import Config
 from nexusd.errors import AccessError, NexusError
 from nexusd.paths import RepoLayout

@@ -1,4 +1,5 @@
-"""Who may do what: roles, the categories of memory each may touch, the operations each may run.
+"""Who may do what: roles, the categories of memory each may touch, the operations each may run,
+and MEMORY.md as a role sees it.
 
 Pure: an `Access` is built from the configuration's `api:` tables and answers questions;
 nothing here reads a file. A role includes the roles `api.roles` lists under it, and
@@ -9,7 +10,8 @@ an operation requires the role `api.actions` names.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from nexusd.config import Config
@@ -122,3 +124,32 @@ def stdio_role(config: Config, access: Access, given: str | None) -> str:
     """The role of a stdio server: `--role`, else `api.mcp_role`, else the least for lessons."""
     role = given or config.get("api.mcp_role") or access.least_role_for("lessons")
     return access.check_role(str(role))
+
+
+_SECTION = re.compile(r"^##[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+
+
+def visible_sections(text: str, may_read: Callable[[str], bool]) -> str:
+    """`text` without the level-2 sections whose category (the heading, lowercased)
+    `may_read` refuses; the text above the first section is always kept. A note at the
+    end names the sections left out."""
+    kept: list[str] = []
+    hidden: list[str] = []
+    showing = True
+    in_fence = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        match = None if in_fence else _SECTION.match(line)
+        if match is not None:
+            title = match.group(1).strip()
+            showing = may_read(title.lower())
+            if not showing:
+                hidden.append(title)
+        if showing:
+            kept.append(line)
+    out = "\n".join(kept)
+    if hidden:
+        out = out.rstrip("\n") + f"\n\n<!-- not shown to your role: {', '.join(hidden)} -->\n"
+    return out

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nexusd.api.roles import Access, stdio_role
-from nexusd.api.sections import visible_sections
+from nexusd.api.roles import Access, stdio_role, visible_sections
 from nexusd.config import config_from_mapping
 from nexusd.errors import AccessError, ConfigError
 
