@@ -6,13 +6,14 @@ a symlink and never outside the repository.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import replace
 from multiprocessing import get_context
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from nexusd.code.corpus import slim_unit, unit_counts
 from nexusd.code.parsers import empty, parse_file
@@ -27,6 +28,25 @@ POOL_MIN_FILES = 40
 CHUNK = 64
 
 
+def _open_beneath(root: Path, parts: Sequence[str]) -> int:
+    """Open `root/parts…` one component at a time, following no link at any step.
+
+    Checking a resolved path and then opening it leaves a gap in which a folder on the way
+    can be swapped for a link out of the repository; O_NOFOLLOW on the last component
+    alone does not close it. Walking with `dir_fd` does.
+    """
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            step = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = step
+        # O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer.
+        return os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
 def read_inside(
     root: Path,
     rel: str | Path,
@@ -36,28 +56,45 @@ def read_inside(
     inside_links: bool = False,
     setting: str = "code.max_file_bytes",
 ) -> bytes | str:
-    """The bytes of the regular file `root/rel`, or the reason they were not read (a string)."""
-    path = root / rel
+    """The bytes of the regular file `root/rel`, or the reason they were not read (a string).
+
+    A link anywhere on the way is refused; with `inside_links`, a link whose target is
+    inside the repository is read at that target (resolved once, then walked link-free).
+    """
     try:
-        real = path.resolve()
-        if not real.is_relative_to(root.resolve()):
+        base = root.resolve()
+        real = (base / rel).resolve()
+        if not real.is_relative_to(base):
             return "leads outside the repository (not read)"
-        # O_NOFOLLOW: a link is refused (or, with `inside_links`, its checked target is
-        # opened) and one swapped in after the check is refused by the kernel. O_NONBLOCK:
-        # opening a FIFO returns at once instead of waiting forever for a writer.
-        fd = os.open(real if inside_links else path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        if inside_links:
+            parts = real.relative_to(base).parts
+        else:
+            parts = _plain_parts(os.path.relpath(os.path.normpath(root / rel), root))
+        if not parts:
+            return "not a regular file (not read)"
+        fd = _open_beneath(base, parts)
     except (OSError, RuntimeError) as exc:  # RuntimeError: a link loop, before Python 3.13
         return f"unreadable: {getattr(exc, 'strerror', None) or exc}"
+    st = os.fstat(fd)
+    # A folder, FIFO, device or socket: reading one fails, blocks or never ends (/dev/zero).
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return "not a regular file (not read)"
     with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        # A FIFO, device or socket: reading one blocks or never ends (/dev/zero).
-        if not stat.S_ISREG(st.st_mode):
-            return "not a regular file (not read)"
         if head:
             return fh.read(max_bytes)  # the first `max_bytes`, however long the file is
         if st.st_size > max_bytes:
             return f"too large: {st.st_size} bytes ({setting} is {max_bytes})"
         return fh.read(max_bytes + 1)
+
+
+def _plain_parts(rel: str) -> tuple[str, ...]:
+    """A relative path as components, `.` dropped; one that climbs out is refused (it was
+    folded lexically: no link is followed on the walk, so that is the file meant)."""
+    parts = PurePosixPath(Path(rel).as_posix()).parts
+    if parts[:1] == ("..",) or PurePosixPath(rel).is_absolute():
+        raise OSError(errno.EXDEV, "leads outside the repository")
+    return tuple(p for p in parts if p != ".")
 
 
 def parse_one(root: str, rel: str, language: str, max_bytes: int) -> ParsedFile:
