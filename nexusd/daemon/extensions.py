@@ -164,6 +164,8 @@ class Extensions:
             when="commit",
             pool=self.pool,
         )
+        if report.learn is not None:
+            report.learn()  # a commit is an attempt of its own: its checks teach too
         checks = ", ".join(f"{name}: {status}" for name, status in report.statuses) or "none"
         head = (event.head or "")[:12]
         text = f"commit `{head}`; checkpoint `{checkpoint.id if checkpoint else '-'}`"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,8 +30,11 @@ class CriticReport:
     results: tuple[Any, ...] = ()  # nexusd.sandbox.result.CheckResult
     statuses: tuple[tuple[str, str], ...] = ()
     reflections: tuple[str, ...] = ()
-    lessons: tuple[str, ...] = ()  # markdown appended to MEMORY.md
+    lessons: tuple[str, ...] = ()  # markdown appended to MEMORY.md once the answer is written
     warnings: tuple[str, ...] = ()
+    # Records the results and writes `lessons` to MEMORY.md: called only once the response
+    # is on disk, so only answered cycles count (None when this run does not learn).
+    learn: Callable[[], tuple[str, ...]] | None = None
 
 
 def has_request_checks(config: Config) -> bool:
@@ -78,13 +81,22 @@ def run_critic(
         warnings.append("checks ran as a plain subprocess, NOT isolated: run `nexusd doctor`")
     warnings.extend(fallback_notes(results))  # `auto` left docker: say so in every response
     reflections = tuple(reflect(r) for r in results if r.status != "passed")
-    lessons = _learn(layout, config, results, warnings, request_key) if learn else ()
+    lessons = (
+        _learn(layout, config, results, warnings, request_key=request_key, record=False)
+        if learn
+        else ()
+    )
+
+    def commit() -> tuple[str, ...]:
+        return _learn(layout, config, results, [], request_key=request_key, record=True)
+
     return CriticReport(
         results=results,
         statuses=tuple((r.name, r.status) for r in results),
         reflections=reflections,
         lessons=lessons,
         warnings=tuple(warnings),
+        learn=commit if learn else None,
     )
 
 
@@ -93,17 +105,23 @@ def _learn(
     config: Config,
     results: Sequence[Any],
     warnings: list[str],
+    *,
     request_key: str,
+    record: bool,
 ) -> tuple[str, ...]:
+    """The lessons these results trigger; with `record`, also recorded and written."""
     from nexusd.memory.writes import add_memory
     from nexusd.sandbox.lessons import OWN_PATHS, pending_lessons
 
     own = (*OWN_PATHS, *(str(p) for p in config.get("watch.paths")))
     written: list[str] = []
     try:
-        for lesson in pending_lessons(layout, results, own=own, request=request_key):
+        found = pending_lessons(layout, results, own=own, request=request_key, record=record)
+        for lesson in found:
             category = "Lessons" if lesson.kind == "lesson" else "Solutions"
-            add_memory(layout, lesson.markdown, category=category, tags=("checks", lesson.check))
+            if record:
+                tags = ("checks", lesson.check)
+                add_memory(layout, lesson.markdown, category=category, tags=tags)
             written.append(lesson.markdown)
     except Exception as exc:
         warnings.append(f"could not record lessons from the checks: {exc}")

@@ -9,7 +9,8 @@ so a request is answered exactly once, across crashes, and again only when edite
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,6 +53,8 @@ from nexusd.protocol.models import (
 from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.reading import response_meta
 from nexusd.protocol.render import render_response
+
+log = logging.getLogger(__name__)
 
 OutcomeStatus = Literal["ok", "error", "skipped"]
 # Responses are read by editors and agents: rw-r--r-- (mkstemp alone would give 0600).
@@ -108,8 +111,12 @@ def respond(
     revision: int,
     clock: PhaseClock,
     services: Services | None = None,
+    after_write: list[Callable[[], object]] | None = None,
 ) -> PlanResponse:
-    """Parse and plan an already-read request; a ProtocolError becomes an error response."""
+    """Parse and plan an already-read request; a ProtocolError becomes an error response.
+
+    `after_write` collects what must happen only once the response is on disk (learning
+    from the checks: only answered cycles count)."""
     max_bytes = int(config.get("watch.max_request_bytes"))
     try:
         request = parse_phase(raw, _rel(layout, request_path), max_bytes)
@@ -135,6 +142,7 @@ def respond(
             revision=revision,
             clock=clock,
             services=services,
+            after_write=after_write,
         )
 
 
@@ -148,6 +156,7 @@ def _plan(
     revision: int,
     clock: PhaseClock,
     services: Services | None,
+    after_write: list[Callable[[], object]] | None,
 ) -> PlanResponse:
     with grounding(layout, config, request, services or Services()) as collect:
         bundle = librarian_phase(request, request_path, layout, config)
@@ -159,6 +168,8 @@ def _plan(
     for name, ms in found.timings_ms.items():
         clock.add(f"grounding.{name}", ms)
     checkpoint, critic, hits = found.checkpoint, found.critic, found.hits
+    if critic.learn is not None and after_write is not None:
+        after_write.append(critic.learn)
     bundle = dataclasses.replace(
         bundle,
         checkpoint=checkpoint.id if checkpoint else None,
@@ -271,6 +282,7 @@ def answer_request(
         if old.get("request_sha256") == raw.sha256 and old_setup_error is None:
             return done("skipped", old_revision, raw.sha256, "already answered")
     revision = old_revision + 1
+    after_write: list[Callable[[], object]] = []
     try:
         response = respond(
             raw,
@@ -280,6 +292,7 @@ def answer_request(
             revision=revision,
             clock=clock,
             services=services,
+            after_write=after_write,
         )
     except NexusError as exc:
         # Not the request's fault (e.g. a bad `planner.catalog`): a client waiting for the
@@ -309,6 +322,11 @@ def answer_request(
         outcome = done("error", revision, raw.sha256, error.message)
     else:
         outcome = done("ok", revision, raw.sha256)
+        for then in after_write:
+            try:
+                then()
+            except Exception:  # the answer is written; a failed memory write must not undo it
+                log.exception("after answering %s", request_path)
     record(
         layout,
         {

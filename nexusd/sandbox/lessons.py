@@ -188,11 +188,14 @@ def pending_lessons(
     now: datetime | None = None,
     own: Sequence[str] = OWN_PATHS,
     request: str = "",
+    record: bool = True,
 ) -> tuple[Lesson, ...]:
     """Record one cycle's results; return the lessons and solutions it triggers.
 
     `own` lists nexusd's files in the work tree (MEMORY.md, daily notes, the request
-    folders): changes to them are not the user's attempts."""
+    folders): changes to them are not the user's attempts. `record=False` only tells
+    what recording would trigger (a response names its lessons before it is written;
+    they are recorded once it is)."""
     keys = {r.tree: user_key(layout, r.tree, own) for r in results if r.tree}
     layout.state_dir.mkdir(parents=True, exist_ok=True)
     path = layout.state_dir / STATE_FILE
@@ -204,7 +207,8 @@ def pending_lessons(
         except ValueError:
             history = {}  # derived state: a corrupt file just restarts the history
         new, events = evaluate(history, results, stamp, keys, request)
-        atomic_write_text(path, json.dumps(new, indent=2, sort_keys=True) + "\n")
+        if record:
+            atomic_write_text(path, json.dumps(new, indent=2, sort_keys=True) + "\n")
     lessons = []
     for event in events:
         stat = ""

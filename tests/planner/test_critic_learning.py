@@ -48,7 +48,7 @@ def _setup(repo: Path) -> Path:
     return repo
 
 
-def _attempts(repo: Path, services: Services, n: int = 3) -> None:
+def _attempts(repo: Path, services: Services, n: int = 3, expect: str = "ok") -> None:
     """`n` cycles, each after a (wrong) change of the user's code."""
     layout = find_repo(repo)
     config = load_config(repo)
@@ -59,7 +59,7 @@ def _attempts(repo: Path, services: Services, n: int = 3) -> None:
         request = folder / f"2026-01-01T10_00_0{i}_plan_request.md"
         request.write_text(f"Fix add() in calc.py, attempt {i}\n", encoding="utf-8")
         outcome = answer_request(request, layout, config, services=services)
-        assert outcome.status == "ok", outcome.message
+        assert outcome.status == expect, outcome.message
 
 
 def test_manual_runs_never_write_lessons(repo: Path) -> None:
@@ -116,3 +116,15 @@ def test_answering_the_same_request_again_is_not_a_new_failure(repo: Path) -> No
     # Three answered cycles (three requests) with the same failure do make the lesson.
     _attempts(repo, Services(learn=True))
     assert (repo / "MEMORY.md").read_text(encoding="utf-8").count("**Lesson:**") == 1
+
+
+def test_a_cycle_that_was_not_answered_teaches_nothing(repo: Path) -> None:
+    # The checks run, then the plan fails on nexusd's side (a catalog that is missing):
+    # the response is a setup error, so the cycle was not answered and nothing is learned.
+    _setup(repo)
+    config_file = repo / ".nexus" / "config.yaml"
+    config_file.write_text(CONFIG + "planner:\n  catalog: missing.yaml\n", encoding="utf-8")
+    before = (repo / "MEMORY.md").read_text(encoding="utf-8")
+    _attempts(repo, Services(learn=True), expect="error")
+    assert (repo / "MEMORY.md").read_text(encoding="utf-8") == before
+    assert not (find_repo(repo).state_dir / "check_history.json").exists()
