@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import Field
 
 from nexusd import __version__
-from nexusd.api import operations
+from nexusd.api import files, operations
 from nexusd.api.context import Context
 from nexusd.api.roles import KIND_CATEGORY, visible_sections
 from nexusd.config import Config
@@ -161,7 +161,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
     ) -> dict[str, Any]:
         """Read a slice of a file inside the repository (at most 400 lines / 64 KiB)."""
         allowed("read")
-        return operations.open_slice(layout, path, start_line, end_line)
+        return files.open_slice(layout, config, path, start_line, end_line)
 
     @server.tool()
     @_guarded

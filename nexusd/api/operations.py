@@ -16,48 +16,7 @@ from nexusd.config import Config
 from nexusd.errors import NexusError
 from nexusd.paths import RepoLayout
 
-MAX_SLICE_LINES = 400
-MAX_SLICE_BYTES = 64 * 1024
-MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_PLAN_SECONDS = 3600.0
-
-
-def open_slice(
-    layout: RepoLayout, path: str, start_line: int, end_line: int | None
-) -> dict[str, Any]:
-    """Lines `start_line..end_line` (1-based, inclusive) of a file inside the repository,
-    at most MAX_SLICE_LINES lines and MAX_SLICE_BYTES bytes; never outside it, never a link
-    out of it, never a FIFO or device."""
-    from nexusd.code.reader import read_inside
-
-    rel = Path(path)
-    if rel.is_absolute() or ".." in rel.parts or not path.strip():
-        raise NexusError(
-            f"refusing to open {path!r}: give a path relative to the repository, inside it",
-            hint="e.g. src/app/config.py (no leading /, no ..)",
-        )
-    data = read_inside(layout.root, rel, MAX_FILE_BYTES, setting="the open limit")
-    if isinstance(data, str):
-        raise NexusError(f"cannot open {path}: {data}", hint="list files with code_search")
-    lines = data.decode("utf-8", "replace").splitlines()
-    first = max(start_line, 1)
-    last = min(end_line or first + MAX_SLICE_LINES - 1, first + MAX_SLICE_LINES - 1, len(lines))
-    shown: list[str] = []
-    size = 0
-    for line in lines[first - 1 : last]:
-        size += len(line.encode("utf-8")) + 1
-        if size > MAX_SLICE_BYTES:
-            break
-        shown.append(line)
-    end = first + len(shown) - 1
-    return {
-        "path": rel.as_posix(),
-        "start_line": first,
-        "end_line": end,
-        "total_lines": len(lines),
-        "truncated": end < (end_line or len(lines)) and end < len(lines),
-        "text": "\n".join(shown),
-    }
 
 
 def request_plan(

@@ -1,0 +1,114 @@
+"""`open_file`: a slice of one of the repository's own files, and nothing else.
+
+What an agent may open is what git would show it: a file git tracks, or an untracked one
+it does not ignore (`git ls-files -co --exclude-standard`). Never anything under the git
+directory (tokens, logs, `.git/config`), never an ignored file (`.env`), never a link.
+Memory files (`memory.sources`, `memory.extra_globs`) are refused too: their sections
+need roles, which the memory tools and the MEMORY.md resource apply.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from nexusd.config import Config
+from nexusd.errors import NexusError
+from nexusd.paths import RepoLayout
+
+MAX_SLICE_LINES = 400
+MAX_SLICE_BYTES = 64 * 1024
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+def _refuse(path: str, why: str, hint: str) -> NexusError:
+    return NexusError(f"refusing to open {path!r}: {why}", hint=hint)
+
+
+def check_openable(layout: RepoLayout, config: Config, path: str) -> PurePosixPath:
+    """The repository-relative path `path` names, if an agent may open it; else NexusError."""
+    from nexusd.checkpoint.gitrun import run_git
+    from nexusd.memory.sources import glob_regex, memory_globs
+
+    rel = PurePosixPath(Path(path).as_posix())
+    if rel.is_absolute() or ".." in rel.parts or not path.strip() or not rel.parts:
+        raise _refuse(
+            path,
+            "give a path relative to the repository, inside it",
+            "e.g. src/app/config.py (no leading /, no ..)",
+        )
+    git_hint = "nothing under the git directory is served; read the repository's own files"
+    if any(part.lower() == ".git" for part in rel.parts):
+        raise _refuse(path, "it is inside the git directory", git_hint)
+    full = (layout.root / rel).resolve()
+    for git_dir in {layout.git_dir.resolve(), layout.git_common_dir.resolve()}:
+        if full.is_relative_to(git_dir):
+            raise _refuse(path, "it is inside the git directory", git_hint)
+    text = rel.as_posix()
+    if any(glob_regex(g).match(text) for g in memory_globs(config)):
+        raise _refuse(
+            path,
+            "it is a memory file, whose sections need roles",
+            "use memory_search / memory_get, or read the nexusd://memory/MEMORY.md resource",
+        )
+    listed = run_git(
+        layout.root,
+        "--literal-pathspecs",
+        "ls-files",
+        "-z",
+        "--cached",
+        "--others",
+        "--exclude-standard",
+        "--",
+        text,
+    )
+    if text.encode("utf-8", "surrogateescape") not in listed.split(b"\0"):
+        raise _refuse(
+            path,
+            "git neither tracks it nor lists it as untracked (ignored, missing or a folder)",
+            "open files git tracks or would add; list them with code_search",
+        )
+    return rel
+
+
+def open_slice(
+    layout: RepoLayout, config: Config, path: str, start_line: int, end_line: int | None
+) -> dict[str, Any]:
+    """Lines `start_line..end_line` (1-based, inclusive) of a file an agent may open (see
+    `check_openable`), at most MAX_SLICE_LINES lines and MAX_SLICE_BYTES bytes; a line
+    longer than that is cut, and the answer says so."""
+    from nexusd.code.reader import read_inside
+
+    rel = check_openable(layout, config, path)
+    data = read_inside(layout.root, Path(rel), MAX_FILE_BYTES, setting="the open limit")
+    if isinstance(data, str):
+        raise NexusError(f"cannot open {path}: {data}", hint="list files with code_search")
+    lines = data.decode("utf-8", "replace").splitlines()
+    first = max(start_line, 1)
+    last = min(end_line or first + MAX_SLICE_LINES - 1, first + MAX_SLICE_LINES - 1, len(lines))
+    shown: list[str] = []
+    size = 0
+    cut = False
+    for line in lines[first - 1 : last]:
+        raw = line.encode("utf-8")
+        if size + len(raw) + 1 > MAX_SLICE_BYTES:
+            if not shown:  # one line over the limit: its start, rather than nothing
+                shown.append(raw[: MAX_SLICE_BYTES - 1].decode("utf-8", "ignore"))
+                cut = True
+            break
+        size += len(raw) + 1
+        shown.append(line)
+    end = first + len(shown) - 1
+    out: dict[str, Any] = {
+        "path": rel.as_posix(),
+        "start_line": first,
+        "end_line": end,
+        "total_lines": len(lines),
+        "truncated": cut or (end < (end_line or len(lines)) and end < len(lines)),
+        "text": "\n".join(shown),
+    }
+    if cut:
+        out["note"] = (
+            f"line {first} is longer than {MAX_SLICE_BYTES} bytes: only its start is shown"
+        )
+    return out

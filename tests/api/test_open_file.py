@@ -1,0 +1,69 @@
+"""MCP `open_file` over stdio (real `nexusd mcp`, SDK client): it serves what git would
+show an agent, and never the git directory, ignored files or role-gated memory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from daemon.helpers import nexusd
+from mcp import ClientSession
+
+from api.conftest import error_text, result_json, run_mcp
+
+pytestmark = pytest.mark.slow
+
+
+def test_open_file_refuses_secrets_git_internals_and_memory(memory_repo: Path) -> None:
+    (memory_repo / ".gitignore").write_text(".env\n", encoding="utf-8")
+    (memory_repo / ".env").write_text("API_KEY=hunter2\n", encoding="utf-8")
+    (memory_repo / "MEMORY.md").write_text(
+        "# Memory\n\n## Lessons\n\n- a lesson\n\n## Security\n\n- the vault key is k9\n",
+        encoding="utf-8",
+    )
+    daily = memory_repo / "memory" / "daily"
+    daily.mkdir(parents=True)
+    (daily / "2026-01-01.md").write_text("# 2026-01-01\n\n- private note\n", encoding="utf-8")
+    (memory_repo / "notes.txt").write_text("untracked but not ignored\n", encoding="utf-8")
+    nexusd(memory_repo, "token", "create", "--role", "admin")
+    refused = [
+        "MEMORY.md",
+        "memory/daily/2026-01-01.md",
+        ".env",
+        ".git/config",
+        ".git/nexus/tokens.json",
+        "./.git/HEAD",
+        "sub/../.git/config",
+        ".",
+    ]
+
+    async def body(session: ClientSession) -> tuple[list[str], list[dict[str, Any]]]:
+        errors = [error_text(await session.call_tool("open_file", {"path": p})) for p in refused]
+        fine = [
+            result_json(await session.call_tool("open_file", {"path": p}))
+            for p in ("README.md", "notes.txt", ".gitignore")
+        ]
+        return errors, fine
+
+    errors, fine = run_mcp(memory_repo, body)
+    assert "memory file" in errors[0] and "memory_search" in errors[0]
+    assert "memory file" in errors[1]
+    assert "ignored" in errors[2]
+    assert all("git directory" in e for e in errors[3:6]), errors[3:6]
+    assert all("relative to the repository" in e for e in errors[6:])
+    for text in errors:
+        assert "k9" not in text and "hunter2" not in text
+    assert [f["text"] for f in fine] == ["# demo", "untracked but not ignored", ".env"]
+
+
+def test_open_file_cuts_a_first_line_over_the_slice_limit(memory_repo: Path) -> None:
+    (memory_repo / "minified.js").write_text("x" * 70_000 + "\nsecond\n", encoding="utf-8")
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return result_json(await session.call_tool("open_file", {"path": "minified.js"}))
+
+    sliced = run_mcp(memory_repo, body)
+    assert sliced["text"] == "x" * (64 * 1024 - 1)
+    assert sliced["truncated"] is True and (sliced["start_line"], sliced["end_line"]) == (1, 1)
+    assert "only its start is shown" in sliced["note"]
