@@ -253,7 +253,12 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
 
     @server.resource("nexusd://plans/latest", mime_type="text/markdown")
     def latest_plan() -> str:
-        """The newest plan response in the watched folders."""
+        """The newest plan response in the watched folders (it quotes memory of every
+        category: readable by the roles that may request plans)."""
+        try:
+            allowed("plan")
+        except AccessError as exc:
+            raise ResourceError(f"forbidden: {exc}") from exc
         return operations.latest_response(layout, config)
 
     return server

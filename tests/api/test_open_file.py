@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from daemon.helpers import nexusd
 from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
 
 from api.conftest import error_text, result_json, run_mcp
 
@@ -67,3 +68,22 @@ def test_open_file_cuts_a_first_line_over_the_slice_limit(memory_repo: Path) -> 
     assert sliced["text"] == "x" * (64 * 1024 - 1)
     assert sliced["truncated"] is True and (sliced["start_line"], sliced["end_line"]) == (1, 1)
     assert "only its start is shown" in sliced["note"]
+
+
+def test_latest_plan_resource_needs_the_plan_role(memory_repo: Path) -> None:
+    logs = memory_repo / ".scratchpad_logs"
+    (logs / "20260101T000000Z_plan_response.md").write_text(
+        "# Plan\n\nSecurity memory: the vault key is k9\n", encoding="utf-8"
+    )
+
+    async def read(session: ClientSession) -> str:
+        try:
+            found = await session.read_resource("nexusd://plans/latest")
+        except MCPError as exc:
+            return f"error: {exc}"
+        return str(getattr(found.contents[0], "text", ""))
+
+    as_user = run_mcp(memory_repo, read)
+    assert as_user.startswith("error:") and "forbidden" in as_user and "developer" in as_user
+    assert "k9" not in as_user
+    assert "vault key is k9" in run_mcp(memory_repo, read, "--role", "developer")
