@@ -80,6 +80,14 @@ class Backend:
                 self._memory, self._owns_memory = service, True
             return self._memory
 
+    def require_memory(self) -> None:
+        """ConfigError when memory is disabled, IndexStoreError when the daemon refuses;
+        opens the memory here when no daemon answers. Called before anything is written."""
+        if not self.config.get("memory.enabled"):
+            self.memory()  # raises the ConfigError with its fix
+        if self._ask({"op": "ping"}) is None:
+            self.memory()
+
     def search(self, query: str, **options: Any) -> SearchResults:
         """Memory search (see MemoryService.search for the options)."""
         opts = {k: v for k, v in options.items() if v is not None}

@@ -10,6 +10,7 @@ touch is refused (403) before anything is read or written.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
@@ -21,9 +22,11 @@ from nexusd.api.roles import Access
 from nexusd.config import Config
 from nexusd.errors import AccessError, NexusError
 from nexusd.memory.chunking import chunk_markdown
+from nexusd.memory.daily import daily_path
 from nexusd.memory.writes import add_memory, format_entry
 from nexusd.paths import RepoLayout
 
+log = logging.getLogger("nexusd.api")
 MAX_LIMIT = 100
 MAX_OFFSET = 1000
 MAX_CONTENT_CHARS = 20_000
@@ -147,22 +150,47 @@ class Context:
             text += f"\n(source: {' '.join(source.split())})"
         now = datetime.now()
         try:
-            format_entry(text, tags, now)
+            entry = format_entry(text, tags, now)
         except NexusError as exc:
             raise AccessError(exc.message, hint=exc.hint, status=400) from exc
-        path = add_memory(
-            self.layout, text, category=name, tags=tags, daily=name == "daily", when=now
-        )
-        self.backend.sync([path])
+        daily = name == "daily"
+        self._check_room(daily_path(self.layout, now) if daily else self.layout.memory_file, entry)
+        self.backend.require_memory()  # refused before anything is written: retries are safe
+        path = add_memory(self.layout, text, category=name, tags=tags, daily=daily, when=now)
         rel = path.relative_to(self.layout.root.resolve()).as_posix()
-        line, chunk_id = self._locate(path, rel, format_entry(text, tags, now))
-        return {
-            "id": chunk_id,
-            "path": rel,
-            "line": line,
-            "category": name,
-            "query_time_ms": _elapsed_ms(started),
-        }
+        line, chunk_id = self._locate(path, rel, entry)
+        out: dict[str, Any] = {"path": rel, "line": line, "category": name, "indexed": False}
+        try:
+            self.backend.sync([path])
+            indexed = bool(chunk_id) and self.backend.get(chunk_id) is not None
+        except NexusError as exc:
+            log.warning("ingest wrote %s:%d but could not index it: %s", rel, line, exc)
+            indexed = False
+        if indexed:
+            out = {"id": chunk_id, **out, "indexed": True}
+        else:
+            out["note"] = (
+                "written but not indexed (see `nexusd memory status`): search will not find it"
+                " until the file is indexed"
+            )
+        return {**out, "query_time_ms": _elapsed_ms(started)}
+
+    def _check_room(self, path: Path, entry: str) -> None:
+        """400 when adding `entry` would push `path` over memory.max_file_bytes (a file over
+        it is no longer indexed at all)."""
+        limit = int(self.config.get("memory.max_file_bytes"))
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        added = len(entry.encode("utf-8")) + 64  # the entry, a heading and blank lines
+        if size + added > limit:
+            raise AccessError(
+                f"{path.name} is {size} bytes: this entry would take it over"
+                f" memory.max_file_bytes ({limit}), and a file over it is not indexed",
+                hint="move old entries out of it (or raise memory.max_file_bytes)",
+                status=400,
+            )
 
     def _locate(self, path: Path, rel: str, entry: str) -> tuple[int, str]:
         """The line of the entry just written (its last copy) and the chunk holding it."""
