@@ -65,6 +65,10 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
     def allowed(action: str) -> None:
         access.require_action(role, action)
 
+    def recall() -> Any:
+        """The memory an answer made in this process searches (None when it is off)."""
+        return api.backend.memory() if config.get("memory.enabled") else None
+
     @server.tool()
     @_guarded
     def memory_search(
@@ -176,7 +180,9 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         ] = 300,
     ) -> dict[str, Any]:
         """Ask nexusd for a plan: writes a Template A request into .scratchpad_logs/, waits
-        for the response (the daemon's, or made here without one) and returns its text."""
+        for the response (the daemon's, or made here without one) and returns its text.
+        Past timeout_seconds the status is `pending` and `response` names the file the
+        answer will be written to."""
         allowed("plan")
         return operations.request_plan(
             layout,
@@ -187,6 +193,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
             artifacts=tuple(artifacts),
             time_box=time_box,
             timeout_seconds=timeout_seconds,
+            recall=recall,
         )
 
     @server.tool()

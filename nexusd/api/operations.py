@@ -8,6 +8,7 @@ caller (`Access.require_action`), not here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,10 +30,16 @@ def request_plan(
     artifacts: tuple[str, ...] = (),
     time_box: str | None = None,
     timeout_seconds: float = 300.0,
+    recall: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
     """Write a Template A request into the watched folder, wait for its response (the
-    daemon's, or answered in this process when no daemon runs) and return it."""
-    from nexusd.cli._answer import wait_for_answer
+    daemon's, or answered in this process when no daemon runs) and return it.
+
+    The wait ends at `timeout_seconds` either way: then the answer is `status: pending`
+    with the path the response will be written to (the work goes on). `recall` gives the
+    memory service an answer made here searches."""
+    from nexusd.daemon.waiting import AnswerPending, wait_for_answer
+    from nexusd.planner.grounding import Services
     from nexusd.protocol.files import create_request_file
     from nexusd.protocol.parse import parse_request
     from nexusd.protocol.reading import read_regular_file
@@ -44,14 +51,31 @@ def request_plan(
         goal=goal, cycle=cycle, blockers=blockers, artifacts=artifacts, time_box=time_box
     )
     parse_request(text, "<mcp request>", max_bytes=config.get("watch.max_request_bytes"))
+    root = layout.root.resolve()
     folder = layout.root / config.get("watch.paths")[0]
     request = create_request_file(folder, text, datetime.now(UTC)).resolve()
     timeout = min(max(timeout_seconds, 1.0), MAX_PLAN_SECONDS)
-    answer = wait_for_answer(layout, config, request, timeout=timeout)
+
+    def services() -> Services:
+        return Services(memory=recall() if recall is not None else None)
+
+    try:
+        answer = wait_for_answer(
+            layout, config, request, timeout=timeout, services=services, bound_here=True
+        )
+    except AnswerPending as pending:
+        return {
+            "request": request.relative_to(root).as_posix(),
+            "response": pending.response.relative_to(root).as_posix(),
+            "status": "pending",
+            "answered_by": pending.by,
+            "text": None,
+            "note": f"{pending.message}; {pending.hint}",
+        }
     body = read_regular_file(answer.response).decode("utf-8", "replace")
     return {
-        "request": request.relative_to(layout.root.resolve()).as_posix(),
-        "response": answer.response.relative_to(layout.root.resolve()).as_posix(),
+        "request": request.relative_to(root).as_posix(),
+        "response": answer.response.relative_to(root).as_posix(),
         "status": answer.status,
         "answered_by": answer.by,
         "text": body,

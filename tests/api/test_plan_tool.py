@@ -1,0 +1,43 @@
+"""MCP `request_plan` through `nexusd mcp` with no daemon (real subprocess, SDK client): the
+time box holds while the plan is made in the server's own process."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession
+
+from api.conftest import result_json, run_mcp
+
+pytestmark = pytest.mark.slow
+
+
+def test_request_plan_without_a_daemon_keeps_its_time_box(memory_repo: Path) -> None:
+    (memory_repo / ".nexus" / "config.yaml").write_text(
+        "memory:\n  enabled: true\nsandbox:\n  backend: subprocess\n"
+        "checks:\n  - name: slow\n    run: sleep 8\n    timeout: 60\n",
+        encoding="utf-8",
+    )
+
+    async def body(session: ClientSession) -> tuple[dict[str, Any], float, bool]:
+        started = time.monotonic()
+        args = {"goal": "Make the slow check fast", "timeout_seconds": 2}
+        plan = result_json(await session.call_tool("request_plan", args))
+        took = time.monotonic() - started
+        response = memory_repo / plan["response"]
+        for _ in range(1200):  # the answer carries on in the server and lands there
+            if response.is_file():
+                break
+            await anyio.sleep(0.1)
+        return plan, took, response.is_file()
+
+    plan, took, landed = run_mcp(memory_repo, body, "--role", "developer")
+    assert took < 7, f"request_plan took {took:.1f} s with a 2 s time box"
+    assert plan["status"] == "pending" and plan["text"] is None
+    assert plan["answered_by"] == "this process"
+    assert plan["response"].endswith("_plan_response.md") and "will be written" in plan["note"]
+    assert landed
