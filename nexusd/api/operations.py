@@ -52,7 +52,14 @@ def request_plan(
     )
     parse_request(text, "<mcp request>", max_bytes=config.get("watch.max_request_bytes"))
     root = layout.root.resolve()
-    folder = layout.root / config.get("watch.paths")[0]
+    folder = (layout.root / config.get("watch.paths")[0]).resolve()
+    if not folder.is_relative_to(root) or folder == root / ".git":
+        raise NexusError(
+            f"refusing to write the request: the watched folder {config.get('watch.paths')[0]}"
+            " resolves outside the repository (a symbolic link); nothing was written",
+            hint="make it a real folder inside the repository (watch.paths are relative to"
+            " its root)",
+        )
     request = create_request_file(folder, text, datetime.now(UTC)).resolve()
     timeout = min(max(timeout_seconds, 1.0), MAX_PLAN_SECONDS)
 

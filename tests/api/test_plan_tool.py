@@ -11,7 +11,7 @@ import anyio
 import pytest
 from mcp import ClientSession
 
-from api.conftest import result_json, run_mcp
+from api.conftest import error_text, result_json, run_mcp
 
 pytestmark = pytest.mark.slow
 
@@ -41,3 +41,17 @@ def test_request_plan_without_a_daemon_keeps_its_time_box(memory_repo: Path) -> 
     assert plan["answered_by"] == "this process"
     assert plan["response"].endswith("_plan_response.md") and "will be written" in plan["note"]
     assert landed
+
+
+def test_request_plan_refuses_a_watch_folder_linked_out(memory_repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (memory_repo / ".scratchpad_logs").rmdir()
+    (memory_repo / ".scratchpad_logs").symlink_to(elsewhere)
+
+    async def body(session: ClientSession) -> str:
+        return error_text(await session.call_tool("request_plan", {"goal": "Anything"}))
+
+    refused = run_mcp(memory_repo, body, "--role", "developer")
+    assert "outside the repository" in refused and "nothing was written" in refused
+    assert list(elsewhere.iterdir()) == []
