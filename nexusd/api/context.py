@@ -30,6 +30,7 @@ log = logging.getLogger("nexusd.api")
 MAX_LIMIT = 100
 MAX_OFFSET = 1000
 MAX_CONTENT_CHARS = 20_000
+MAX_RECENT_DAYS = 36_500
 
 
 def _elapsed_ms(started: float) -> float:
@@ -93,6 +94,12 @@ class Context:
         if category:
             view = {"category": self.access.require_category(role, category)}
         if recent_days is not None:
+            if not 0 <= recent_days <= MAX_RECENT_DAYS:
+                raise AccessError(
+                    f"recent_days must be 0..{MAX_RECENT_DAYS}, got {recent_days}",
+                    hint="leave it out to search every date",
+                    status=400,
+                )
             since = (date.today() - timedelta(days=max(recent_days, 0))).isoformat()
         found = self.backend.search(query, k=offset + limit, since=since, **view)
         hits = [_hit(h) for h in found.hits]
@@ -146,6 +153,15 @@ class Context:
                 hint="split a long text into several entries",
                 status=400,
             )
+        for value in (content, source or "", *tags):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise AccessError(
+                    f"the entry is not valid text: {exc.reason} at character {exc.start}",
+                    hint="send UTF-8 text (a lone surrogate such as \\ud800 is not)",
+                    status=400,
+                ) from exc
         if source:
             text += f"\n(source: {' '.join(source.split())})"
         now = datetime.now()

@@ -98,6 +98,14 @@ class Api:
                 return JSONResponse(await handler(request, role))
             except NexusError as exc:
                 return error_response(exc, started)
+            except Exception as exc:  # a bug: say what, log where, never a bare 500 page
+                log.exception("%s %s failed", request.method, request.url.path)
+                body = {
+                    "error": f"internal error: {type(exc).__name__}: {exc}",
+                    "fix": "see `nexusd logs` and report it",
+                    "status": 500,
+                }
+                return JSONResponse(body, status_code=500)
 
         return endpoint
 
@@ -145,6 +153,10 @@ class Api:
             raise _bad(
                 f"the body is not JSON: {exc}", 'send {"content": …, "category": …}'
             ) from exc
+        except RecursionError:
+            raise _bad(
+                "the body is nested too deeply to read", 'send {"content": …, "category": …}'
+            ) from None
         if not isinstance(data, dict):
             raise _bad("the body must be a JSON object", 'send {"content": …, "category": …}')
         return data

@@ -40,7 +40,8 @@ for a goal; run the checks; create a checkpoint before risky edits."""
 
 
 def _guarded(fn: F) -> F:
-    """Turn nexusd's expected errors into MCP tool errors with their fix."""
+    """Turn nexusd's expected errors into MCP tool errors with their fix, and any other
+    exception into a `Type: message` tool error (its traceback logged on stderr)."""
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
@@ -51,6 +52,11 @@ def _guarded(fn: F) -> F:
             raise ToolError(f"{kind.get(exc.status, 'refused')}: {exc}") from exc
         except NexusError as exc:
             raise ToolError(str(exc)) from exc
+        except ToolError:
+            raise
+        except Exception as exc:
+            log.exception("tool %s failed unexpectedly", fn.__name__)
+            raise ToolError(f"{type(exc).__name__}: {exc}") from exc
 
     return run  # type: ignore[return-value]
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from nexusd.atomic import atomic_write_text
-from nexusd.errors import AccessError, NexusError
+from nexusd.errors import AccessError, ConfigError
 from nexusd.memory.safewrite import locked
 from nexusd.paths import RepoLayout
 
@@ -64,9 +64,11 @@ class TokenStore:
             data: Any = json.loads(self.path.read_text(encoding="utf-8"))
             records = {r["sha256"]: TokenRecord(**r) for r in data["tokens"]}
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise NexusError(
-                f"{self.path} is unreadable ({exc})",
-                hint=f"delete it and create the tokens again (`nexusd token create`): {self.path}",
+            why = exc.strerror if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
+            raise ConfigError(
+                f"the token store (nexus/tokens.json in the git directory) is unreadable ({why})",
+                hint="delete it and create the tokens again: `nexusd token create` (`git"
+                " rev-parse --git-dir` names the git directory)",
             ) from exc
         self._cache = (mtime, records)
         return records

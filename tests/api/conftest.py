@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any, TypeVar
 
 import anyio
 import pytest
-from daemon.helpers import nexusd_env, served, start_daemon
+from daemon.helpers import nexusd, nexusd_env, served, start_daemon
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -63,3 +64,30 @@ def memory_repo(served: Path) -> Path:
         "memory:\n  enabled: true\nsandbox:\n  backend: subprocess\n", encoding="utf-8"
     )
     return served
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def token(repo: Path, role: str) -> str:
+    return nexusd(repo, "token", "create", "--role", role, "--name", role).stdout.strip()
+
+
+@pytest.fixture
+def api(memory_repo: Path, start_daemon: Callable[..., Path]) -> tuple[Path, str]:
+    """A daemon serving the API on a free loopback port: (repository, base URL)."""
+    port = free_port()
+    (memory_repo / ".nexus" / "config.yaml").write_text(
+        f"memory:\n  enabled: true\napi:\n  enabled: true\n  port: {port}\n"
+        "  max_body_bytes: 4096\n",
+        encoding="utf-8",
+    )
+    start_daemon(memory_repo)
+    return memory_repo, f"http://127.0.0.1:{port}"
+
+
+def auth(tok: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {tok}"}

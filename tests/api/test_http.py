@@ -20,38 +20,12 @@ from daemon.helpers import nexusd
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from api.conftest import auth, token
 from tests.conftest import git
 
 pytestmark = pytest.mark.slow
 SEARCH = "/api/v1/context/search"
 INGEST = "/api/v1/context/ingest"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def token(repo: Path, role: str) -> str:
-    return nexusd(repo, "token", "create", "--role", role, "--name", role).stdout.strip()
-
-
-@pytest.fixture
-def api(memory_repo: Path, start_daemon: Callable[..., Path]) -> tuple[Path, str]:
-    """A daemon serving the API on a free loopback port: (repository, base URL)."""
-    port = free_port()
-    (memory_repo / ".nexus" / "config.yaml").write_text(
-        f"memory:\n  enabled: true\napi:\n  enabled: true\n  port: {port}\n"
-        "  max_body_bytes: 4096\n",
-        encoding="utf-8",
-    )
-    start_daemon(memory_repo)
-    return memory_repo, f"http://127.0.0.1:{port}"
-
-
-def auth(tok: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {tok}"}
 
 
 def test_every_status_code(api: tuple[Path, str], make_repo: Callable[..., Path]) -> None:

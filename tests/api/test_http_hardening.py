@@ -1,0 +1,53 @@
+"""Hostile input to a real daemon's context API (httpx2) and to `nexusd mcp` (SDK client):
+always a 4xx/503 answer or a tool error that says what to do, never a bare 500."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import ClientSession
+
+from api.conftest import auth, error_text, run_mcp, token
+
+pytestmark = pytest.mark.slow
+SEARCH = "/api/v1/context/search"
+INGEST = "/api/v1/context/ingest"
+
+
+def test_hostile_requests_are_4xx_or_503_never_500(api: tuple[Path, str]) -> None:
+    repo, base = api
+    user = token(repo, "user")
+    with httpx2.Client(base_url=base, timeout=60) as http:
+        far = http.get(SEARCH, params={"q": "x", "recent_days": "1000000"}, headers=auth(user))
+        assert far.status_code == 400 and "recent_days must be" in far.json()["error"]
+        deep = http.post(INGEST, headers=auth(user), content=b"[" * 4000)
+        assert deep.status_code == 400 and "nested too deeply" in deep.json()["error"]
+        lone = http.post(
+            INGEST, headers=auth(user), content=b'{"content": "\\ud800", "category": "lessons"}'
+        )
+        assert lone.status_code == 400 and "not valid text" in lone.json()["error"]
+        (repo / ".git" / "nexus" / "tokens.json").write_text("{not json", encoding="utf-8")
+        broken = http.get(SEARCH, params={"q": "x"}, headers=auth(user))
+        assert broken.status_code == 503 and "token store" in broken.json()["error"]
+        assert str(repo) not in broken.text and "nexusd token create" in broken.json()["fix"]
+    assert not (repo / "MEMORY.md").exists()  # nothing refused was written
+
+
+def test_mcp_tool_errors_for_bad_values_and_unexpected_failures(memory_repo: Path) -> None:
+    (memory_repo / "MEMORY.md").mkdir()  # a folder where the file should be: not foreseen
+
+    async def body(session: ClientSession) -> list[str]:
+        return [
+            error_text(
+                await session.call_tool("memory_search", {"query": "x", "recent_days": 1e8})
+            ),
+            error_text(await session.call_tool("memory_save", {"text": "a lesson"})),
+        ]
+
+    far, broken = run_mcp(memory_repo, body)
+    assert "bad request" in far and "recent_days must be 0..36500" in far
+    assert "IsADirectoryError: " in broken
+    logged = (memory_repo.parent / "mcp-stderr.log").read_text(encoding="utf-8")
+    assert "Traceback" in logged and "tool memory_save failed unexpectedly" in logged
