@@ -10,7 +10,6 @@ an operation requires the role `api.actions` names.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -126,30 +125,23 @@ def stdio_role(config: Config, access: Access, given: str | None) -> str:
     return access.check_role(str(role))
 
 
-_SECTION = re.compile(r"^##[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+def visible_sections(text: str, may_read: Callable[[str], bool], path: str = "MEMORY.md") -> str:
+    """`text` without the lines whose category `may_read` refuses, each line's category
+    assigned as the memory index assigns its chunks' (`line_categories`: a `## Heading`'s
+    section, or the nearest `# Heading` outside one), so a role sees here exactly the
+    sections its searches can return. A note at the end names the categories left out."""
+    from nexusd.memory.chunking import line_categories
 
-
-def visible_sections(text: str, may_read: Callable[[str], bool]) -> str:
-    """`text` without the level-2 sections whose category (the heading, lowercased)
-    `may_read` refuses; the text above the first section is always kept. A note at the
-    end names the sections left out."""
+    lines, categories = line_categories(path, text)
     kept: list[str] = []
-    hidden: list[str] = []
-    showing = True
-    in_fence = False
-    for line in text.split("\n"):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        match = None if in_fence else _SECTION.match(line)
-        if match is not None:
-            title = match.group(1).strip()
-            showing = may_read(title.lower())
-            if not showing:
-                hidden.append(title)
-        if showing:
+    hidden: dict[str, None] = {}
+    for line, category in zip(lines, categories, strict=True):
+        if may_read(category):
             kept.append(line)
+        elif line.strip():
+            hidden[category or "(text outside any section)"] = None
     out = "\n".join(kept)
     if hidden:
-        out = out.rstrip("\n") + f"\n\n<!-- not shown to your role: {', '.join(hidden)} -->\n"
+        names = ", ".join(hidden)
+        out = out.rstrip("\n") + f"\n\n<!-- not shown to your role: {names} -->\n"
     return out

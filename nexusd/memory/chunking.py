@@ -285,6 +285,24 @@ def chunk_markdown(path: str, text: str, *, max_chars: int, default_date: str) -
     return chunks
 
 
+def line_categories(path: str, text: str) -> tuple[list[str], list[str]]:
+    """`text`'s lines (newlines normalized) and the category `chunk_markdown` files each
+    under: a heading's line takes the section it opens, front matter and the lines before
+    the first heading the file's own (its front matter's, `daily`, else "")."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    plain = strip_comments("\n".join(lines)).split("\n")
+    fm = parse_front_matter(plain)
+    day = daily_date(path) is not None
+    out = [_category(fm, (), day)] * len(plain)
+    for section in _sections(plain, fm.body_line):
+        category = _category(fm, section.headings, day)
+        first = section.first_line - (1 if section.headings else 0)
+        out[first : section.first_line + len(section.lines)] = [category] * (
+            section.first_line + len(section.lines) - first
+        )
+    return lines, out
+
+
 def front_matter_warning(text: str) -> str | None:
     """The problem with a file's front matter, if it has one."""
     return parse_front_matter(text.replace("\r\n", "\n").split("\n")).warning

@@ -87,3 +87,19 @@ def test_latest_plan_resource_needs_the_plan_role(memory_repo: Path) -> None:
     assert as_user.startswith("error:") and "forbidden" in as_user and "developer" in as_user
     assert "k9" not in as_user
     assert "vault key is k9" in run_mcp(memory_repo, read, "--role", "developer")
+
+
+def test_memory_md_resource_hides_level_one_sections_the_index_hides(memory_repo: Path) -> None:
+    (memory_repo / "MEMORY.md").write_text(
+        "# Memory\n\n## Lessons\n\n- lesson one\n\n# Infra secrets\n\n- the root pw is pw123\n",
+        encoding="utf-8",
+    )
+
+    async def read(session: ClientSession) -> str:
+        found = await session.read_resource("nexusd://memory/MEMORY.md")
+        return str(getattr(found.contents[0], "text", ""))
+
+    as_user = run_mcp(memory_repo, read)
+    assert "lesson one" in as_user and "pw123" not in as_user
+    assert "not shown to your role: memory, infra secrets" in as_user
+    assert "pw123" in run_mcp(memory_repo, read, "--role", "developer")

@@ -62,5 +62,19 @@ def test_memory_md_shows_a_role_only_its_sections() -> None:
     text = "# Memory\n\nintro\n\n## Lessons\n\n- a\n\n## Security\n\n- key\n```\n## not\n```\n"
     a = access()
     shown = visible_sections(text, lambda c: a.includes("user", a.required_for(c)))
-    assert "- a" in shown and "intro" in shown
-    assert "- key" not in shown and "not shown to your role: Security" in shown
+    assert "- a" in shown and "## Lessons" in shown
+    assert "- key" not in shown and "not shown to your role: memory, security" in shown
+    assert "intro" not in shown  # indexed under `memory`: an unlisted category
+    assert "intro" in visible_sections(text, lambda c: a.includes("developer", a.required_for(c)))
+
+
+def test_memory_md_level_one_sections_are_boundaries_as_in_the_index() -> None:
+    text = (
+        "## Lessons\n\n- retry once\n\n# Infra secrets\n\n- root pw is pw123\n\n"
+        "### Rotation\n\n- monthly\n\n## Notes\n\n- a note\n"
+    )
+    a = access()
+    shown = visible_sections(text, lambda c: a.includes("user", a.required_for(c)))
+    assert "retry once" in shown and "a note" in shown
+    assert "pw123" not in shown and "monthly" not in shown and "Infra" not in shown.split("<!--")[0]
+    assert "not shown to your role: infra secrets, rotation" in shown
