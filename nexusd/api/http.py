@@ -24,6 +24,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio.to_thread
+from mcp.server.transport_security import (
+    TransportSecurityMiddleware,
+    TransportSecuritySettings,
+)
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -72,10 +76,13 @@ def _int(params: dict[str, str], name: str, default: int | None) -> int | None:
 class Api:
     """The routes of one repository's API over a `Context` and its tokens."""
 
-    def __init__(self, context: Context, tokens: TokenStore, max_body_bytes: int) -> None:
+    def __init__(
+        self, context: Context, tokens: TokenStore, max_body_bytes: int, host: str = "127.0.0.1"
+    ) -> None:
         self.context = context
         self.tokens = tokens
         self.max_body = max_body_bytes
+        self.security = loopback_security(host)
 
     def role_of(self, authorization: str | None) -> str:
         """The role of a request's bearer token; 401 or 403 (a role no longer configured)."""
@@ -93,6 +100,17 @@ class Api:
 
         async def endpoint(request: Request) -> Response:
             started = time.perf_counter()
+            refused = await self.security.validate_request(request)
+            if refused is not None:  # DNS rebinding: a page elsewhere posing as loopback
+                what = "Host" if refused.status_code == 421 else "Origin"
+                return error_response(
+                    _bad(
+                        f"the {what} header does not name this loopback server",
+                        "connect to http://127.0.0.1:<api.port> (or localhost) directly",
+                        refused.status_code,
+                    ),
+                    started,
+                )
             try:
                 role = self.role_of(request.headers.get("authorization"))
                 return JSONResponse(await handler(request, role))
@@ -193,6 +211,35 @@ class Api:
         return await anyio.to_thread.run_sync(lambda: self.context.get(role, chunk_id))
 
 
+def loopback_security(host: str) -> TransportSecurityMiddleware:
+    """The MCP SDK's DNS-rebinding check, for the loopback names and `host`."""
+    name = f"[{host}]" if ":" in host else host
+    names = dict.fromkeys(["127.0.0.1", "localhost", "[::1]", name])
+    return TransportSecurityMiddleware(
+        TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=[h for n in names for h in (n, f"{n}:*")],
+            allowed_origins=[o for n in names for o in (f"http://{n}", f"http://{n}:*")],
+        )
+    )
+
+
+async def _no_route(request: Request, exc: Exception) -> Response:
+    """404 and 405 as the API's JSON errors."""
+    status = getattr(exc, "status_code", 404)
+    if status == 405:
+        message, hint = (
+            f"{request.method} is not allowed on {request.url.path}",
+            ("search, categories and chunks are GET; ingest is POST"),
+        )
+    else:
+        message, hint = (
+            f"no route {request.url.path}",
+            ("use /api/v1/context/search, /ingest, /categories, /{id}, or /mcp"),
+        )
+    return error_response(_bad(message, hint, status), time.perf_counter())
+
+
 class McpByRole:
     """`/mcp`: authenticate the bearer token, then hand the request to its role's server."""
 
@@ -212,7 +259,7 @@ class McpByRole:
 
 def build_app(context: Context, tokens: TokenStore, *, host: str, max_body_bytes: int) -> Starlette:
     """The whole ASGI application: context routes and `/mcp`, one MCP server per role."""
-    api = Api(context, tokens, max_body_bytes)
+    api = Api(context, tokens, max_body_bytes, host)
     servers = {role: build_server(context, role) for role in context.access.roles}
     apps: dict[str, ASGIApp] = {
         role: server.streamable_http_app(
@@ -240,4 +287,5 @@ def build_app(context: Context, tokens: TokenStore, *, host: str, max_body_bytes
         Route(prefix + "/{chunk_id:path}", api.route(api.get), methods=["GET"]),
         Route("/mcp", McpByRole(api, apps), methods=["GET", "POST", "DELETE"]),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    handlers = {404: _no_route, 405: _no_route}
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)

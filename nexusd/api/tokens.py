@@ -118,7 +118,7 @@ class TokenStore:
         if len(parts) == 3 and parts[0] == PREFIX and parts[1] != self.tag:
             raise AccessError(
                 "this token was created for another repository (or another working tree of it)",
-                hint=f"create one in this repository ({self.layout.root}): nexusd token create",
+                hint="create one in this repository's working tree: nexusd token create",
                 status=401,
             )
         wanted = _digest(token)

@@ -3,6 +3,7 @@ always a 4xx/503 answer or a tool error that says what to do, never a bare 500."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx2
@@ -51,3 +52,37 @@ def test_mcp_tool_errors_for_bad_values_and_unexpected_failures(memory_repo: Pat
     assert "IsADirectoryError: " in broken
     logged = (memory_repo.parent / "mcp-stderr.log").read_text(encoding="utf-8")
     assert "Traceback" in logged and "tool memory_save failed unexpectedly" in logged
+
+
+def test_context_routes_check_the_host_and_answer_json_everywhere(
+    api: tuple[Path, str], make_repo: Callable[..., Path]
+) -> None:
+    repo, base = api
+    user = token(repo, "user")
+    elsewhere = token(make_repo("other"), "admin")
+    with httpx2.Client(base_url=base, timeout=60) as http:
+        rebound = http.get(
+            SEARCH, params={"q": "x"}, headers={**auth(user), "Host": "evil.example:80"}
+        )
+        assert rebound.status_code == 421 and "Host header" in rebound.json()["error"]
+        origin = http.get(
+            "/api/v1/context/categories",
+            headers={**auth(user), "Origin": "http://evil.example"},
+        )
+        assert origin.status_code == 403 and "Origin header" in origin.json()["error"]
+        named = http.get(
+            "/api/v1/context/categories",
+            headers={**auth(user), "Host": f"localhost:{api_port(base)}"},
+        )
+        assert named.status_code == 200
+        missing = http.get("/nope", headers=auth(user))
+        assert missing.status_code == 404 and missing.json()["status"] == 404
+        wrong = http.delete(SEARCH, headers=auth(user))
+        assert wrong.status_code == 405 and "not allowed" in wrong.json()["error"]
+        other = http.get(SEARCH, params={"q": "x"}, headers=auth(elsewhere))
+        assert other.status_code == 401 and "another repository" in other.json()["error"]
+        assert str(repo) not in other.text and str(repo.parent) not in other.text
+
+
+def api_port(base: str) -> str:
+    return base.rsplit(":", 1)[1]
