@@ -1,8 +1,9 @@
 """Bearer tokens of the context API: created once, stored hashed, never in the working tree.
 
 A token reads `nxd_<repository tag>_<secret>`: the tag (8 hex digits of a hash of the
-working tree's git directory) lets a token for another repository be told apart from
-a wrong one. Only the sha256 of each token is kept, with its role, in
+working tree's git directory when it was made) only explains a token that is not found
+(one for another repository); a token is looked up by its hash, so moving or copying
+the repository keeps its tokens. Only the sha256 of each token is kept, with its role, in
 `<git-dir>/nexus/tokens.json` (mode 0600): git never tracks anything under `.git`, so
 a token cannot be committed, and a leaked copy of the file grants nothing.
 """
@@ -114,15 +115,17 @@ class TokenStore:
             raise AccessError(
                 "the Authorization header is not `Bearer <token>`", hint=hint, status=401
             )
-        parts = token.split("_", 2)
-        if len(parts) == 3 and parts[0] == PREFIX and parts[1] != self.tag:
-            raise AccessError(
-                "this token was created for another repository (or another working tree of it)",
-                hint="create one in this repository's working tree: nexusd token create",
-                status=401,
-            )
         wanted = _digest(token)
         for digest, record in self._read().items():
             if hmac.compare_digest(digest, wanted):
                 return record.role
+        # The tag only explains a miss: a repository moved or copied keeps its tokens.
+        parts = token.split("_", 2)
+        if len(parts) == 3 and parts[0] == PREFIX and parts[1] != self.tag:
+            raise AccessError(
+                "unknown token: it was created for another repository (or another working"
+                " tree of it)",
+                hint="create one in this repository's working tree: nexusd token create",
+                status=401,
+            )
         raise AccessError("unknown or revoked token", hint=hint, status=401)

@@ -10,7 +10,7 @@ import httpx2
 import pytest
 from mcp import ClientSession
 
-from api.conftest import auth, error_text, run_mcp, token
+from api.conftest import auth, error_text, free_port, run_mcp, token
 
 pytestmark = pytest.mark.slow
 SEARCH = "/api/v1/context/search"
@@ -86,3 +86,20 @@ def test_context_routes_check_the_host_and_answer_json_everywhere(
 
 def api_port(base: str) -> str:
     return base.rsplit(":", 1)[1]
+
+
+def test_tokens_survive_moving_the_repository(
+    memory_repo: Path, start_daemon: Callable[..., Path]
+) -> None:
+    tok = token(memory_repo, "user")
+    moved = memory_repo.parent / "moved"
+    memory_repo.rename(moved)
+    port = free_port()
+    (moved / ".nexus" / "config.yaml").write_text(
+        f"memory:\n  enabled: false\napi:\n  enabled: true\n  port: {port}\n", encoding="utf-8"
+    )
+    start_daemon(moved)
+    with httpx2.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
+        cats = http.get("/api/v1/context/categories", headers=auth(tok))
+        assert cats.status_code == 200, cats.text
+        assert cats.json()["role"] == "user"
