@@ -13,9 +13,12 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal, TypeVar
 
+import anyio.to_thread
+from anyio import CapacityLimiter
+from anyio.lowlevel import RunVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import Field
@@ -59,6 +62,28 @@ def _guarded(fn: F) -> F:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
 
     return run  # type: ignore[return-value]
+
+
+# Tools that run for seconds to minutes share this many worker threads (per event loop),
+# apart from anyio's default pool, so searches and reads are never queued behind them.
+LONG_TOOL_THREADS = 3
+_long_limiter: RunVar[CapacityLimiter] = RunVar("nexusd_long_tools")
+
+
+def _long_tool(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    """Run the sync tool `fn` in a worker thread of the long tools' own small pool."""
+
+    @functools.wraps(fn)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            limiter = _long_limiter.get()
+        except LookupError:
+            limiter = CapacityLimiter(LONG_TOOL_THREADS)
+            _long_limiter.set(limiter)
+        call = functools.partial(fn, *args, **kwargs)
+        return await anyio.to_thread.run_sync(call, limiter=limiter)
+
+    return run
 
 
 def build_server(api: Context, role: str) -> MCPServer[Any]:
@@ -174,6 +199,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         return files.open_slice(layout, config, path, start_line, end_line)
 
     @server.tool()
+    @_long_tool
     @_guarded
     def request_plan(  # noqa: PLR0917 (an MCP tool: one parameter per argument)
         goal: Annotated[str, Field(description="What this cycle must achieve.")],
@@ -203,6 +229,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         )
 
     @server.tool()
+    @_long_tool
     @_guarded
     def run_checks(
         names: Annotated[list[str], Field(description="Only these checks.")] = [],  # noqa: B006
@@ -213,6 +240,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         return operations.run_checks(layout, config, tuple(names))
 
     @server.tool()
+    @_long_tool
     @_guarded
     def checkpoint_create(
         message: Annotated[str | None, Field(description="Describe the checkpoint.")] = None,
@@ -232,6 +260,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         return operations.checkpoint_list(layout, limit)
 
     @server.tool()
+    @_long_tool
     @_guarded
     def checkpoint_restore(
         checkpoint_id: Annotated[str, Field(description="An id from checkpoint_list.")],

@@ -55,3 +55,28 @@ def test_request_plan_refuses_a_watch_folder_linked_out(memory_repo: Path, tmp_p
     refused = run_mcp(memory_repo, body, "--role", "developer")
     assert "outside the repository" in refused and "nothing was written" in refused
     assert list(elsewhere.iterdir()) == []
+
+
+def test_long_tools_never_starve_quick_ones(memory_repo: Path) -> None:
+    """More run_checks at once than anyio has default worker threads (40): with their own
+    small pool, a status call still answers at once."""
+    (memory_repo / ".nexus" / "config.yaml").write_text(
+        "memory:\n  enabled: false\nsandbox:\n  backend: subprocess\n"
+        "checks:\n  - name: slow\n    run: sleep 12\n    timeout: 60\n",
+        encoding="utf-8",
+    )
+
+    async def body(session: ClientSession) -> tuple[float, dict[str, Any]]:
+        async with anyio.create_task_group() as group:
+            for _ in range(44):
+                group.start_soon(session.call_tool, "run_checks", {})
+            await anyio.sleep(2)
+            started = time.monotonic()
+            status = result_json(await session.call_tool("status", {}))
+            took = time.monotonic() - started
+            group.cancel_scope.cancel()
+        return took, status
+
+    took, status = run_mcp(memory_repo, body, "--role", "developer")
+    assert status["role"] == "developer"
+    assert took < 5, f"status waited {took:.1f} s behind the checks"
