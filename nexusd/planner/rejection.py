@@ -24,6 +24,27 @@ def example_request() -> str:
     )
 
 
+def _error_meta(
+    info: ErrorInfo,
+    *,
+    request_name: str,
+    sha256: str,
+    revision: int,
+    created_at: str,
+    timings: Mapping[str, float],
+) -> ResponseMeta:
+    return ResponseMeta(
+        request_file=request_name,
+        request_sha256=sha256,
+        revision=revision,
+        status="error",
+        planner=PLANNER_NAME,
+        created_at=created_at,
+        timings_ms=tuple(timings.items()),
+        error=info,
+    )
+
+
 def error_response(
     exc: ProtocolError,
     *,
@@ -41,15 +62,13 @@ def error_response(
         "layouts described in PROTOCOL.md work too):\n\n"
         f"````markdown\n{example_request().rstrip()}\n````",
     )
-    meta = ResponseMeta(
-        request_file=request_name,
-        request_sha256=sha256,
+    meta = _error_meta(
+        info,
+        request_name=request_name,
+        sha256=sha256,
         revision=revision,
-        status="error",
-        planner=PLANNER_NAME,
         created_at=created_at,
-        timings_ms=tuple(timings.items()),
-        error=info,
+        timings=timings,
     )
     return PlanResponse(
         meta=meta,
@@ -77,15 +96,13 @@ def setup_error_response(
         fix=exc.hint or "fix nexusd's configuration (`nexusd config show` shows it)",
         kind="setup",
     )
-    meta = ResponseMeta(
-        request_file=request_name,
-        request_sha256=sha256,
+    meta = _error_meta(
+        info,
+        request_name=request_name,
+        sha256=sha256,
         revision=revision,
-        status="error",
-        planner=PLANNER_NAME,
         created_at=created_at,
-        timings_ms=tuple(timings.items()),
-        error=info,
+        timings=timings,
     )
     return PlanResponse(
         meta=meta, title=f"Cannot answer {request_name} yet", sections=error_sections(info)
