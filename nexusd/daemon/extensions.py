@@ -115,11 +115,8 @@ class Extensions:
             minutes = float(self.config.get("memory.optimize_minutes"))
             daemon.add_job(Job("memory-optimize", minutes * 60.0, self.memory.optimize))
             daemon.add_job(Job("memory-reconcile", RECONCILE_SECONDS, self.memory.reconcile))
-        if self.memory is not None or self.code is not None:
-            for hook in ("post-merge", "post-checkout"):
-                inbox.HANDLERS[hook] = self._resync
+        daemon.inbox.handlers = self.handlers()
         daemon.add_job(Job("checkpoint-gc", DAY, self._gc))
-        inbox.HANDLERS["post-commit"] = self._on_commit
         if self.config.get("api.enabled"):
             # The API adapts the daemon's services for HTTP clients (an upper layer, so
             # imported here only when it is switched on).
@@ -134,6 +131,15 @@ class Extensions:
                     stats=daemon.ctx.stats,
                 )
             )
+
+    def handlers(self) -> dict[str, inbox.Handler]:
+        """The hook handlers of this run: its own services only, whatever ran before it."""
+        table = dict(inbox.HANDLERS)
+        table["post-commit"] = self._on_commit
+        if self.memory is not None or self.code is not None:
+            for hook in ("post-merge", "post-checkout"):
+                table[hook] = self._resync
+        return table
 
     def _resync(self, layout: RepoLayout, config: Config, event: inbox.InboxEvent) -> None:
         """post-merge, post-checkout: update the code index, reconcile memory."""

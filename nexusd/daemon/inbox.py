@@ -30,7 +30,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -271,8 +271,10 @@ def checkpoint_on_commit(
     )
 
 
-# hook name -> handler; the daemon (and later issues) register more, e.g. a memory resync
-# for post-merge / post-checkout. Events of a hook with no handler are acknowledged.
+# hook name -> handler, the defaults. A daemon run drains with its own copy extended with
+# its services (`Extensions.handlers`), never by changing this table: after a reload that
+# turned memory or the code index off, a handler left here would still feed the services
+# the old configuration started. Events of a hook with no handler are acknowledged.
 HANDLERS: dict[str, Handler] = {"post-commit": checkpoint_on_commit}
 
 # Several queued events of these hooks collapse into the newest one per worktree: ten
@@ -311,8 +313,12 @@ def _wants(owner: EventOwner, path: Path) -> bool:
     return not lines  # a blank file is nobody's event: claimed and deleted
 
 
-def drain_and_handle(layout: RepoLayout, config: Config) -> int:
-    """Drain this worktree's events and run each one's handler; return how many were handled."""
+def drain_and_handle(
+    layout: RepoLayout, config: Config, handlers: Mapping[str, Handler] | None = None
+) -> int:
+    """Drain this worktree's events and run each one's handler (`handlers`, default
+    HANDLERS); return how many were handled."""
+    table = HANDLERS if handlers is None else handlers
     owner = EventOwner(layout)
     with _drain_lock(layout):
         files: list[tuple[Path, list[InboxEvent]]] = []
@@ -345,7 +351,7 @@ def drain_and_handle(layout: RepoLayout, config: Config) -> int:
                     )
                     handled += 1
                     continue
-                handled += _handle(layout, config, event, newest)
+                handled += _handle(layout, config, event, newest, table)
             # Acknowledged file by file: a crash re-processes at most the file in hand.
             path.unlink(missing_ok=True)
         return handled
@@ -356,10 +362,11 @@ def _handle(
     config: Config,
     event: InboxEvent,
     newest: dict[tuple[str, str | None], InboxEvent],
+    handlers: Mapping[str, Handler],
 ) -> int:
     if event.hook in COALESCE and newest[(event.hook, event.worktree)] is not event:
         return 1
-    handler = HANDLERS.get(event.hook)
+    handler = handlers.get(event.hook)
     if handler is None:
         log.info("inbox: no handler for %s events yet; acknowledged", event.hook)
         return 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
+from collections.abc import Callable, Mapping
 
 from nexusd.config import Config
 from nexusd.daemon.logs import log_event
@@ -28,6 +29,8 @@ class InboxRunner:
         self.config = config
         self.logger = logger
         self.settle = settle
+        # hook -> handler for this daemon run (set before start); None: the inbox defaults.
+        self.handlers: Mapping[str, Callable[..., object]] | None = None
         self._kick = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -71,7 +74,7 @@ class InboxRunner:
                 log_event(self.logger, logging.INFO, "inbox drain unavailable", error=str(exc))
             return 0
         try:
-            handled = int(drain(self.layout, self.config))
+            handled = int(drain(self.layout, self.config, self.handlers))
         except Exception:
             log_event(self.logger, logging.ERROR, "inbox drain failed", exc_info=True)
             return 0
