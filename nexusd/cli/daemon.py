@@ -143,6 +143,9 @@ def _status_text(data: dict[str, Any]) -> str:
 
         rows.append(f"  sandbox    {status_line(data['sandbox'])}")
     rows.append(f"  log        {data.get('log_file')}")
+    if data.get("reloading") and data["running"]:
+        since = data["reloading"]
+        rows.append(f"  config     reloading since {since} (after the request in flight)")
     if data.get("config_reloaded_at"):
         rows.append(f"  config     reloaded {data['config_reloaded_at']}")
     config_error = data.get("config_error")

@@ -11,6 +11,7 @@ which applies every key the same way a restart would.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -22,7 +23,7 @@ from nexusd.config import Config, load_config, user_config_path
 from nexusd.daemon.debounce import FileKey, file_key
 from nexusd.daemon.logs import log_event
 from nexusd.daemon.runtime import Daemon
-from nexusd.daemon.status import DaemonStats, utc_now
+from nexusd.daemon.status import DaemonStats, utc_now, write_status
 from nexusd.errors import ConfigError
 from nexusd.paths import RepoLayout
 
@@ -54,11 +55,15 @@ class ConfigWatch:
     def __init__(self, layout: RepoLayout) -> None:
         self.layout = layout
         self.files = [user_config_path(), layout.config_file]
-        self._keys: list[FileKey | None] = [file_key(p) for p in self.files]
-        self._digests: list[str | None] = [_digest(p) for p in self.files]
+        # Not seeded from the files: they may have changed since the configuration the daemon
+        # runs with was loaded (before the lock, logging and imports). The first poll loads
+        # them, and `follow_config` compares the result with the configuration in use.
+        self._keys: list[FileKey | None] | None = None
+        self._digests: list[str | None] | None = None
 
     def poll(self) -> Config | ConfigError | None:
-        """The configuration loaded anew, or its error, when a file's bytes changed; else None."""
+        """The configuration loaded anew, or its error, on the first poll and whenever a file's
+        bytes changed since the last one; else None."""
         keys = [file_key(p) for p in self.files]
         if keys == self._keys:
             return None
@@ -100,7 +105,8 @@ def follow_config(
         stats.set(config_error=None)  # fixed back, or only comments changed
         return daemon
     log_event(logger, logging.INFO, "configuration changed; restarting the services with it")
-    daemon.stop()
+    stats.set(reloading=utc_now())
+    daemon.stop(reloading=True)
     fresh: Daemon | None = None
     try:
         fresh = build(change)
@@ -109,11 +115,11 @@ def follow_config(
         # Valid but unusable (a service that fails to start with it): back to what worked,
         # and say so in the log and in `nexusd status`.
         if fresh is not None:
-            fresh.stop()
+            fresh.stop(reloading=True)
         message = f"the new configuration could not be applied: {type(exc).__name__}: {exc}"
         log_event(logger, logging.ERROR, message, exc_info=True)
         return _fall_back(daemon, build, stats, logger, message)
-    stats.set(config_error=None, stopped_at=None, config_reloaded_at=utc_now())
+    stats.set(config_error=None, reloading=None, stopped_at=None, config_reloaded_at=utc_now())
     log_event(logger, logging.INFO, "configuration reloaded")
     return fresh
 
@@ -128,7 +134,7 @@ def _fall_back(
         fallback.start()
     except Exception as exc:
         if fallback is not None:
-            fallback.stop()
+            fallback.stop(reloading=True)
         # The process stays (it holds the lock and follows the files): the next change to
         # the configuration is tried, even one back to what it ran with.
         problem = (
@@ -137,7 +143,12 @@ def _fall_back(
             "is fixed or the daemon restarted"
         )
         log_event(logger, logging.ERROR, problem, exc_info=True)
-        stats.set(config_error=problem)
+        stats.set(config_error=problem, reloading=None, state="stopped", stopped_at=utc_now())
+        # Its status writer stopped with it: publish this one here.
+        with contextlib.suppress(OSError):
+            write_status(stopped.ctx.layout.state_dir, stats)
         return stopped
-    stats.set(config_error=f"{message}; fix it, or restart the daemon")
+    stats.set(
+        config_error=f"{message}; fix it, or restart the daemon", reloading=None, stopped_at=None
+    )
     return fallback

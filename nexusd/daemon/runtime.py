@@ -140,14 +140,19 @@ class Daemon:
         """Whether its services are started (`start` ran and `stop` has not since)."""
         return bool(self._started)
 
-    def stop(self) -> None:
-        """Stop services in reverse order; the worker finishes its request in flight."""
+    def stop(self, *, reloading: bool = False) -> None:
+        """Stop services in reverse order; the worker finishes its request in flight.
+
+        `reloading`: another run with a new configuration takes over in this process, so the
+        published state stays `running` (`nexusd status`, `nexusd start` read it).
+        """
         if not self._started:
             return
-        self.ctx.stats.set(state="stopping")
+        if not reloading:
+            self.ctx.stats.set(state="stopping")
         while self._started:
             service = self._started.pop()
-            if service is self.status_writer:
+            if service is self.status_writer and not reloading:
                 self.ctx.stats.set(state="stopped", stopped_at=utc_now(), queued=len(self.queue))
             try:
                 service.stop()

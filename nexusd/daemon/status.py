@@ -55,6 +55,8 @@ class DaemonStats:
             # Why the configuration files were not (all) applied by a reload, else None.
             "config_error": None,
             "config_reloaded_at": None,
+            # Since when a reload restarts the services (the state stays `running`), else None.
+            "reloading": None,
         }
 
     def set(self, **values: Any) -> None:

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from daemon.helpers import (
     nexusd,
     request_text,
+    response_for,
     wait_answered,
     wait_until,
     write_config,
 )
+from nexusd.config import Config, load_config
+from nexusd.daemon.reload import ConfigWatch
+from nexusd.paths import find_repo
 
 
 def _published(repo: Path) -> dict[str, Any]:
@@ -92,3 +97,56 @@ def test_an_unreadable_config_file_is_reported_and_the_daemon_keeps_running(
     request = daemon / ".scratchpad_logs" / "2025-04-20T08_11_39_plan_request.md"
     request.write_text(request_text("Still answered with an unreadable config"), encoding="utf-8")
     assert wait_answered(request)["status"] == "ok"
+
+
+SLOW_CHECK = """\
+sandbox:
+  backend: subprocess
+checks:
+  - name: slow
+    run: python3 -c "import time; time.sleep(6)"
+    timeout: 60
+"""
+
+
+def test_status_stays_running_while_a_reload_waits_for_the_request_in_flight(
+    served: Path, start_daemon: Callable[..., Path]
+) -> None:
+    write_config(served, SLOW_CHECK)
+    start_daemon(served)
+    request = served / ".scratchpad_logs" / "2025-04-20T08_11_40_plan_request.md"
+    request.write_text(request_text("Answered while the configuration changes"), "utf-8")
+    wait_until(lambda: _published(served).get("in_flight"), what="the request in flight")
+
+    write_config(served, SLOW_CHECK + "watch:\n  debounce_ms: 60\n")
+    wait_until(
+        lambda: any(r["msg"].startswith("configuration changed") for r in _log_messages(served)),
+        what="the reload to begin",
+    )
+    # The reload waits for the check (seconds): meanwhile the daemon is still the running one.
+    assert not response_for(request).exists()
+    shown = json.loads(nexusd(served, "status", "--json").stdout)
+    assert (shown["running"], shown["state"], shown["stopped_at"]) == (True, "running", None)
+    assert shown["reloading"]
+    assert "reloading since" in nexusd(served, "status").stdout
+    states = set()
+
+    def reloaded() -> object:
+        states.add(_published(served).get("state"))
+        return _published(served).get("config_reloaded_at")
+
+    wait_until(reloaded, timeout=60, what="the reload to finish")
+    assert states == {"running"}
+    assert wait_answered(request)["status"] == "ok"
+
+
+def test_a_change_made_before_the_watch_started_is_noticed(repo: Path) -> None:
+    write_config(repo, "watch:\n  debounce_ms: 60\n")
+    loaded = load_config(repo)  # what the daemon runs with…
+    write_config(repo, "watch:\n  debounce_ms: 70\n")  # …changed before its watch begins
+    watch = ConfigWatch(find_repo(repo))
+
+    change = watch.poll()
+    assert loaded.get("watch.debounce_ms") == 60
+    assert isinstance(change, Config) and change.get("watch.debounce_ms") == 70
+    assert watch.poll() is None  # seen once
