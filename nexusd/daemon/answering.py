@@ -1,10 +1,10 @@
 """Answering one request for the daemon or `nexusd plan`: under the request's claim, and
 only when the file is a regular file inside the repository.
 
-The claim is an flock on `<git-dir>/nexus/claims/<key>.lock` (per tree), one per request
-path, taken by every process that answers: the daemon's worker and any number of
-foreground `nexusd plan` runs. Whoever comes second waits, then finds the response
-already names the request's content and skips it, so a request is answered once.
+The claim (`nexusd.daemon.claims`) is taken by every process that answers: the daemon's
+worker and any number of foreground `nexusd plan` runs. Whoever comes second waits, then
+finds the response already names the request's content and skips it, so a request is
+answered once.
 
 A request that is a symbolic link is refused with an error response before a byte of
 it is read: the link could point at /etc/passwd or at a key, and its text would end up
@@ -15,17 +15,16 @@ not ours (it may be another checkout's, whose daemon answers there).
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from nexusd.atomic import atomic_write_text
 from nexusd.config import Config
+from nexusd.daemon.claims import request_claim, request_key
 from nexusd.errors import ProtocolError
 from nexusd.paths import RepoLayout
 from nexusd.planner.grounding import Services
@@ -35,39 +34,6 @@ from nexusd.protocol.models import PlanResponse
 from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.reading import response_meta
 from nexusd.protocol.render import render_response
-
-
-def request_key(path: Path) -> Path:
-    """The request's path with its folder resolved and its own name kept (links not followed)."""
-    return path.parent.resolve() / path.name
-
-
-def claim_file(layout: RepoLayout, path: Path) -> Path:
-    """The lock file that serialises everyone answering `path`."""
-    digest = hashlib.sha256(os.fsencode(request_key(path))).hexdigest()[:32]
-    return layout.nexus_dir / "claims" / f"{digest}.lock"
-
-
-@contextlib.contextmanager
-def request_claim(
-    layout: RepoLayout, path: Path, *, on_wait: Callable[[], None] | None = None
-) -> Iterator[None]:
-    """Hold the request's claim; blocks while another process answers it (`on_wait` first)."""
-    lock = claim_file(layout, path)
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    # The lock files are kept: unlinking one while another process waits on it would let a
-    # third process lock a new inode beside it and answer in parallel.
-    with lock.open("a") as fh:
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if on_wait is not None:
-                on_wait()
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def outside_repository(layout: RepoLayout, path: Path) -> ProtocolError | None:

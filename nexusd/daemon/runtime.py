@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from nexusd.config import Config
+from nexusd.daemon.claims import sweep_claims
 from nexusd.daemon.debounce import Debouncer
 from nexusd.daemon.inbox_runner import InboxRunner
 from nexusd.daemon.logs import log_event
@@ -119,6 +120,7 @@ class Daemon:
         layout.inbox_dir.mkdir(parents=True, exist_ok=True)
         for folder in self.watcher.folders:
             _remove_stale_temp_files(folder)
+        _sweep_claims(layout)
         for service in self.services:
             service.start()
             self._started.append(service)
@@ -170,6 +172,7 @@ class Daemon:
         found = self.watcher.scan(known=self.handled.is_current)
         for folder in self.watcher.folders:
             _remove_stale_temp_files(folder)
+        _sweep_claims(self.ctx.layout)
         self.inbox.kick()
         self.ctx.stats.add("rescans")
         self._publish_watch()
@@ -196,3 +199,9 @@ def _remove_stale_temp_files(folder: Path) -> None:
         with contextlib.suppress(OSError):
             if now - tmp.stat().st_mtime > STALE_TMP_SECONDS:
                 tmp.unlink()
+
+
+def _sweep_claims(layout: RepoLayout) -> None:
+    """Remove the claim files of `nexusd plan` runs that were killed while answering."""
+    with contextlib.suppress(OSError):
+        sweep_claims(layout)
