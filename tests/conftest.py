@@ -30,9 +30,20 @@ def git(cwd: Path, *args: str) -> str:
     return proc.stdout
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One XDG cache for the whole session: the embedding model's ONNX export (seconds of
+    work) is made once per session, not once per test, and never in the real home. Set
+    for the session too, since session fixtures (the loaded model) come before any test's."""
+    cache = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(cache))
+        yield cache
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, session_cache: Path
 ) -> Path:
     """No test reads or writes the real home directory or the user's git config."""
     home = tmp_path_factory.mktemp("home")
@@ -46,6 +57,9 @@ def _isolated_home(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(session_cache))
+    # The runtime the suite embeds with is the default one unless a test forces another.
+    monkeypatch.delenv("NEXUSD_EMBEDDING_RUNTIME", raising=False)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -1,6 +1,11 @@
 """The embedding model: resolved locally (never downloaded), loaded once, in the background.
 
-`Embedder` wraps one SentenceTransformer. `load()` loads synchronously;
+`Embedder` wraps one model. It runs on ONNX Runtime (`onnx_encoder`: no torch in the
+process, ~370 MB less RSS) when onnxruntime imports and the model's exported graph is in
+the per-user cache or can be exported (once, in a subprocess, while the embedder is
+"loading"); otherwise on sentence-transformers, as before. Both give the same vectors
+(within 1e-6), so rows embedded by either stay valid. `NEXUSD_EMBEDDING_RUNTIME=torch`
+(or `onnx`) forces one; `auto` (the default) prefers onnx. `load()` loads synchronously;
 `start_loading()` loads in a joinable background thread so a daemon is ready at
 once. `encoded` counts every text embedded, which is how tests and benchmarks
 prove that unchanged text is never embedded again. `shared_embedder()` keeps one
@@ -35,8 +40,12 @@ QUERY_CACHE_SIZE = 512
 
 Vectors = npt.NDArray[np.float32]
 # How chunk vectors are made beyond the model itself, stored with every row (`tag`): rows
-# made another way are re-embedded, their vectors are not comparable.
+# made another way are re-embedded, their vectors are not comparable. Not the runtime:
+# ONNX and torch vectors of one model are the same embedding.
 RECIPE = "windows-mean"
+# Which runtime embeds: auto (onnx when it can, else torch), onnx or torch.
+RUNTIME_ENV = "NEXUSD_EMBEDDING_RUNTIME"
+RUNTIMES = ("auto", "onnx", "torch")
 
 
 def resolve_model(spec: str) -> str:
@@ -63,8 +72,30 @@ def mean_vectors(vecs: Vectors, sizes: Sequence[int]) -> Vectors:
     return np.asarray(sums / norms, dtype=np.float32)
 
 
+def requested_runtime() -> str:
+    """The runtime asked for through NEXUSD_EMBEDDING_RUNTIME (auto when unset)."""
+    value = os.environ.get(RUNTIME_ENV, "").strip().lower() or "auto"
+    if value not in RUNTIMES:
+        raise ValueError(f"{RUNTIME_ENV}={value!r}: expected one of {', '.join(RUNTIMES)}")
+    return value
+
+
+def _onnx_encoder(path: Path) -> Any:
+    """An OnnxEncoder for the model at `path`: the cached graph, exported first when
+    missing, and exported again when the cached file does not load (corrupt)."""
+    from nexusd.memory.onnx_encoder import OnnxEncoder, ensure_graph
+
+    graph = ensure_graph(path)
+    try:
+        return OnnxEncoder(path, graph)
+    except Exception as exc:
+        log.warning("cached ONNX graph %s does not load (%s): exporting it again", graph, exc)
+        return OnnxEncoder(path, ensure_graph(path, fresh=True))
+
+
 class Embedder:
-    """One sentence-transformers model with a status, a load timer and an embed counter."""
+    """One embedding model (ONNX Runtime or sentence-transformers) with a status, a load
+    timer and an embed counter."""
 
     def __init__(self, spec: str, *, batch_size: int = 64) -> None:
         self.spec = spec
@@ -75,6 +106,8 @@ class Embedder:
         self.encoded = 0
         self.dim = 0
         self._model: Any = None
+        self.runtime: str | None = None  # onnx | torch, once loaded
+        self.runtime_reason: str | None = None
         self._queries: OrderedDict[str, Vectors] = OrderedDict()
         self._queries_lock = threading.Lock()
         self._lock = threading.Lock()
@@ -102,17 +135,20 @@ class Embedder:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 path = resolve_model(self.spec)
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as hf_logging
-
-                # No "Loading weights" bar on a user's terminal or in the daemon's log
-                # (and no tqdm monitor thread left behind).
-                hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-
-                model = SentenceTransformer(path, device="cpu")
-                probe = model.encode(["dimension probe"], convert_to_numpy=True)
-                self._model, self.dim = model, int(probe.shape[1])
+                wanted = requested_runtime()
+                if wanted == "torch":
+                    self.runtime_reason = f"{RUNTIME_ENV}=torch"
+                if wanted == "torch" or not self._load_onnx(Path(path), forced=wanted == "onnx"):
+                    self._load_torch(path)
+                probe = self._embed(["dimension probe"])
+                self.dim = int(probe.shape[1])
                 self.status = "ready"
+                log.info(
+                    "embedding runtime: %s (%s)",
+                    self.runtime,
+                    self.runtime_reason,
+                    extra={"nexus_fields": {"runtime": self.runtime, "why": self.runtime_reason}},
+                )
             except Exception as exc:  # any failure means keyword-only, never a crash
                 self.status, self.error = "unavailable", f"{type(exc).__name__}: {exc}"
                 log.warning("embedding model unavailable, keyword search only: %s", self.error)
@@ -120,6 +156,51 @@ class Embedder:
                 self.load_seconds = time.perf_counter() - started
                 self._ready.set()
             return self.ready
+
+    def _load_onnx(self, path: Path, *, forced: bool) -> bool:
+        """Load the ONNX runtime; False (with a warning, unless onnxruntime is simply not
+        installed) when torch has to embed instead."""
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError as exc:
+            self.runtime_reason = f"onnxruntime not importable ({exc})"
+            if forced:
+                log.warning("embedding runtime onnx requested but %s", self.runtime_reason)
+            return False
+        try:
+            self._model = _onnx_encoder(path)
+        except Exception as exc:  # an export or load failure must not cost the model
+            self.runtime_reason = f"ONNX unavailable, {type(exc).__name__}: {exc}"
+            log.warning("embedding on sentence-transformers: %s", self.runtime_reason)
+            return False
+        self.runtime = "onnx"
+        self.runtime_reason = "forced" if forced else "onnxruntime and the exported graph"
+        return True
+
+    def _load_torch(self, path: str) -> None:
+        """Load the model with sentence-transformers (imports torch: ~370 MB)."""
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        # No "Loading weights" bar on a user's terminal or in the daemon's log
+        # (and no tqdm monitor thread left behind).
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+
+        self._model = SentenceTransformer(path, device="cpu")
+        self.runtime = "torch"
+
+    def _embed(self, texts: list[str]) -> Vectors:
+        """The loaded runtime's unit-length vectors of `texts` (not counted)."""
+        if self.runtime == "onnx":
+            return np.asarray(self._model.encode(texts, self.batch_size), dtype=np.float32)
+        out = self._model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(out, dtype=np.float32)
 
     def start_loading(self) -> None:
         """Load in a background thread (no-op if loading or loaded)."""
@@ -146,15 +227,9 @@ class Embedder:
             raise RuntimeError(f"embedding model is {self.status}")
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        out = self._model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        out = self._embed(list(texts))
         self.encoded += len(texts)
-        return np.asarray(out, dtype=np.float32)
+        return out
 
     def encode_windows(self, groups: Sequence[Sequence[str]]) -> Vectors:
         """One unit-length vector per group of window texts (a chunk): the mean of the
@@ -190,6 +265,8 @@ class Embedder:
         return {
             "model": self.spec,
             "status": self.status,
+            "runtime": self.runtime,
+            "runtime_reason": self.runtime_reason,
             "error": self.error,
             "load_seconds": None if self.load_seconds is None else round(self.load_seconds, 2),
             "texts_embedded": self.encoded,
