@@ -54,8 +54,8 @@ def plan(
         outside_repository,
         refusal,
         refused_response,
-        request_key,
     )
+    from nexusd.daemon.claims import request_key
     from nexusd.planner.pipeline import build_response
     from nexusd.planner.readonly import read_only
     from nexusd.protocol.render import render_response
