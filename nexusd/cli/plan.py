@@ -15,6 +15,12 @@ from nexusd.planner.grounding import Services
 from nexusd.protocol.naming import is_request_file
 
 EXIT_ERROR_RESPONSE = ProtocolError.exit_code
+# A plan made in this process searches memory without loading the embedding model (seconds
+# of torch import and load for one plan); the response says so.
+KEYWORD_ONLY = (
+    "memory was searched by keyword only: no daemon holds the embedding model"
+    " (`nexusd start` keeps it loaded, for semantic memory search)"
+)
 
 
 @click.command("plan")
@@ -32,7 +38,8 @@ EXIT_ERROR_RESPONSE = ProtocolError.exit_code
 @click.option(
     "--memory/--no-memory",
     default=True,
-    help="Cite memory hits. Without a running daemon this loads the model (seconds).",
+    help="Cite memory hits. Without a running daemon memory is searched by keyword only "
+    "(the embedding model is not loaded) and the response says so.",
 )
 def plan(
     file: Path, *, repo: Path | None, to_stdout: bool, force: bool, as_json: bool, memory: bool
@@ -129,7 +136,11 @@ def foreground_services(layout: RepoLayout, config: Config, memory: bool) -> Ser
         return Services(code=code)
     if not (layout.memory_file.exists() or any(layout.daily_dir.glob("*.md"))):
         return Services(code=code)
-    return Services(memory=local_memory_service(layout, config), code=code)
+    return Services(
+        memory=local_memory_service(layout, config, vector=False),
+        code=code,
+        warnings=(KEYWORD_ONLY,),
+    )
 
 
 def _code_index(layout: RepoLayout, config: Config) -> Any:

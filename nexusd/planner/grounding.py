@@ -55,6 +55,8 @@ class Services:
     # Write lessons from repeated check failures to MEMORY.md: the daemon's cycles only,
     # never a foreground `nexusd plan` (a manual run must not edit committed memory).
     learn: bool = False
+    # What the response must say about these services, e.g. memory searched by keyword only.
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -262,7 +264,9 @@ def grounding(
                 hits=hits,
                 memory_note=note,
                 code=code,
-                warnings=tuple(w for w in (warning, code.note) if w) + critic.warnings,
+                warnings=tuple(w for w in (warning, code.note) if w)
+                + critic.warnings
+                + services.warnings,
                 timings_ms={**timings, "memory": memory_ms, "code": code.ms},
             )
 

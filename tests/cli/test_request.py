@@ -240,3 +240,23 @@ def test_a_response_name_that_is_a_fifo_does_not_block(tmp_path: Path) -> None:
     assert _answered(request, response) is None
     with pytest.raises(NexusError, match="regular file"):
         _show(request, response, as_json=False, text=True)
+
+
+def test_wait_without_a_daemon_searches_memory_by_keyword_and_says_so(repo: Path) -> None:
+    (repo / "MEMORY.md").write_text(
+        "# Memory\n\n## Lessons\n\n- The quickstart must stay two commands: setup and tests.\n",
+        encoding="utf-8",
+    )
+    (repo / ".nexus").mkdir(exist_ok=True)
+    (repo / ".nexus" / "config.yaml").write_text("memory:\n  enabled: true\n", encoding="utf-8")
+    proc = nexusd(repo, "request", "new", "--goal", "Explain the quickstart", "--wait")
+
+    # No model load: the memory is searched by keyword, and both stderr and the response
+    # say why.
+    assert "loading the embedding model" not in proc.stderr
+    assert "keyword search, embedding model not loaded" in proc.stderr
+    response = repo / proc.stdout.strip()
+    meta = front_matter(response)
+    assert meta["status"] == "ok"
+    assert any("keyword only" in w and "no daemon" in w for w in meta["warnings"])
+    assert "`MEMORY.md:5`" in response.read_text(encoding="utf-8")
