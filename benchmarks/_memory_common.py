@@ -50,3 +50,28 @@ def shared_dir() -> Path:
         if candidate.is_dir():
             return candidate
     raise SystemExit("../shared/ is not beside this checkout")
+
+
+def torch_embedder(spec: str = "all-MiniLM-L6-v2") -> Any:
+    """The same model forced onto sentence-transformers (the runtime before ONNX): the
+    baseline the ONNX runtime is compared with in the same process."""
+    from nexusd.memory.embedder import RUNTIME_ENV, Embedder
+
+    before = os.environ.get(RUNTIME_ENV)
+    os.environ[RUNTIME_ENV] = "torch"
+    try:
+        emb = Embedder(spec)
+        assert emb.load(), emb.error
+    finally:
+        if before is None:
+            del os.environ[RUNTIME_ENV]
+        else:
+            os.environ[RUNTIME_ENV] = before
+    return emb
+
+
+def set_threads(n: int) -> None:
+    """`n` threads for either runtime: torch's now, ONNX Runtime's at its (later) load."""
+    os.environ["OMP_NUM_THREADS"] = str(n)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(n)

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _memory_common import machine, summary
+from _memory_common import machine, summary, torch_embedder
 
 from nexusd.config import config_from_mapping
 from nexusd.memory.embedder import Embedder
@@ -124,11 +124,35 @@ def throughput(emb: Embedder, root: Path, rounds: int) -> dict[str, float]:
         synced.append(time.perf_counter() - t)
         assert report.embedded == len({c.sha256 for c in chunks}), report
     ratio = summary(raw)["median"] / summary(synced)["median"]
+    rate = len(chunks) / summary(synced)["median"]
+    print(f"initial sync on {emb.runtime}: {rate:.1f} chunks/s ({len(texts)} windows)")
     print(
         f"initial sync of {len(chunks)} chunks: raw encode median {summary(raw)['median']:.2f}s,"
         f" sync median {summary(synced)['median']:.2f}s → throughput ratio {ratio:.3f}"
     )
-    return {"initial_sync_throughput_ratio": round(ratio, 3), "chunks": len(chunks)}
+    return {
+        "initial_sync_throughput_ratio": round(ratio, 3),
+        "chunks": len(chunks),
+        "initial_sync_chunks_per_s": round(rate, 1),
+    }
+
+
+def runtime_throughput(emb: Embedder, base: Embedder, texts: list[str], rounds: int) -> float:
+    """Raw encode of the same texts on this runtime vs torch, interleaved A B B A: the
+    ratio of torch's median time to this runtime's (> 1: this one is faster)."""
+    times: dict[str, list[float]] = {"this": [], "torch": []}
+    for i in range(rounds * 2):
+        pair = [("this", emb), ("torch", base)]
+        for key, which in pair if i % 2 == 0 else pair[::-1]:
+            t = time.perf_counter()
+            which.encode(texts)
+            times[key].append(time.perf_counter() - t)
+    this, torch_ = summary(times["this"])["median"], summary(times["torch"])["median"]
+    print(
+        f"raw encode of {len(texts)} texts: {emb.runtime} {len(texts) / this:.1f}/s, "
+        f"torch {len(texts) / torch_:.1f}/s → {torch_ / this:.2f}x"
+    )
+    return torch_ / this
 
 
 def edit_latency(service: MemoryService, files: list[Path], samples: int) -> list[float]:
@@ -175,6 +199,10 @@ def main() -> None:
         small = Path(tmp) / "small"
         make_repo(small, 500 if args.quick else 1000)
         metrics.update(throughput(emb, small, rounds))
+        if emb.runtime != "torch":  # the runtime before ONNX, same texts, same process
+            texts = [p.read_text(encoding="utf-8")[:2000] for p in sorted(small.rglob("*.md"))]
+            ratio = runtime_throughput(emb, torch_embedder(), texts[:400], rounds)
+            metrics["encode_speed_vs_torch"] = round(ratio, 3)
 
         root = Path(tmp) / "big"
         files = make_repo(root, n_chunks)
@@ -212,9 +240,11 @@ def main() -> None:
         fresh.reindex()
         # Queries as the daemon answers them (one torch thread): two threads' tail on two
         # busy cores would swamp what the table's layout costs.
-        import torch
+        # (ONNX Runtime's threads are fixed when it loads: OMP_NUM_THREADS=1 as the daemon.)
+        import sys
 
-        torch.set_num_threads(1)
+        if "torch" in sys.modules:
+            sys.modules["torch"].set_num_threads(1)
         query_times(service, QUERIES)  # warm-up (and the query vectors cached for both)
         query_times(fresh, QUERIES)
         edited, built = [], []

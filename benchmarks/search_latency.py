@@ -26,7 +26,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
-from _memory_common import machine, summary
+from _memory_common import machine, set_threads, summary, torch_embedder
 
 from nexusd.memory.embedder import Embedder
 from nexusd.memory.search import Filters, SearchSettings, run_search
@@ -141,16 +141,17 @@ def main() -> None:
         "--threads",
         type=int,
         default=1,
-        help="torch threads for the query embedding (default 1, as the daemon, which serves "
-        "plans' and `memory search`'s queries, runs it)",
+        help="threads for the query embedding, either runtime (default 1, as the daemon, "
+        "which serves plans' and `memory search`'s queries, runs it)",
     )
     args = parser.parse_args()
+    set_threads(args.threads)  # before either runtime loads: ONNX reads it at load
     emb = Embedder("all-MiniLM-L6-v2")
     assert emb.load(), emb.error
-    import torch
-
-    torch.set_num_threads(args.threads)
-    print(f"query embedding on {torch.get_num_threads()} torch thread(s)")
+    # The runtime before ONNX, in the same process and on the same thread count.
+    base_emb = torch_embedder() if emb.runtime != "torch" else None
+    set_threads(args.threads)
+    print(f"query embedding on {emb.runtime}, {args.threads} thread(s); baseline torch")
     base = texts(10_000, 1)
     vecs = embed_cached(emb, base, Path(args.cache_dir).expanduser())
     metrics: dict[str, float] = {}
@@ -203,13 +204,26 @@ def main() -> None:
             metrics[f"p99_ms_{label}"] = round(f["p99"] * 1000, 2)
             metrics[f"max_ms_{label}"] = round(f["max"] * 1000, 2)
             metrics[f"embed_only_p50_ms_{label}"] = round(b["median"] * 1000, 2)
+            if base_emb is not None:
+                full_t, bare_t = measure(store, base_emb, args.queries)
+                ft, bt = summary(full_t), summary(bare_t)
+                print(
+                    f"  torch: hybrid p50 {ft['median'] * 1000:.1f} ms, p99 "
+                    f"{ft['p99'] * 1000:.1f} ms; embedding alone p50 {bt['median'] * 1000:.1f} ms,"
+                    f" p99 {bt['p99'] * 1000:.1f} ms"
+                )
+                metrics[f"torch_p50_ms_{label}"] = round(ft["median"] * 1000, 2)
+                metrics[f"torch_p99_ms_{label}"] = round(ft["p99"] * 1000, 2)
+                metrics[f"torch_embed_only_p50_ms_{label}"] = round(bt["median"] * 1000, 2)
+                metrics[f"torch_embed_only_p99_ms_{label}"] = round(bt["p99"] * 1000, 2)
+            metrics[f"embed_only_p99_ms_{label}"] = round(b["p99"] * 1000, 2)
     print(
         json.dumps(
             {
                 "benchmark": "search_latency",
                 "metrics": metrics,
                 "samples": args.queries,
-                "machine": {**machine(), "torch_threads": args.threads},
+                "machine": {**machine(), "threads": args.threads, "runtime": emb.runtime},
             }
         )
     )

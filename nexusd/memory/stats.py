@@ -33,6 +33,9 @@ class MemoryStats:
     model: str
     model_status: str
     model_error: str | None
+    # onnx | torch (None until loaded): which runtime embeds, and why that one.
+    model_runtime: str | None = None
+    model_runtime_reason: str | None = None
 
     @property
     def drift(self) -> int:
@@ -82,4 +85,6 @@ def compute_stats(syncer: Syncer, store: MemoryStore, embedder: Embedder) -> Mem
         model=embedder.spec,
         model_status=embedder.status,
         model_error=embedder.error,
+        model_runtime=embedder.runtime,
+        model_runtime_reason=embedder.runtime_reason,
     )
