@@ -23,7 +23,7 @@ from nexusd.code.files import DEFAULT_EXCLUDE, RepoFile, excluded, list_files
 from nexusd.code.parsers import language_for
 from nexusd.code.query import mine
 from nexusd.code.rank import FileHit, rank
-from nexusd.code.reader import parse_many
+from nexusd.code.reader import collector_paused, parse_many
 from nexusd.code.status import CodeStatus, UpdateReport, skipped_summary
 from nexusd.code.store import CodeStore
 from nexusd.code.units import CodeUnit, ParsedFile, normalize_path
@@ -88,7 +88,7 @@ class CodeIndex:
     # -- lifecycle ------------------------------------------------------------------------
     def open(self) -> None:
         """Load what is stored (no parsing); searches work from here on."""
-        with self._lock:
+        with self._lock, collector_paused():
             if self._opened:
                 return
             self.store.open()
@@ -135,7 +135,7 @@ class CodeIndex:
     def update(self, progress: Progress | None = None) -> UpdateReport:
         """Bring the index in line with the working tree; parse only new (path, blob) pairs."""
         self.open()
-        with self._lock:
+        with self._lock, collector_paused():
             start = time.perf_counter()
             wanted = self._wanted(list_files(self.layout.root))
             removed = [p for p in self._files if p not in wanted]

@@ -67,9 +67,14 @@ def code_repo(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def spawn_tracker() -> None:
-    """Start multiprocessing's resource tracker before a test's leak check counts children:
-    the first spawned pool starts it once, for the life of the process (the daemon too)."""
-    from multiprocessing import resource_tracker
+def pool_servers() -> None:
+    """Start multiprocessing's resource tracker and the parser workers' fork server before a
+    test's leak check counts children: the first pool starts them once, for the life of the
+    process (the daemon too)."""
+    from multiprocessing import forkserver, resource_tracker
 
+    from nexusd.code.reader import pool_context
+
+    if pool_context().get_start_method() == "forkserver":
+        forkserver.ensure_running()
     resource_tracker.ensure_running()

@@ -171,11 +171,11 @@ def _module(i: int, flavour: str) -> str:
     return f'"""Module {i}."""\n\n\nclass Widget{i}{flavour.title()}:\n{body}'
 
 
-@pytest.mark.usefixtures("spawn_tracker")
+@pytest.mark.usefixtures("pool_servers")
 def test_worker_processes_index_exactly_as_the_parent_does(
     code_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Many files go to spawned parser workers in balanced chunks and are written to LanceDB
+    """Many files go to parser worker processes in balanced chunks and are written to LanceDB
     in batches; the result is the one a single process makes, after a checkout too."""
     import nexusd.code.service as service
 
