@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from nexusd.code.lexical import Bm25, TermArray, encode
-from nexusd.code.tokens import path_tokens, token_counts, unpack_counts
+from nexusd.code.lexical import Bm25, TermArray, add_arrays, decode, encode
+from nexusd.code.tokens import path_tokens, token_counts
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
 
 # Path words count this many times in a file's document: a file named for the topic is
@@ -75,25 +75,24 @@ class TokenCache:
         self._files: dict[int, tuple[ParsedFile, list[TermArray], TermArray]] = {}
 
     def arrays(
-        self, parsed: ParsedFile, counts: Sequence[Counter[str]] | None = None
+        self, parsed: ParsedFile, terms: Sequence[str] | None = None
     ) -> tuple[list[TermArray], TermArray]:
         """(one array per unit but the file unit, the whole file's array with path words).
 
-        `counts`: the units' token counts when the caller has them (else they are counted
-        from the units' text).
+        `terms`: the units' packed token counts when the caller has them (else they are
+        counted from the units' text).
         """
         found = self._files.get(id(parsed))
         if found is not None and found[0] is parsed:
             return found[1], found[2]
-        if counts is None:
-            counts = [unit_counts(u) for u in parsed.units]
-        total: Counter[str] = Counter()
-        for count in counts:
-            total.update(count)
-        for word in path_tokens(parsed.path):
-            total[word] += PATH_WEIGHT
-        units = [encode(c, self.vocab) for c in counts[1:]]
-        whole = encode(total, self.vocab)
+        if terms is None:
+            every = [encode(unit_counts(u), self.vocab) for u in parsed.units]
+        else:
+            every = [decode(t, self.vocab) for t in terms]
+        path = Counter(path_tokens(parsed.path))
+        every.append(encode({w: n * PATH_WEIGHT for w, n in path.items()}, self.vocab))
+        whole = add_arrays(every)
+        units = every[1:-1]
         self._files[id(parsed)] = (parsed, units, whole)
         return units, whole
 
@@ -105,8 +104,7 @@ class TokenCache:
         token counts when already made (by a parser worker, or as stored), with units that
         are already slim.
         """
-        counts = None if terms is None else [unpack_counts(t) for t in terms]
-        units, whole = self.arrays(parsed, counts)
+        units, whole = self.arrays(parsed, terms)
         del self._files[id(parsed)]
         slim = parsed
         if terms is None:

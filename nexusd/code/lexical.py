@@ -129,6 +129,19 @@ def encode(counts: Mapping[str, int], vocab: dict[str, int]) -> TermArray:
     return np.array(ids, dtype=np.int64), np.array(list(counts.values()), dtype=np.int64)
 
 
+def decode(packed: str, vocab: dict[str, int]) -> TermArray:
+    """Packed token counts (`tokens.pack_counts`) as (term ids, counts) arrays; new terms
+    join `vocab`. One pass, no Counter: opening a stored index decodes every unit."""
+    setdefault = vocab.setdefault
+    ids: list[int] = []
+    tfs: list[int] = []
+    for item in packed.split():
+        word, _, n = item.partition(":")
+        ids.append(setdefault(word, len(vocab)))
+        tfs.append(int(n) if n else 1)
+    return np.array(ids, dtype=np.int64), np.array(tfs, dtype=np.int64)
+
+
 def add_arrays(parts: Sequence[TermArray]) -> TermArray:
     """The sum of several (term ids, counts) arrays, as one."""
     if not parts:

@@ -82,15 +82,6 @@ def pack_counts(counts: Mapping[str, int]) -> str:
     return " ".join(word if n == 1 else f"{word}:{n}" for word, n in counts.items())
 
 
-def unpack_counts(packed: str) -> Counter[str]:
-    """The counts `pack_counts` stored (several times faster than tokenizing the text again)."""
-    counts: Counter[str] = Counter()
-    for item in packed.split():
-        word, _, n = item.partition(":")
-        counts[word] = int(n) if n else 1
-    return counts
-
-
 def path_tokens(path: str) -> list[str]:
     """The words of a path: folders, the file's stem and their parts (`sympy/core/expr.py`)."""
     stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from nexusd.code.lexical import decode
 from nexusd.code.tokens import (
     pack_counts,
     path_tokens,
     split_identifier,
     token_counts,
     tokens,
-    unpack_counts,
 )
 
 
@@ -64,8 +64,12 @@ def test_path_tokens() -> None:
     ]
 
 
-def test_packed_counts_unpack_to_the_same_counts() -> None:
+def test_packed_counts_decode_to_the_same_counts() -> None:
     counts = token_counts("parse_expr(parse_expr, x) # latexPrinter parse")
     packed = pack_counts(counts)
-    assert unpack_counts(packed) == counts and "parse:3" in packed.split()
-    assert unpack_counts(pack_counts({})) == {}
+    vocab: dict[str, int] = {"x": 0}
+    ids, tfs = decode(packed, vocab)
+    words = {i: w for w, i in vocab.items()}
+    assert {words[int(i)]: int(n) for i, n in zip(ids, tfs, strict=True)} == counts
+    assert "parse:3" in packed.split() and vocab["x"] == 0  # known words keep their id
+    assert [len(a) for a in decode(pack_counts({}), vocab)] == [0, 0]
