@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from nexusd.config_access import check_access, validate_roles, validate_table
 from nexusd.config_entries import (
     type_error,
@@ -24,8 +22,6 @@ from nexusd.config_entries import (
     validate_providers,
 )
 from nexusd.errors import ConfigError
-
-_SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 DEFAULTS: dict[str, Any] = {
     "version": 1,
@@ -285,10 +281,15 @@ def _read_layer(path: Path) -> dict[str, Any] | None:
             hint="make it a readable regular file (check its permissions, or where a link"
             " points), or delete it to use the defaults",
         ) from exc
+    # Imported here: its ~20 ms are paid only when a file is read, not on a cached or
+    # default configuration (`nexusd.config_cache`).
+    import yaml
+
     try:
         # libyaml when present: the pure-Python loader took ~10 ms per command on the
         # default file; both load plain data only.
-        loaded = yaml.load(data.decode("utf-8"), Loader=_SAFE_LOADER)
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        loaded = yaml.load(data.decode("utf-8"), Loader=loader)
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"{path}: not valid YAML ({exc})", hint="fix the syntax, or delete the file"

@@ -27,8 +27,10 @@ def repo_option(func: Any) -> Any:
 
 def open_repo(repo: Path | None) -> tuple[RepoLayout, Config]:
     """Find the repository and load its configuration (raises GitError / ConfigError)."""
+    from nexusd.config_cache import load_config_cached
+
     layout = find_repo(repo)
-    return layout, load_config(layout.root)
+    return layout, load_config_cached(layout)
 
 
 def config_problem(layout: RepoLayout) -> ConfigError | None:

@@ -1,0 +1,77 @@
+"""The validated configuration kept under the repository's state, for commands that start
+often (`nexusd checkpoint create`, `nexusd request new`): a hit skips importing YAML and
+parsing and validating the files (~20 ms of a ~0.2 s command).
+
+The cache holds the merged, validated data of the last load and the identity (device,
+inode, size, mtime, ctime) of every file it depends on: the user's and the repository's
+configuration files and nexusd's own configuration modules (the defaults and the rules).
+It is used only while every one of them is unchanged. A load whose files changed less than
+RACY_SECONDS before it is not cached (an edit within the same clock tick can keep the
+mtime), and an invalid configuration is never cached: `load_config` raises as before.
+`marshal` keeps the data's exact types (tuples stay tuples), so a cached configuration is
+equal to a freshly loaded one, and costs no import.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from nexusd import __version__
+from nexusd.config import Config, load_config, user_config_path
+from nexusd.paths import RepoLayout
+
+CACHE_FILE = "config.cache"
+RACY_SECONDS = 2.0
+_MODULES = ("nexusd.config", "nexusd.config_entries", "nexusd.config_access")
+
+Identity = tuple[tuple[str, int, int, int, int, int] | tuple[str], ...]
+
+
+def _identity(files: list[Path]) -> Identity:
+    out: list[tuple[str, int, int, int, int, int] | tuple[str]] = []
+    for path in files:
+        try:
+            st = path.stat()
+        except OSError:
+            out.append((str(path),))  # missing (or unreadable: load_config says why)
+            continue
+        out.append((str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(out)
+
+
+def _depends_on(layout: RepoLayout) -> list[Path]:
+    modules = [Path(str(getattr(sys.modules[name], "__file__", ""))) for name in _MODULES]
+    return [user_config_path(), layout.config_file, *modules]
+
+
+def _settled(identity: Identity) -> bool:
+    """Whether no file changed within the last RACY_SECONDS."""
+    newest = max((entry[4] for entry in identity if len(entry) == 6), default=0)
+    return time.time_ns() - newest > RACY_SECONDS * 1e9
+
+
+def load_config_cached(layout: RepoLayout) -> Config:
+    """`load_config(layout.root)`, from the cache while no file it depends on changed."""
+    files = _depends_on(layout)
+    key: tuple[Any, ...] = (__version__, _identity(files))
+    cache = layout.state_dir / CACHE_FILE
+    with contextlib.suppress(OSError, EOFError, ValueError, TypeError, IndexError):
+        stored = marshal.loads(cache.read_bytes())
+        if stored[0] == key:
+            return Config(data=stored[1], sources=stored[2])
+    config = load_config(layout.root)
+    if key[1] == _identity(files) and _settled(key[1]):
+        with contextlib.suppress(OSError, ValueError):
+            _write(cache, marshal.dumps((key, dict(config.data), dict(config.sources))))
+    return config
+
+
+def _write(cache: Path, data: bytes) -> None:
+    from nexusd.atomic import atomic_write_bytes  # only on a miss: it imports tempfile
+
+    atomic_write_bytes(cache, data, mode=0o600)
