@@ -12,10 +12,9 @@ import contextlib
 import hashlib
 import os
 import re
-import tempfile
 import zlib
-from pathlib import Path
 
+from nexusd.checkpoint.gitrun import new_file
 from nexusd.paths import RepoLayout
 
 _HEX40 = re.compile(r"[0-9a-f]{40}")
@@ -71,15 +70,15 @@ def write_commit(layout: RepoLayout, content: bytes) -> str | None:
     if target.exists():
         return sha
     folder.mkdir(exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
+    fd, tmp = new_file(folder, "tmp_obj_")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(zlib.compress(raw, 1))
-        Path(tmp).chmod(0o444)
+        tmp.chmod(0o444)
         with contextlib.suppress(FileExistsError):
             os.link(tmp, target)
     finally:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
     return sha
 
 

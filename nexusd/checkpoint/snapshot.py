@@ -12,15 +12,21 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import stat
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
-from nexusd.checkpoint.gitrun import IDENTITY, git_text, join_z, run_git, split_z, try_git_text
+from nexusd.checkpoint.gitrun import (
+    IDENTITY,
+    copy_with_times,
+    git_text,
+    join_z,
+    new_file,
+    run_git,
+    split_z,
+    try_git_text,
+)
 from nexusd.checkpoint.model import (
     REASONS,
     REF_PREFIX,
@@ -79,17 +85,19 @@ def temp_index(layout: RepoLayout, *, seed: bool = True) -> Iterator[dict[str, s
     """Yield the env for a private index file, a copy of the real one when `seed`."""
     tmp_dir = layout.nexus_dir / "tmp"
     tmp_dir.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=tmp_dir)
-    os.close(fd)
-    path = Path(name)
+    fd, path = new_file(tmp_dir, ".index-", ".tmp")
     try:
         real = layout.git_dir / "index"
-        if seed and real.exists():
-            # copy2 keeps the index mtime, so git's racy-clean checks behave exactly as on the
-            # real index; the copy is taken without index.lock (git replaces index atomically).
-            shutil.copy2(real, path)
-        else:
-            path.unlink()
+        try:
+            if seed and real.exists():
+                # Keeping the index mtime makes git's racy-clean checks behave exactly as on
+                # the real index; the copy is taken without index.lock (git replaces index
+                # atomically).
+                copy_with_times(real, fd, path)
+            else:
+                path.unlink()
+        finally:
+            os.close(fd)
         yield {"GIT_INDEX_FILE": str(path)}
     finally:
         for leftover in (path, path.with_name(path.name + ".lock")):
