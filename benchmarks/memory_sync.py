@@ -102,8 +102,11 @@ def service_for(root: Path, emb: Embedder, index: Path) -> MemoryService:
     return service
 
 
-def throughput(emb: Embedder, root: Path, rounds: int) -> dict[str, float]:
-    """Reindex vs raw encode of the same texts, interleaved."""
+def throughput(
+    emb: Embedder, root: Path, rounds: int, base: Embedder | None = None
+) -> dict[str, float]:
+    """Reindex vs raw encode of the same texts, interleaved (and, given `base`, raw encode
+    on this runtime vs torch's)."""
     service = service_for(root, emb, root / "idx-throughput")
     chunks = [
         c
@@ -130,11 +133,14 @@ def throughput(emb: Embedder, root: Path, rounds: int) -> dict[str, float]:
         f"initial sync of {len(chunks)} chunks: raw encode median {summary(raw)['median']:.2f}s,"
         f" sync median {summary(synced)['median']:.2f}s → throughput ratio {ratio:.3f}"
     )
-    return {
+    out = {
         "initial_sync_throughput_ratio": round(ratio, 3),
         "chunks": len(chunks),
         "initial_sync_chunks_per_s": round(rate, 1),
     }
+    if base is not None:  # the runtime before ONNX: the same windows, the same process
+        out["encode_speed_vs_torch"] = round(runtime_throughput(emb, base, texts, rounds), 3)
+    return out
 
 
 def runtime_throughput(emb: Embedder, base: Embedder, texts: list[str], rounds: int) -> float:
@@ -198,11 +204,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="nexusd-sync-") as tmp:
         small = Path(tmp) / "small"
         make_repo(small, 500 if args.quick else 1000)
-        metrics.update(throughput(emb, small, rounds))
-        if emb.runtime != "torch":  # the runtime before ONNX, same texts, same process
-            texts = [p.read_text(encoding="utf-8")[:2000] for p in sorted(small.rglob("*.md"))]
-            ratio = runtime_throughput(emb, torch_embedder(), texts[:400], rounds)
-            metrics["encode_speed_vs_torch"] = round(ratio, 3)
+        base = torch_embedder() if emb.runtime != "torch" else None
+        metrics.update(throughput(emb, small, rounds, base))
 
         root = Path(tmp) / "big"
         files = make_repo(root, n_chunks)
