@@ -15,6 +15,7 @@ from typing import Any
 
 from nexusd.code.units import CodeUnit, ParsedFile
 from nexusd.errors import IndexStoreError
+from nexusd.lance import import_lancedb
 
 FILES = "code_files"
 UNITS = "code_units"
@@ -104,7 +105,7 @@ class CodeStore:
 
     def open(self) -> None:
         """Open the tables, creating them when missing."""
-        import lancedb
+        lancedb = import_lancedb()
 
         try:
             if "://" not in self.uri or self.uri.startswith("file://"):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from nexusd.lance import import_lancedb
+
 # The tokenizer of the full-text index, spelled out rather than left to `FTS()` defaults:
 # LanceDB's defaults changed between releases (older ones, which lancedb>=0.20 still
 # allows, did no stemming, stop-word removal or ASCII folding), and an index keeps the
@@ -23,6 +25,7 @@ _FTS_PROBE = "The Cachés were running"
 
 def fts_config() -> Any:
     """The full-text index configuration of `search_text`."""
+    import_lancedb()
     from lancedb.index import FTS
 
     return FTS(**FTS_TOKENIZER)
@@ -31,7 +34,7 @@ def fts_config() -> Any:
 def fts_mismatch(table: Any) -> list[str]:
     """Tokenizer settings in which the table's full-text index differs from FTS_TOKENIZER
     (["no index"] without one)."""
-    import lancedb
+    lancedb = import_lancedb()
 
     for index in table.list_indices():
         if index.index_type != "FTS" or list(index.columns) != ["search_text"]:

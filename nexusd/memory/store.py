@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from nexusd.errors import IndexStoreError
+from nexusd.lance import import_lancedb
 from nexusd.memory.fts import fts_config, fts_mismatch
 
 log = logging.getLogger("nexusd.memory")
@@ -127,7 +128,7 @@ class MemoryStore:
     def open(self, dim: int | None) -> bool:
         """Open or create the table for `dim`-float vectors (None: keep the table's, else
         DEFAULT_DIM); a table of another width is dropped. True when it was created."""
-        import lancedb
+        lancedb = import_lancedb()
 
         self._pending = None  # versions of another table say nothing about this one
         try:

@@ -1,0 +1,46 @@
+"""LanceDB imported without running the REST namespace client's package init."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+PROBE = """
+import sys
+from nexusd.lance import REST_CLIENT, import_lancedb
+import pyarrow as pa
+
+lancedb = import_lancedb()
+db = lancedb.connect(sys.argv[1])
+table = db.create_table("t", pa.table({"a": [1, 2, 3]}))
+rows = table.search().where("a > 1").to_arrow().num_rows
+print(rows, f"{REST_CLIENT}.api" in sys.modules)
+client = sys.modules[REST_CLIENT]
+print(client.ApiClient.__name__, f"{REST_CLIENT}.api" in sys.modules)
+from lance_namespace_urllib3_client import Configuration
+print(Configuration.__name__)
+"""
+
+
+def test_lancedb_works_without_the_rest_client_which_still_loads_when_asked(
+    tmp_path: Path,
+) -> None:
+    """The tables work with the REST API modules never imported; asking the package for a
+    name runs its init, so code that uses the client still gets it whole."""
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path / "db")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    assert out[:3] == ["2 False", "ApiClient True", "Configuration"]
+
+
+def test_an_already_imported_lancedb_is_left_as_it_is() -> None:
+    """A process that imported lancedb itself gets the same module back."""
+    import lancedb
+
+    from nexusd.lance import import_lancedb
+
+    assert import_lancedb() is lancedb
