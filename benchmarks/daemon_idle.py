@@ -18,45 +18,15 @@ import json
 import os
 import platform
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _daemon_common import make_memory_repo, nexusd, wait_ready
 
-from nexusd.memory.client import ask  # noqa: E402
-from nexusd.paths import find_repo  # noqa: E402
+from nexusd.paths import find_repo
 
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def run(root: Path, *args: str) -> str:
-    proc = subprocess.run(args, cwd=root, check=True, capture_output=True, text=True)
-    return proc.stdout
-
-
-def nexusd(root: Path, *args: str) -> str:
-    return run(root, sys.executable, "-P", "-m", "nexusd", *args)
-
-
-def make_repo(base: Path) -> Path:
-    root = base / "idle"
-    root.mkdir()
-    run(root, "git", "init", "-q", "-b", "main")
-    for i in range(50):
-        (root / f"mod{i:02d}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
-    nexusd(root, "init")
-    lessons = "\n".join(f"- lesson {i}: keep the fixture {i} warm" for i in range(40))
-    (root / "MEMORY.md").write_text(f"# Memory\n\n## Lessons\n\n{lessons}\n")
-    daily = root / "memory" / "daily" / "2026-01-01.md"
-    daily.parent.mkdir(parents=True, exist_ok=True)
-    daily.write_text("# 2026-01-01\n\n- started the idle benchmark\n")
-    run(root, "git", "add", "-A")
-    run(root, "git", "commit", "-qm", "init")
-    return root
 
 
 def cpu_seconds(pid: int) -> float:
@@ -71,21 +41,6 @@ def syncs_logged(log_file: Path) -> int:
     except FileNotFoundError:
         return 0
     return sum(1 for line in lines if '"msg": "memory synced"' in line)
-
-
-def wait_ready(root: Path, timeout: float = 180.0) -> None:
-    """Until the model is loaded and the code index is complete."""
-    layout = find_repo(root)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        answer = ask(layout.socket_path, {"op": "stats"})
-        status = json.loads(nexusd(root, "status", "--json"))
-        model_ready = answer is not None and answer["stats"].get("model_status") == "ready"
-        code = status.get("code") or {}
-        if model_ready and code.get("complete"):
-            return
-        time.sleep(0.5)
-    raise SystemExit("the daemon did not finish its start-up work in time")
 
 
 def main() -> None:
@@ -103,12 +58,12 @@ def main() -> None:
         os.environ["GIT_CONFIG_GLOBAL"] = str(cfg)
         os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        root = make_repo(base)
+        root = make_memory_repo(base, "idle")
         layout = find_repo(root)
         nexusd(root, "start")
         try:
             pid = int(layout.pidfile.read_text().strip())
-            wait_ready(root)
+            wait_ready(root, 180.0)
             time.sleep(3.0)  # warm-up: the last start-up syncs and the status writer settle
             syncs_before = syncs_logged(layout.log_file)
             percents: list[float] = []

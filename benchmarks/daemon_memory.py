@@ -22,48 +22,17 @@ import os
 import platform
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from _daemon_common import make_memory_repo, nexusd, run, wait_ready
 
-from nexusd.memory.client import ask  # noqa: E402
-from nexusd.memory.embedder import RUNTIME_ENV, resolve_model  # noqa: E402
-from nexusd.memory.onnx_encoder import ensure_graph  # noqa: E402
-from nexusd.paths import find_repo  # noqa: E402
+from nexusd.memory.embedder import RUNTIME_ENV, resolve_model
+from nexusd.memory.onnx_encoder import ensure_graph
+from nexusd.paths import find_repo
 
 GOALS_MB = {"demo": 400, "repo": 600}
-
-
-def run(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    proc = subprocess.run(args, cwd=root, check=True, capture_output=True, text=True, env=env)
-    return proc.stdout
-
-
-def nexusd(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    return run(root, sys.executable, "-P", "-m", "nexusd", *args, env=env)
-
-
-def make_demo(base: Path) -> Path:
-    """A small repository: 50 modules, lessons in MEMORY.md, a daily note."""
-    root = base / "demo"
-    root.mkdir()
-    run(root, "git", "init", "-q", "-b", "main")
-    for i in range(50):
-        (root / f"mod{i:02d}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
-    nexusd(root, "init")
-    lessons = "\n".join(f"- lesson {i}: keep the fixture {i} warm" for i in range(40))
-    (root / "MEMORY.md").write_text(f"# Memory\n\n## Lessons\n\n{lessons}\n")
-    daily = root / "memory" / "daily" / "2026-01-01.md"
-    daily.parent.mkdir(parents=True, exist_ok=True)
-    daily.write_text("# 2026-01-01\n\n- started the memory benchmark\n")
-    run(root, "git", "add", "-A")
-    run(root, "git", "commit", "-qm", "init")
-    return root
 
 
 def copy_repo(source: Path, base: Path) -> Path:
@@ -82,20 +51,6 @@ def proc_status(pid: int) -> dict[str, int]:
         if key in ("VmRSS", "VmHWM"):
             out[key] = int(value.split()[0])
     return out
-
-
-def wait_ready(root: Path, timeout: float) -> dict[str, object]:
-    """Until the model is loaded and the code index is complete; the `ping` answer."""
-    layout = find_repo(root)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ping = ask(layout.socket_path, {"op": "ping"}) if layout.socket_path.exists() else None
-        status = json.loads(nexusd(root, "status", "--json"))
-        code = status.get("code") or {}
-        if ping and ping.get("status") in ("ready", "unavailable") and code.get("complete"):
-            return ping
-        time.sleep(0.5)
-    raise SystemExit(f"the daemon did not finish its start-up work within {timeout:.0f} s")
 
 
 def measure(root: Path, runtime: str, settle: float, timeout: float) -> dict[str, float | str]:
@@ -146,7 +101,7 @@ def main() -> None:
         t0 = time.monotonic()
         ensure_graph(Path(resolve_model("all-MiniLM-L6-v2")))  # the one-time export, if due
         export_s = time.monotonic() - t0
-        targets = [("demo", make_demo(base), 300.0)]
+        targets = [("demo", make_memory_repo(base, "demo"), 300.0)]
         if opts.repo is not None and not opts.quick:
             targets.append(("repo", copy_repo(opts.repo.resolve(), base), 900.0))
         results: dict[str, list[dict[str, float | str]]] = {}
