@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -187,3 +188,12 @@ def daemon_without_memory(_isolated_home: Path) -> None:
     user_config = _isolated_home / ".config" / "nexusd" / "config.yaml"
     user_config.parent.mkdir(parents=True, exist_ok=True)
     user_config.write_text("memory:\n  enabled: false\n", encoding="utf-8")
+
+
+def published(repo: Path) -> dict[str, Any]:
+    """What the daemon itself published in status.json (not the CLI's own look at it)."""
+    try:
+        data = json.loads((repo / ".git" / "nexus" / "state" / "status.json").read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}

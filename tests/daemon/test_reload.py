@@ -9,6 +9,7 @@ from typing import Any
 
 from daemon.helpers import (
     nexusd,
+    published,
     request_text,
     response_for,
     wait_answered,
@@ -20,26 +21,17 @@ from nexusd.daemon.reload import ConfigWatch
 from nexusd.paths import find_repo
 
 
-def _published(repo: Path) -> dict[str, Any]:
-    """What the daemon itself published (not the CLI's own look at the file)."""
-    try:
-        data = json.loads((repo / ".git" / "nexus" / "state" / "status.json").read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def _log_messages(repo: Path) -> list[dict[str, Any]]:
     lines = nexusd(repo, "logs", "--json", "-n", "500").stdout.splitlines()
     return [json.loads(line) for line in lines]
 
 
 def test_a_valid_change_is_applied_without_a_restart(daemon: Path) -> None:
-    pid = _published(daemon)["pid"]
+    pid = published(daemon)["pid"]
     (daemon / "plans").mkdir()
     write_config(daemon, "watch:\n  paths: [plans]\n")
     wait_until(
-        lambda: _published(daemon).get("watched") == [str(daemon / "plans")],
+        lambda: published(daemon).get("watched") == [str(daemon / "plans")],
         what="the daemon watching the newly configured folder",
     )
 
@@ -47,7 +39,7 @@ def test_a_valid_change_is_applied_without_a_restart(daemon: Path) -> None:
     request.write_text(request_text("Answer me from the new folder"), encoding="utf-8")
 
     assert wait_answered(request)["status"] == "ok"
-    status = _published(daemon)
+    status = published(daemon)
     assert status["pid"] == pid and status["config_error"] is None
     assert status["config_reloaded_at"]
     assert "configuration reloaded" in {r["msg"] for r in _log_messages(daemon)}
@@ -58,7 +50,7 @@ def test_an_invalid_change_is_refused_with_every_problem_and_the_old_one_kept(
 ) -> None:
     write_config(daemon, "watch:\n  paths: [plans]\n  debounce_ms: -1\nnope: 1\n")
     error = wait_until(
-        lambda: _published(daemon).get("config_error"), what="the daemon's config_error"
+        lambda: published(daemon).get("config_error"), what="the daemon's config_error"
     )
 
     assert "2 problems in the configuration" in error
@@ -73,7 +65,7 @@ def test_an_invalid_change_is_refused_with_every_problem_and_the_old_one_kept(
     assert wait_answered(request)["status"] == "ok"
 
     write_config(daemon, "# fixed: back to the defaults\n")
-    wait_until(lambda: _published(daemon).get("config_error") is None, what="the error cleared")
+    wait_until(lambda: published(daemon).get("config_error") is None, what="the error cleared")
 
 
 def test_an_unreadable_config_file_is_reported_and_the_daemon_keeps_running(
@@ -87,7 +79,7 @@ def test_an_unreadable_config_file_is_reported_and_the_daemon_keeps_running(
     staged.symlink_to("/proc/self/mem")
     staged.replace(config)
     error = wait_until(
-        lambda: _published(daemon).get("config_error"), what="the daemon's config_error"
+        lambda: published(daemon).get("config_error"), what="the daemon's config_error"
     )
 
     assert "config.yaml: cannot be read" in error
@@ -116,7 +108,7 @@ def test_status_stays_running_while_a_reload_waits_for_the_request_in_flight(
     start_daemon(served)
     request = served / ".scratchpad_logs" / "2025-04-20T08_11_40_plan_request.md"
     request.write_text(request_text("Answered while the configuration changes"), "utf-8")
-    wait_until(lambda: _published(served).get("in_flight"), what="the request in flight")
+    wait_until(lambda: published(served).get("in_flight"), what="the request in flight")
 
     write_config(served, SLOW_CHECK + "watch:\n  debounce_ms: 60\n")
     wait_until(
@@ -132,8 +124,8 @@ def test_status_stays_running_while_a_reload_waits_for_the_request_in_flight(
     states = set()
 
     def reloaded() -> object:
-        states.add(_published(served).get("state"))
-        return _published(served).get("config_reloaded_at")
+        states.add(published(served).get("state"))
+        return published(served).get("config_reloaded_at")
 
     wait_until(reloaded, timeout=60, what="the reload to finish")
     assert states == {"running"}

@@ -3,14 +3,12 @@ hooks' events go to those services, never to the ones the old configuration star
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from conftest import git
 
-from daemon.helpers import nexusd, wait_until, write_config
+from daemon.helpers import nexusd, published, wait_until, write_config
 from nexusd.memory.store import MemoryStore
 from nexusd.paths import find_repo
 
@@ -19,14 +17,6 @@ MEMORY = "# Memory\n\n## Lessons\n\n- Keep the courier pings jittered.\n"
 MEMORY_ON = "memory:\n  enabled: true\n  model: /nonexistent/embedding-model\n"
 # Neither memory nor the code index: no service is left for a post-checkout event.
 BOTH_OFF = "memory:\n  enabled: false\ncode:\n  enabled: false\n"
-
-
-def _published(repo: Path) -> dict[str, Any]:
-    try:
-        data = json.loads((repo / ".git" / "nexus" / "state" / "status.json").read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _indexed(repo: Path) -> set[str]:
@@ -53,7 +43,7 @@ def test_hook_events_after_memory_is_turned_off_leave_the_index_alone(
     before = wait_until(lambda: _indexed(served), what="MEMORY.md in the index")
 
     write_config(served, BOTH_OFF)
-    wait_until(lambda: _published(served).get("config_reloaded_at"), what="the reload")
+    wait_until(lambda: published(served).get("config_reloaded_at"), what="the reload")
     with (served / "MEMORY.md").open("a", encoding="utf-8") as fh:
         fh.write("- Never reconcile memory the configuration turned off.\n")
     git(served, "checkout", "-q", "-b", "feature")  # post-checkout: the hooks' resync event
@@ -61,4 +51,4 @@ def test_hook_events_after_memory_is_turned_off_leave_the_index_alone(
 
     # Memory is off: nothing synced the new lesson into the index.
     assert _indexed(served) == before
-    assert _published(served)["config_error"] is None
+    assert published(served)["config_error"] is None
