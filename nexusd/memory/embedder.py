@@ -82,15 +82,21 @@ def requested_runtime() -> str:
 
 def _onnx_encoder(path: Path) -> Any:
     """An OnnxEncoder for the model at `path`: the cached graph, exported first when
-    missing, and exported again when the cached file does not load (corrupt)."""
-    from nexusd.memory.onnx_encoder import OnnxEncoder, ensure_graph
+    missing, and exported again when the cached file does not load or no longer embeds the
+    probe as it did when exported (damaged, or another model's)."""
+    from nexusd.memory.onnx_encoder import OnnxEncoder, check_probe, ensure_graph
 
     graph = ensure_graph(path)
     try:
-        return OnnxEncoder(path, graph)
+        encoder = OnnxEncoder(path, graph)
+        check_probe(encoder, graph)
+        return encoder
     except Exception as exc:
-        log.warning("cached ONNX graph %s does not load (%s): exporting it again", graph, exc)
-        return OnnxEncoder(path, ensure_graph(path, fresh=True))
+        log.warning("cached ONNX graph %s is not usable (%s): exporting it again", graph, exc)
+        graph = ensure_graph(path, fresh=True)
+        encoder = OnnxEncoder(path, graph)
+        check_probe(encoder, graph)
+        return encoder
 
 
 class Embedder:

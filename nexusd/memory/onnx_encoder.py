@@ -36,12 +36,20 @@ MAX_TOKENS_PER_RUN = 2048
 EXPORT_TIMEOUT = 600.0
 # Exported and torch vectors must agree this closely, or the graph is not written.
 EXPORT_TOLERANCE = 1e-5
+# Embedded by the export and at every load: a cached graph that gives other vectors than
+# it did when it was checked against torch (a damaged file, another model's graph under
+# the key) is exported again instead of silently embedding differently.
+PROBE = ("a short probe", "a longer probe, with punctuation and ünïcödé " * 20, "")
 
 
 def cache_dir() -> Path:
     """Where exported graphs live: `$XDG_CACHE_HOME/nexusd/onnx`, else `~/.cache/nexusd/onnx`."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "nexusd" / "onnx"
+    base = Path(os.environ.get("XDG_CACHE_HOME", ""))
+    # A relative value is ignored (the XDG spec says so): the daemon's working directory is
+    # the repository, and a 90 MB graph does not belong in the working tree.
+    if not base.is_absolute():
+        base = Path.home() / ".cache"
+    return base / "nexusd" / "onnx"
 
 
 def model_key(model_dir: Path) -> str:
@@ -59,6 +67,21 @@ def model_key(model_dir: Path) -> str:
 def graph_path(model_dir: Path) -> Path:
     """The cached graph of `model_dir` (which may not exist yet)."""
     return cache_dir() / f"{model_key(model_dir)}.onnx"
+
+
+def probe_path(graph: Path) -> Path:
+    """Where the export keeps the vectors its graph gave for PROBE, checked at every load."""
+    return graph.with_suffix(".probe.npy")
+
+
+def _durable(path: Path, dest: Path) -> None:
+    """Flush `path` to disk and rename it to `dest` (atomic: readers see one or the other)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    path.replace(dest)
 
 
 def check_supported(model_dir: Path) -> None:
@@ -112,18 +135,34 @@ def export(model_dir: Path, dest: Path) -> None:
                 opset_version=OPSET,
                 dynamo=False,
             )
-        probe = ["a short probe", "a longer probe, with punctuation and ünïcödé " * 20, ""]
         from sentence_transformers import SentenceTransformer
 
         want = SentenceTransformer(str(model_dir), device="cpu").encode(
-            probe, normalize_embeddings=True, convert_to_numpy=True
+            list(PROBE), normalize_embeddings=True, convert_to_numpy=True
         )
-        got = OnnxEncoder(model_dir, Path(tmp)).encode(probe)
+        got = OnnxEncoder(model_dir, Path(tmp)).encode(PROBE)
         if float(np.abs(got - want).max()) > EXPORT_TOLERANCE:
             raise RuntimeError(f"exported graph differs from torch by {np.abs(got - want).max()}")
-        Path(tmp).replace(dest)  # atomic: a reader sees the old file, no file, or this one
+        probe_tmp = Path(f"{tmp}.probe.npy")
+        try:
+            np.save(probe_tmp, got)
+            _durable(probe_tmp, probe_path(dest))
+        finally:
+            probe_tmp.unlink(missing_ok=True)
+        _durable(Path(tmp), dest)
     finally:
         Path(tmp).unlink(missing_ok=True)
+
+
+def check_probe(encoder: OnnxEncoder, graph: Path) -> None:
+    """Raise ValueError unless `encoder` embeds PROBE as the export recorded beside `graph`."""
+    try:
+        want = np.load(probe_path(graph))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"no usable probe vectors beside {graph.name} ({exc})") from exc
+    got = encoder.encode(PROBE)
+    if want.shape != got.shape or float(np.abs(got - want).max()) > EXPORT_TOLERANCE:
+        raise ValueError(f"{graph.name} no longer embeds as it did when exported")
 
 
 def ensure_graph(model_dir: Path, *, fresh: bool = False) -> Path:
@@ -135,9 +174,13 @@ def ensure_graph(model_dir: Path, *, fresh: bool = False) -> Path:
     # Fails at once when the cache is unusable (a file in its way, no permission), before
     # seconds of export in the subprocess.
     dest.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "nexusd.memory.onnx_encoder", str(model_dir), str(dest)]
+    # -P and the cache as working directory: `-m` would otherwise put the daemon's working
+    # directory, the user's repository, first on the import path, and a `numpy.py` there
+    # would run inside the export.
+    cmd = [sys.executable, "-P", "-m", "nexusd.memory.onnx_encoder", str(model_dir), str(dest)]
     proc = subprocess.run(
         cmd,
+        cwd=dest.parent,
         check=False,
         capture_output=True,
         text=True,

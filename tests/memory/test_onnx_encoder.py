@@ -15,7 +15,15 @@ import numpy as np
 import pytest
 
 from nexusd.memory.embedder import RUNTIME_ENV, Embedder, resolve_model
-from nexusd.memory.onnx_encoder import MAX_TOKENS_PER_RUN, cache_dir, graph_path
+from nexusd.memory.onnx_encoder import (
+    MAX_TOKENS_PER_RUN,
+    PROBE,
+    OnnxEncoder,
+    cache_dir,
+    check_probe,
+    graph_path,
+    probe_path,
+)
 
 pytestmark = pytest.mark.model
 
@@ -82,7 +90,8 @@ def test_the_export_landed_in_the_session_cache_without_leftovers(embedder: Embe
     assert graph.parent == cache_dir()
     assert str(graph).startswith(os.environ["XDG_CACHE_HOME"])
     assert graph.is_file()
-    assert [p.name for p in graph.parent.iterdir()] == [graph.name]  # no temp files
+    # The graph and its probe record, no temp files.
+    assert sorted(p.name for p in graph.parent.iterdir()) == [graph.name, probe_path(graph).name]
 
 
 def test_forcing_torch_embeds_on_sentence_transformers_with_the_same_vectors(
@@ -135,14 +144,22 @@ print(json.dumps({"runtime": emb.runtime, "heavy": heavy, "vector": vecs[0].toli
 def test_a_corrupt_cached_graph_is_exported_again_in_a_subprocess_and_torch_never_loads(
     embedder: Embedder, tmp_path: Path
 ) -> None:
+    """Also: the export runs nothing from the repository the daemon works in (a `numpy.py`
+    there ran inside the export when `-m` put the working directory on its import path)."""
     cache = tmp_path / "cache"
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    marker = tmp_path / "repository-code-ran"
+    (repo / "numpy.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\nraise ImportError('not numpy')\n", encoding="utf-8"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "PYTHONPATH": str(ROOT)}
     graph = cache / graph_path(Path(resolve_model(MODEL))).relative_to(os.environ["XDG_CACHE_HOME"])
     graph.parent.mkdir(parents=True)
     graph.write_bytes(b"not an onnx graph")
     proc = subprocess.run(
-        [sys.executable, "-c", DAEMON_LIKE],
-        cwd=ROOT,
+        [sys.executable, "-P", "-c", DAEMON_LIKE],  # -P: as the daemon runs
+        cwd=repo,
         env=env,
         capture_output=True,
         text=True,
@@ -156,6 +173,37 @@ def test_a_corrupt_cached_graph_is_exported_again_in_a_subprocess_and_torch_neve
     assert out["heavy"] == []
     assert "exporting it again" in proc.stderr
     assert graph.stat().st_size > 1_000_000
-    assert [p.name for p in graph.parent.iterdir()] == [graph.name]
+    assert sorted(p.name for p in graph.parent.iterdir()) == [
+        graph.name,
+        probe_path(graph).name,
+    ]
+    assert not marker.exists()
     want = embedder.encode(["why did the deploy fail"])[0]
     np.testing.assert_allclose(np.asarray(out["vector"]), want, atol=1e-5)
+
+
+def test_a_graph_that_no_longer_embeds_as_exported_fails_its_probe(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    """A graph that loads but embeds differently from its export's record (a damaged weight,
+    another model's graph under the key) is caught at load; the embedder exports it again."""
+    graph = graph_path(Path(resolve_model(MODEL)))
+    encoder = OnnxEncoder(Path(resolve_model(MODEL)), graph)
+    check_probe(encoder, graph)  # the session's own export passes
+    copy = tmp_path / graph.name
+    copy.write_bytes(graph.read_bytes())
+    recorded = np.load(probe_path(graph))
+    np.save(probe_path(copy), recorded[::-1])  # the record of other vectors
+    with pytest.raises(ValueError, match="no longer embeds"):
+        check_probe(encoder, copy)
+    probe_path(copy).unlink()
+    with pytest.raises(ValueError, match="no usable probe"):
+        check_probe(encoder, copy)
+    assert recorded.shape == (len(PROBE), embedder.dim)
+
+
+def test_a_relative_cache_home_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The XDG spec ignores a relative XDG_CACHE_HOME: the graph never lands in the
+    daemon's working directory, the repository."""
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    assert cache_dir() == Path.home() / ".cache" / "nexusd" / "onnx"
