@@ -9,7 +9,10 @@ from __future__ import annotations
 import errno
 import gc
 import os
+import select
 import stat
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -179,6 +182,37 @@ def pool_context() -> BaseContext:
     return context
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _follow_owner(owner: int) -> None:
+    """In a worker: exit as soon as the process that started the pool is gone.
+
+    Workers fork from the fork server, not from their owner, and hold pipe ends the server
+    and the other workers wait on: when a daemon was killed mid-update, its workers, the
+    fork server and the resource tracker all stayed behind, blocked, for good.
+    """
+
+    def watch() -> None:
+        try:
+            fd = os.pidfd_open(owner)
+        except (AttributeError, OSError):  # not Linux ≥ 5.3, or the owner is already gone
+            while _alive(owner):
+                time.sleep(1.0)
+        else:
+            select.select([fd], [], [])  # readable once the owner has exited
+        os._exit(1)
+
+    threading.Thread(target=watch, name="nexusd-pool-owner", daemon=True).start()
+
+
 def parse_many(
     root: Path,
     items: Sequence[tuple[str, str]],
@@ -197,7 +231,12 @@ def parse_many(
             yield done
         return
     chunks = _balanced(root, items, workers)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context())
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=pool_context(),
+        initializer=_follow_owner,
+        initargs=(os.getpid(),),
+    )
     try:
         futures = [pool.submit(_parse_chunk, str(root), chunk, max_bytes) for chunk in chunks]
         for future in as_completed(futures):

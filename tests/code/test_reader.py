@@ -48,3 +48,72 @@ def test_a_folder_link_on_the_way_is_never_followed_without_inside_links(tree: P
     # containment check cannot lead the read out of the repository.
     found = read_inside(tree, "alias/core.py", 1000)
     assert isinstance(found, str) and found.startswith("unreadable")
+
+
+OWNER = """
+import sys
+from pathlib import Path
+from nexusd.code.reader import parse_many
+
+root = Path(sys.argv[1])
+items = [(p.name, "python") for p in sorted(root.glob("*.py"))]
+for _ in parse_many(root, items, 10_000_000, workers=2):
+    print("first chunk", flush=True)  # the other chunks are still being parsed
+    sys.stdin.read()  # held here until killed
+"""
+
+
+def _descendants(pid: int) -> set[int]:
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+                found.add(int(entry.name))
+                todo.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_workers_and_their_fork_server_go_when_their_owner_is_killed(tmp_path: Path) -> None:
+    """A daemon killed mid-update leaves no parser worker, fork server or resource tracker
+    behind (they waited on each other's pipes forever)."""
+    import subprocess
+    import sys
+    import time
+
+    body = "".join(f"def f{i}(x):\n    return [x + {i} for _ in range(3)]\n\n" for i in range(3000))
+    for i in range(48):
+        (tmp_path / f"mod{i:02d}.py").write_text(body, encoding="utf-8")
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert owner.stdout is not None
+        assert owner.stdout.readline() == "first chunk\n"
+        helpers = _descendants(owner.pid)
+        assert len(helpers) >= 3  # two workers and the fork server, at least
+    finally:
+        owner.kill()
+        owner.wait()
+    deadline = time.monotonic() + 20
+    while any(_running(pid) for pid in helpers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in helpers if _running(pid)]
