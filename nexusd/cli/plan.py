@@ -129,7 +129,11 @@ def plan(
 
 def foreground_services(layout: RepoLayout, config: Config, memory: bool) -> Services:
     """Memory and code for a foreground plan: the daemon's (through its socket) or made here."""
-    if layout.socket_path.exists():
+    from nexusd.memory.client import listening
+
+    # Listening, not merely present: a daemon killed with -9 leaves its socket file, and a
+    # plan that asked it would go without memory, silently.
+    if listening(layout.socket_path):
         return Services()  # the pipeline asks the running daemon
     code = _code_index(layout, config)
     if not memory or not config.get("memory.enabled"):

@@ -10,6 +10,20 @@ from typing import Any
 from nexusd.errors import IndexStoreError
 
 
+def listening(socket_path: Path) -> bool:
+    """Whether a server accepts connections at `socket_path` (a daemon killed with -9 leaves
+    the socket file behind, and nothing listens there)."""
+    if not socket_path.exists():
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(1.0)
+        try:
+            sock.connect(str(socket_path))
+        except OSError:
+            return False
+    return True
+
+
 def ask(socket_path: Path, request: dict[str, Any], timeout: float = 30.0) -> dict[str, Any] | None:
     """Send one request to the server at `socket_path`; None when no server listens there."""
     if not socket_path.exists():

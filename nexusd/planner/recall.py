@@ -40,4 +40,6 @@ class SocketRecall:
 
 def recall_for(layout: RepoLayout) -> SocketRecall | None:
     """A recall through the daemon's socket when one is listening, else None (cheap check)."""
-    return SocketRecall(layout) if layout.socket_path.exists() else None
+    from nexusd.memory.client import listening
+
+    return SocketRecall(layout) if listening(layout.socket_path) else None

@@ -242,7 +242,22 @@ def test_a_response_name_that_is_a_fifo_does_not_block(tmp_path: Path) -> None:
         _show(request, response, as_json=False, text=True)
 
 
-def test_wait_without_a_daemon_searches_memory_by_keyword_and_says_so(repo: Path) -> None:
+@pytest.mark.parametrize("stale_socket", [False, True], ids=["no-socket", "stale-socket"])
+def test_wait_without_a_daemon_searches_memory_by_keyword_and_says_so(
+    repo: Path, stale_socket: bool
+) -> None:
+    """Also when a daemon killed with -9 left its socket file behind: nothing listens there,
+    and a plan that asked it went without memory, silently."""
+    if stale_socket:
+        import socket
+
+        from nexusd.paths import find_repo
+
+        path = find_repo(repo).socket_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dead:
+            dead.bind(str(path))  # closed without unlinking: the file stays, nobody listens
+        assert path.exists()
     (repo / "MEMORY.md").write_text(
         "# Memory\n\n## Lessons\n\n- The quickstart must stay two commands: setup and tests.\n",
         encoding="utf-8",
