@@ -49,16 +49,30 @@ def _depends_on(layout: RepoLayout) -> list[Path]:
     return [user_config_path(), layout.config_file, *modules]
 
 
+def _packages() -> tuple[tuple[str, int], ...]:
+    """The import path and when each of its folders last changed: whether a configuration
+    is valid depends on the installed planner plugins (`planner.provider` may name one), and
+    installing or removing a package changes its folder (a new PYTHONPATH changes the path)."""
+    out: list[tuple[str, int]] = []
+    for entry in sys.path:
+        try:
+            out.append((entry, Path(entry or ".").stat().st_mtime_ns))
+        except OSError:
+            out.append((entry, -1))
+    return tuple(out)
+
+
 def _settled(identity: Identity) -> bool:
-    """Whether no file changed within the last RACY_SECONDS."""
-    newest = max((entry[4] for entry in identity if len(entry) == 6), default=0)
+    """Whether no file changed within the last RACY_SECONDS (by mtime or ctime: `touch -d`
+    and `cp -p` set an old mtime on a file that changed just now)."""
+    newest = max((max(entry[4], entry[5]) for entry in identity if len(entry) == 6), default=0)
     return time.time_ns() - newest > RACY_SECONDS * 1e9
 
 
 def load_config_cached(layout: RepoLayout) -> Config:
     """`load_config(layout.root)`, from the cache while no file it depends on changed."""
     files = _depends_on(layout)
-    key: tuple[Any, ...] = (__version__, _identity(files))
+    key: tuple[Any, ...] = (__version__, _identity(files), _packages())
     cache = layout.state_dir / CACHE_FILE
     with contextlib.suppress(OSError, EOFError, ValueError, TypeError, IndexError):
         stored = marshal.loads(cache.read_bytes())
