@@ -6,13 +6,15 @@ from `lance_namespace_urllib3_client`; importing that package's `models` runs th
 about 370 methods at import time: 1.5–2 s of every process that opens an index (`nexusd plan`
 or `nexusd code search` without a daemon, `nexusd mcp`, the daemon's start).
 
-`import_lancedb()` registers that package un-executed, so its submodules (the models) import
-as usual, and runs its `__init__` the first time anything asks the package itself for a name
-(a module `__getattr__`): code that does use the REST client still gets all of it.
+`import_lancedb()` registers that package un-executed, so its models import as usual, and
+runs its `__init__` the first time anything asks the package itself for a name (a module
+`__getattr__`) or imports another of its submodules (a finder on `sys.meta_path`): code that
+does use the REST client still gets all of it.
 """
 
 from __future__ import annotations
 
+import importlib.abc
 import importlib.util
 import sys
 import threading
@@ -25,37 +27,66 @@ REST_CLIENT = "lance_namespace_urllib3_client"
 _lock = threading.Lock()
 
 
-def _defer_init(name: str) -> None:
-    """Register package `name` without running its `__init__` until a name is asked of it."""
+class _Deferred(importlib.abc.MetaPathFinder):
+    """A package registered without running its `__init__`, and the hooks that run it:
+    the first name asked of the package, or the first import of a submodule other than
+    `keep` (its models), which may rely on what the `__init__` sets up."""
+
+    def __init__(self, module: ModuleType, loader: importlib.abc.Loader, keep: str) -> None:
+        self.module = module
+        self.loader = loader
+        self.prefix = module.__name__ + "."
+        self.keep = keep
+        self.lock = threading.RLock()
+        self.pending = True
+
+    def complete(self, *, wait: bool = True) -> None:
+        """Run the package's `__init__` now, once (re-entrant: it imports its submodules)."""
+        if not self.lock.acquire(blocking=wait):
+            return  # another thread is running it; an import must not wait on us
+        try:
+            if self.pending:
+                self.pending = False
+                self.module.__dict__.pop("__getattr__", None)
+                if self in sys.meta_path:
+                    sys.meta_path.remove(self)
+                self.loader.exec_module(self.module)
+        finally:
+            self.lock.release()
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        """Complete the package before a submodule that is not its models is imported (and
+        find nothing: the usual finders import the submodule itself)."""
+        if fullname.startswith(self.prefix) and not fullname.startswith(self.keep):
+            self.complete(wait=False)
+
+    def attribute(self, attr: str) -> Any:
+        """The module `__getattr__`: complete the package, then look again."""
+        self.complete()
+        if attr in self.module.__dict__:
+            return self.module.__dict__[attr]
+        raise AttributeError(f"module {self.module.__name__!r} has no attribute {attr!r}")
+
+
+def _defer_init(name: str, keep: str) -> None:
+    """Register package `name` without running its `__init__` (see `_Deferred`)."""
     if name in sys.modules:
         return
     spec = importlib.util.find_spec(name)
     if spec is None or spec.loader is None or spec.submodule_search_locations is None:
         return  # absent, or not a package: nothing to defer
     module = importlib.util.module_from_spec(spec)
-    loader = spec.loader
-    done = threading.Lock()
-
-    def complete(attr: str) -> Any:
-        with done:
-            if "__getattr__" in module.__dict__:
-                del module.__dict__["__getattr__"]
-                loader.exec_module(module)
-        return module.__dict__[attr] if attr in module.__dict__ else _missing(name, attr)
-
-    module.__dict__["__getattr__"] = complete
+    deferred = _Deferred(module, spec.loader, f"{name}.{keep}")
+    module.__dict__["__getattr__"] = deferred.attribute
+    sys.meta_path.insert(0, deferred)
     sys.modules[name] = module
-
-
-def _missing(name: str, attr: str) -> Any:
-    raise AttributeError(f"module {name!r} has no attribute {attr!r}")
 
 
 def import_lancedb() -> ModuleType:
     """The `lancedb` module, imported with the REST client's package `__init__` deferred."""
     with _lock:
         if "lancedb" not in sys.modules:
-            _defer_init(REST_CLIENT)
+            _defer_init(REST_CLIENT, keep="models")
     import lancedb
 
     return lancedb

@@ -22,6 +22,17 @@ from lance_namespace_urllib3_client import Configuration
 print(Configuration.__name__)
 """
 
+SUBMODULE_FIRST = """
+import sys
+from nexusd.lance import REST_CLIENT, import_lancedb
+
+import_lancedb()
+print(f"{REST_CLIENT}.api" in sys.modules)
+import lance_namespace_urllib3_client.api_client as api_client
+from lance_namespace_urllib3_client.api.namespace_api import NamespaceApi
+print(api_client.ApiClient.__name__, NamespaceApi.__name__)
+"""
+
 
 def test_lancedb_works_without_the_rest_client_which_still_loads_when_asked(
     tmp_path: Path,
@@ -44,3 +55,15 @@ def test_an_already_imported_lancedb_is_left_as_it_is() -> None:
     from nexusd.lance import import_lancedb
 
     assert import_lancedb() is lancedb
+
+
+def test_importing_a_rest_submodule_first_runs_the_package_init_before_it() -> None:
+    """`import …api_client` (a REST user's first line) gets a complete package, not a
+    partially initialised one (found by review)."""
+    out = subprocess.run(
+        [sys.executable, "-c", SUBMODULE_FIRST],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    assert out[:2] == ["False", "ApiClient NamespaceApi"]
