@@ -25,6 +25,7 @@ from nexusd.code.corpus import slim_unit, unit_counts
 from nexusd.code.parsers import empty, parse_file
 from nexusd.code.tokens import pack_counts
 from nexusd.code.units import FileStatus, ParsedFile
+from nexusd.processes import pid_alive
 
 # A parsed file without its units' text, and each unit's packed token counts.
 Counted = tuple[ParsedFile, tuple[str, ...]]
@@ -182,16 +183,6 @@ def pool_context() -> BaseContext:
     return context
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _follow_owner(owner: int) -> None:
     """In a worker: exit as soon as the process that started the pool is gone.
 
@@ -204,7 +195,7 @@ def _follow_owner(owner: int) -> None:
         try:
             fd = os.pidfd_open(owner)
         except (AttributeError, OSError):  # not Linux ≥ 5.3, or the owner is already gone
-            while _alive(owner):
+            while pid_alive(owner):
                 time.sleep(1.0)
         else:
             select.select([fd], [], [])  # readable once the owner has exited

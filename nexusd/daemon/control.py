@@ -10,11 +10,12 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from nexusd.daemon.lock import lock_is_held, pid_alive, running_pid
+from nexusd.daemon.lock import lock_is_held, running_pid
 from nexusd.daemon.logs import render_line, tail_lines
 from nexusd.daemon.status import read_status
 from nexusd.errors import DaemonError
 from nexusd.paths import RepoLayout
+from nexusd.processes import pid_alive
 
 OUT_FILE = "daemon.out"  # the detached daemon's stdout/stderr: crashes before logging starts
 

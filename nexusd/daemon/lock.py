@@ -89,21 +89,6 @@ def remove_pid(pidfile: Path, pid: int) -> None:
             pidfile.unlink()
 
 
-def pid_alive(pid: int) -> bool:
-    """True when a process with this pid exists (and is not a zombie)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
-    except OSError:
-        return True  # no /proc (macOS): trust kill(0)
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def running_pid(layout: RepoLayout) -> int | None:
     """The running daemon's pid (0 if it has not written it yet), or None when none runs."""
     if not lock_is_held(layout.lockfile):

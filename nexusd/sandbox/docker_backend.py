@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from nexusd.errors import SandboxError
+from nexusd.processes import pid_alive
 from nexusd.sandbox.result import CheckResult, OutputCapture, captured
 from nexusd.sandbox.spec import DEFAULT_PATH, WORKDIR, CheckSpec
 from nexusd.sandbox.workspace import SANDBOX_UID, retag
@@ -86,7 +87,7 @@ def sweep(client: Any) -> int:
             pid = int(tags.get(f"{LABEL}.pid", "0"))
         except ValueError:
             pid = 0
-        if tags.get(f"{LABEL}.host") == socket.gethostname() and pid > 0 and _alive(pid):
+        if tags.get(f"{LABEL}.host") == socket.gethostname() and pid > 0 and pid_alive(pid):
             continue
         with contextlib.suppress(Exception):
             container.remove(force=True, v=True)
@@ -101,16 +102,6 @@ def sweep_once(client: Any) -> None:
         if not _swept:
             sweep(client)
             _swept = True
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def container_kwargs(spec: CheckSpec, command: list[str]) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,6 @@ import pytest
 from nexusd.daemon.lock import (
     DaemonLock,
     lock_is_held,
-    pid_alive,
     read_pid,
     remove_pid,
     running_pid,
@@ -69,13 +67,6 @@ def test_pid_file_round_trip_and_guarded_removal(tmp_path: Path) -> None:
     assert pidfile.exists()
     remove_pid(pidfile, 123)
     assert not pidfile.exists()
-
-
-def test_pid_alive() -> None:
-    assert pid_alive(os.getpid())
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait(timeout=30)
-    assert not pid_alive(proc.pid)
 
 
 def test_running_pid_is_none_without_a_daemon(repo: Path) -> None:
