@@ -10,13 +10,13 @@ from typing import Any
 from nexusd.errors import IndexStoreError
 
 
-def listening(socket_path: Path) -> bool:
+def listening(socket_path: Path, timeout: float = 1.0) -> bool:
     """Whether a server accepts connections at `socket_path` (a daemon killed with -9 leaves
     the socket file behind, and nothing listens there)."""
     if not socket_path.exists():
         return False
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(1.0)
+        sock.settimeout(timeout)
         try:
             sock.connect(str(socket_path))
         except OSError:

@@ -20,7 +20,6 @@ import contextlib
 import json
 import logging
 import os
-import socket
 import socketserver
 import threading
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from nexusd.errors import DaemonError, NexusError
+from nexusd.memory.client import listening
 from nexusd.memory.service import MemoryService
 from nexusd.paths import RepoLayout
 
@@ -143,17 +143,6 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         return handle_request(self.service, request)
 
 
-def socket_alive(path: Path, timeout: float = 0.5) -> bool:
-    """True when something accepts connections on the unix socket at `path`."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        try:
-            sock.connect(str(path))
-        except OSError:
-            return False
-    return True
-
-
 class SearchServer:
     """Serves one MemoryService on `layout.socket_path` (start/stop, one thread)."""
 
@@ -174,7 +163,7 @@ class SearchServer:
                 hint="move the repository to a shorter path",
             )
         if self.path.exists():
-            if socket_alive(self.path):
+            if listening(self.path, timeout=0.5):
                 raise DaemonError(
                     f"another memory search server answers on {self.path}",
                     hint="stop the other daemon first (`nexusd stop`)",
