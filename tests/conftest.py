@@ -70,7 +70,11 @@ def _isolated_home(
 
 
 def _children() -> set[int]:
-    me = os.getpid()
+    return children_of(os.getpid())
+
+
+def children_of(me: int) -> set[int]:
+    """The live (not zombie) child processes of `me`, from /proc."""
     found: set[int] = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from nexusd.code.reader import read_inside
+from nexusd.processes import pid_alive
+from tests.conftest import children_of
 
 
 @pytest.fixture
@@ -67,26 +69,10 @@ def _descendants(pid: int) -> set[int]:
     found: set[int] = set()
     todo = [pid]
     while todo:
-        parent = todo.pop()
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
-                found.add(int(entry.name))
-                todo.append(int(entry.name))
+        kids = children_of(todo.pop())
+        found |= kids
+        todo.extend(kids)
     return found
-
-
-def _running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def test_workers_and_their_fork_server_go_when_their_owner_is_killed(tmp_path: Path) -> None:
@@ -114,6 +100,6 @@ def test_workers_and_their_fork_server_go_when_their_owner_is_killed(tmp_path: P
         owner.kill()
         owner.wait()
     deadline = time.monotonic() + 20
-    while any(_running(pid) for pid in helpers) and time.monotonic() < deadline:
+    while any(pid_alive(pid) for pid in helpers) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not [pid for pid in helpers if _running(pid)]
+    assert not [pid for pid in helpers if pid_alive(pid)]

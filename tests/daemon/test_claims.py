@@ -77,6 +77,17 @@ with request_claim(find_repo(Path(sys.argv[1])), Path(sys.argv[2])):
 """
 
 
+def _holding(served: Path, request: Path) -> subprocess.Popen[str]:
+    """A process that takes `request`'s claim, says "held", and keeps it until a line comes."""
+    return subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(served), str(request)],
+        env=nexusd_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
 def test_the_sweep_removes_only_claims_nobody_holds(served: Path) -> None:
     from nexusd.daemon.claims import claim_file, sweep_claims
 
@@ -84,20 +95,8 @@ def test_the_sweep_removes_only_claims_nobody_holds(served: Path) -> None:
     held = served / ".scratchpad_logs" / "a_plan_request.md"
     left = served / ".scratchpad_logs" / "b_plan_request.md"
     # A claim whose holder was killed keeps its file; one held right now must stay.
-    killed = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(served), str(left)],
-        env=nexusd_env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(served), str(held)],
-        env=nexusd_env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    killed = _holding(served, left)
+    holder = _holding(served, held)
     try:
         assert killed.stdout is not None and holder.stdout is not None
         assert killed.stdout.readline() == holder.stdout.readline() == "held\n"
