@@ -4,6 +4,7 @@ with memory, and waiting until the daemon's start-up work is done."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -14,6 +15,15 @@ sys.path.insert(0, str(ROOT))
 
 from nexusd.memory.client import ask  # noqa: E402
 from nexusd.paths import find_repo  # noqa: E402
+
+
+def own_git_config(base: Path) -> None:
+    """Point git at a config of its own under `base` (an identity for commits, nothing from
+    the machine's global or system config), for this process and the ones it starts."""
+    cfg = base / "gitconfig"
+    cfg.write_text("[user]\n\tname = bench\n\temail = bench@localhost\n")
+    os.environ["GIT_CONFIG_GLOBAL"] = str(cfg)
+    os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
 
 
 def run(root: Path, *args: str, env: dict[str, str] | None = None) -> str:

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _daemon_common import make_memory_repo, nexusd, wait_ready
+from _daemon_common import make_memory_repo, nexusd, own_git_config, wait_ready
 
 from nexusd.paths import find_repo
 
@@ -53,10 +53,7 @@ def main() -> None:
     windows = max(1, round(total / window))
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        cfg = base / "gitconfig"
-        cfg.write_text("[user]\n\tname = bench\n\temail = bench@localhost\n")
-        os.environ["GIT_CONFIG_GLOBAL"] = str(cfg)
-        os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
+        own_git_config(base)
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         root = make_memory_repo(base, "idle")
         layout = find_repo(root)

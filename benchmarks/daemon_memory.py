@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _daemon_common import make_memory_repo, nexusd, run, wait_ready
+from _daemon_common import make_memory_repo, nexusd, own_git_config, run, wait_ready
 
 from nexusd.memory.embedder import RUNTIME_ENV, resolve_model
 from nexusd.memory.onnx_encoder import ensure_graph
@@ -93,10 +93,7 @@ def main() -> None:
     settle = opts.settle if opts.settle is not None else (3.0 if opts.quick else 10.0)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        cfg = base / "gitconfig"
-        cfg.write_text("[user]\n\tname = bench\n\temail = bench@localhost\n")
-        os.environ["GIT_CONFIG_GLOBAL"] = str(cfg)
-        os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
+        own_git_config(base)
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         t0 = time.monotonic()
         ensure_graph(Path(resolve_model("all-MiniLM-L6-v2")))  # the one-time export, if due

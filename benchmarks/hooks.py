@@ -23,6 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _daemon_common import own_git_config
+
 from nexusd.hooks.installer import install
 from nexusd.paths import find_repo
 
@@ -63,10 +65,7 @@ def main() -> None:
     samples = 15 if opts.quick else 41
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        cfg = base / "gitconfig"
-        cfg.write_text("[user]\n\tname = bench\n\temail = bench@localhost\n")
-        os.environ["GIT_CONFIG_GLOBAL"] = str(cfg)
-        os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
+        own_git_config(base)
         plain = make_repo(base, "plain", 200)
         hooked = make_repo(base, "hooked", 200)
         layout = find_repo(hooked)
