@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
-# mkstemp creates 0600 files; new files should get the mode `open()` would give them.
+# new_file creates 0600 files; new files should get the mode `open()` would give them.
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 DEFAULT_MODE = 0o666 & ~_UMASK
@@ -21,6 +20,17 @@ def _mode_for(path: Path) -> int:
         return DEFAULT_MODE
 
 
+def new_file(folder: Path, prefix: str, suffix: str = "") -> tuple[int, Path]:
+    """A new file of our own in `folder`, open for writing (mode 0600): `tempfile.mkstemp`
+    without importing tempfile (and random, shutil, bz2, lzma) into every command."""
+    while True:
+        path = folder / f"{prefix}{os.urandom(6).hex()}{suffix}"
+        try:
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), path
+        except FileExistsError:
+            continue
+
+
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Write `data` to `path` so readers see the old file or the whole new one, never a part.
 
@@ -28,8 +38,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     # Dot-prefixed and suffixed `.tmp` so our own watcher ignores it.
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    tmp = Path(name)
+    fd, tmp = new_file(path.parent, f".{path.name}.", ".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

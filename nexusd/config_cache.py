@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from nexusd import __version__
+from nexusd.atomic import atomic_write_bytes
 from nexusd.config import Config, load_config, user_config_path
 from nexusd.paths import RepoLayout
 
@@ -81,11 +82,6 @@ def load_config_cached(layout: RepoLayout) -> Config:
     config = load_config(layout.root)
     if key[1] == _identity(files) and _settled(key[1]):
         with contextlib.suppress(OSError, ValueError):
-            _write(cache, marshal.dumps((key, dict(config.data), dict(config.sources))))
+            data = marshal.dumps((key, dict(config.data), dict(config.sources)))
+            atomic_write_bytes(cache, data, mode=0o600)
     return config
-
-
-def _write(cache: Path, data: bytes) -> None:
-    from nexusd.atomic import atomic_write_bytes  # only on a miss: it imports tempfile
-
-    atomic_write_bytes(cache, data, mode=0o600)

@@ -77,17 +77,6 @@ def split_z(data: bytes) -> list[str]:
     return [p.decode("utf-8", "surrogateescape") for p in data.split(b"\0") if p]
 
 
-def new_file(folder: Path, prefix: str, suffix: str = "") -> tuple[int, Path]:
-    """A new file of our own in `folder`, open for writing (mode 0600): `tempfile.mkstemp`
-    without importing tempfile, random and shutil on every `nexusd checkpoint create`."""
-    while True:
-        path = folder / f"{prefix}{os.urandom(6).hex()}{suffix}"
-        try:
-            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), path
-        except FileExistsError:
-            continue
-
-
 def copy_with_times(source: Path, fd: int, target: Path) -> None:
     """Copy `source` into the open `fd` of `target`, which takes the source's times; both
     from one open file, so the times belong to the bytes copied even if `source` is

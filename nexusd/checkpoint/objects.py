@@ -14,7 +14,7 @@ import os
 import re
 import zlib
 
-from nexusd.checkpoint.gitrun import new_file
+from nexusd.atomic import new_file
 from nexusd.paths import RepoLayout
 
 _HEX40 = re.compile(r"[0-9a-f]{40}")

@@ -17,12 +17,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from nexusd.atomic import new_file
 from nexusd.checkpoint.gitrun import (
     IDENTITY,
     copy_with_times,
     git_text,
     join_z,
-    new_file,
     run_git,
     split_z,
     try_git_text,
