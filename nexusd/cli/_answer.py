@@ -13,12 +13,9 @@ from pathlib import Path
 import click
 
 from nexusd.config import Config
-from nexusd.daemon.waiting import Answer, daemon_watches
-from nexusd.daemon.waiting import answered as _answered
+from nexusd.daemon.waiting import Answer
 from nexusd.daemon.waiting import wait_for_answer as _wait
 from nexusd.paths import RepoLayout
-
-__all__ = ["Answer", "_answered", "daemon_watches", "wait_for_answer"]
 
 
 def wait_for_answer(layout: RepoLayout, config: Config, request: Path, *, timeout: float) -> Answer:

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import click
 
-from nexusd.cli._answer import daemon_watches, wait_for_answer
+from nexusd.cli._answer import wait_for_answer
 from nexusd.cli._common import echo_json, open_repo, repo_option
 from nexusd.cli._group import group
 from nexusd.cli._style import label
+from nexusd.daemon.waiting import daemon_watches
 from nexusd.errors import NexusError
 from nexusd.protocol.files import create_request_file
 from nexusd.protocol.naming import response_path_for

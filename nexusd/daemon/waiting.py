@@ -105,21 +105,21 @@ def wait_for_answer(
         time.sleep(_POLL_SECONDS)
     if not bound_here:
         return answer_here(layout, config, request, services(), announce)
-    return _answer_in_thread(layout, config, request, services, announce, deadline)
+    return _answer_in_thread(layout, config, request, response, services, announce, deadline)
 
 
 def _answer_in_thread(  # noqa: PLR0917 (the waiter's own arguments, passed on)
     layout: RepoLayout,
     config: Config,
     request: Path,
+    response: Path,
     services: ServicesFactory,
     announce: Callable[[str], None],
     deadline: float,
 ) -> Answer:
     """`answer_here` in a worker thread, waited for until `deadline`; the thread is not a
-    daemon thread, so the response is written even when the caller has moved on."""
-    from nexusd.protocol.naming import response_path_for
-
+    daemon thread, so the response (at `response`) is written even when the caller has
+    moved on."""
     done: list[Answer | BaseException] = []
 
     def work() -> None:
@@ -133,7 +133,6 @@ def _answer_in_thread(  # noqa: PLR0917 (the waiter's own arguments, passed on)
     worker.start()
     worker.join(max(deadline - time.monotonic(), 0.0))
     if not done:
-        response = response_path_for(request)
         raise AnswerPending(
             f"{request.name} is still being answered in this process after the time box",
             hint=f"the response will be written to {response.name} beside the request;"

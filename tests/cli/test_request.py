@@ -21,8 +21,8 @@ from daemon.helpers import (
 )
 
 from nexusd.cli import cli
-from nexusd.cli._answer import _answered
 from nexusd.cli.request import _show
+from nexusd.daemon.waiting import answered
 from nexusd.errors import NexusError
 from nexusd.protocol.naming import is_request_file, request_timestamp
 from nexusd.protocol.parse import parse_request
@@ -227,7 +227,7 @@ def test_a_response_name_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
     request, target = _planted(tmp_path)
     response = request.with_name("2025-05-08T14_02_11_plan_response.md")
     response.symlink_to(target)
-    assert _answered(request, response) is None
+    assert answered(request, response) is None
     with pytest.raises(NexusError, match="regular file"):
         _show(request, response, as_json=False, text=True)
 
@@ -237,7 +237,7 @@ def test_a_response_name_that_is_a_fifo_does_not_block(tmp_path: Path) -> None:
     request, _ = _planted(tmp_path)
     response = request.with_name("2025-05-08T14_02_11_plan_response.md")
     os.mkfifo(response)
-    assert _answered(request, response) is None
+    assert answered(request, response) is None
     with pytest.raises(NexusError, match="regular file"):
         _show(request, response, as_json=False, text=True)
 
