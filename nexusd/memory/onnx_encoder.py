@@ -12,17 +12,19 @@ attention mask and normalises: the vectors match sentence-transformers' within 1
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from nexusd.atomic import atomic_write_bytes, new_file
 
 Vectors = npt.NDArray[np.float32]
 # Bump when the exported graph changes (opset, inputs, attention): older files are ignored.
@@ -121,7 +123,7 @@ def export(model_dir: Path, dest: Path) -> None:
     mask = torch.ones_like(ids)
     mask[1, 5:] = 0
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    fd, tmp = new_file(dest.parent, f".{dest.name}.", ".tmp")
     os.close(fd)
     try:
         with torch.no_grad():
@@ -140,18 +142,15 @@ def export(model_dir: Path, dest: Path) -> None:
         want = SentenceTransformer(str(model_dir), device="cpu").encode(
             list(PROBE), normalize_embeddings=True, convert_to_numpy=True
         )
-        got = OnnxEncoder(model_dir, Path(tmp)).encode(PROBE)
+        got = OnnxEncoder(model_dir, tmp).encode(PROBE)
         if float(np.abs(got - want).max()) > EXPORT_TOLERANCE:
             raise RuntimeError(f"exported graph differs from torch by {np.abs(got - want).max()}")
-        probe_tmp = Path(f"{tmp}.probe.npy")
-        try:
-            np.save(probe_tmp, got)
-            _durable(probe_tmp, probe_path(dest))
-        finally:
-            probe_tmp.unlink(missing_ok=True)
-        _durable(Path(tmp), dest)
+        record = io.BytesIO()
+        np.save(record, got)
+        atomic_write_bytes(probe_path(dest), record.getvalue())
+        _durable(tmp, dest)
     finally:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
 
 
 def check_probe(encoder: OnnxEncoder, graph: Path) -> None:
