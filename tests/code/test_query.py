@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nexusd.code.query import Frame, mine
+from nexusd.code.query import W_CODE, W_PROSE, W_TITLE, Frame, mine
 
 PYTHON_TRACE = """Calling `block_collapse(b * b * b)` fails:
 
@@ -74,9 +74,12 @@ def test_paths_with_line_numbers() -> None:
     assert q.paths == ("sympy/printing/latex.py", "docs/conf.py")
 
 
-def test_title_words_count_double() -> None:
-    q = mine("body mentions printer", title="latex printer breaks")
-    assert dict(q.terms)["latex"] == 2.0
+def test_title_words_outweigh_the_body() -> None:
+    q = mine("body mentions printer and parse_latex", title="latex printer breaks in parse_latex")
+    terms = dict(q.terms)
+    assert terms["latex"] == W_TITLE > terms["body"] == W_PROSE
+    # A name the title uses is multiplied, on top of what being code-shaped gave it.
+    assert dict(q.identifiers)["parse_latex"] == W_CODE * W_TITLE
 
 
 def test_an_empty_request_is_empty() -> None:
