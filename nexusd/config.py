@@ -40,7 +40,7 @@ DEFAULTS: dict[str, Any] = {
         "provider": "offline",
         "catalog": None,
         "max_actions": 8,
-        # LLM providers: retries per model call, the call's time box, prompt budget.
+        # LLM providers: retries per model call, the whole answer's time box, prompt budget.
         "max_retries": 2,
         "timeout_ms": 120_000,
         "max_context_tokens": 6000,
@@ -96,6 +96,7 @@ DEFAULTS: dict[str, Any] = {
             "keyword_norm": "max",
             "floor_missing": True,
             "recency_half_life_days": None,
+            "cache_max_rows": 50_000,
         },
     },
     "code": {

@@ -63,6 +63,7 @@ def plan(
         refused_response,
     )
     from nexusd.daemon.claims import request_key
+    from nexusd.planner.budget import AnswerStart
     from nexusd.planner.pipeline import build_response
     from nexusd.planner.readonly import read_only
     from nexusd.protocol.render import render_response
@@ -86,6 +87,8 @@ def plan(
     if outside is not None:
         # Nothing is written there, not even a refusal: the folder is not this repository's.
         raise outside
+    # planner.timeout_ms counts from the command's start: imports and the code index too.
+    start = AnswerStart.process()
     config = load_config(layout.root)
     services = foreground_services(layout, config, memory)
     ctx = click.get_current_context()
@@ -95,7 +98,7 @@ def plan(
             response = (
                 refused_response(request, error)
                 if error is not None
-                else build_response(request, layout, config, services=services)
+                else build_response(request, layout, config, services=services, start=start)
             )
         click.echo(render_response(response), nl=False)
         ctx.exit(EXIT_ERROR_RESPONSE if response.meta.status == "error" else 0)
@@ -104,7 +107,7 @@ def plan(
         click.echo(f"another nexusd process is answering {request.name}; waiting for it", err=True)
 
     outcome = answer_claimed(
-        request, layout, config, force=force, services=services, on_wait=waiting
+        request, layout, config, force=force, services=services, on_wait=waiting, start=start
     )
     if outcome.status == "error" and not outcome.response_path.is_file():
         raise NexusError(outcome.message, hint="make the request's folder writable")

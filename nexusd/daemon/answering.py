@@ -27,6 +27,7 @@ from nexusd.config import Config
 from nexusd.daemon.claims import request_claim, request_key
 from nexusd.errors import ProtocolError
 from nexusd.paths import RepoLayout
+from nexusd.planner.budget import AnswerStart
 from nexusd.planner.grounding import Services
 from nexusd.planner.pipeline import RESPONSE_MODE, Outcome, OutcomeStatus, answer_request
 from nexusd.planner.rejection import error_response
@@ -139,8 +140,12 @@ def answer_claimed(
     force: bool = False,
     services: Services | None = None,
     on_wait: Callable[[], None] | None = None,
+    start: AnswerStart | None = None,
 ) -> Outcome:
-    """Answer the request at `path` exactly once, under its claim; refuse links and outsiders."""
+    """Answer the request at `path` exactly once, under its claim; refuse links and outsiders.
+
+    `planner.timeout_ms` counts from `start` (default: now), the wait for the claim included."""
+    start = start or AnswerStart.now("the answer started")
     path = request_key(path)
     outside = outside_repository(layout, path)
     if outside is not None:
@@ -156,4 +161,4 @@ def answer_claimed(
             # Reading its front matter would read the link's target: treat it as foreign.
             note = f"{response.name} is a symbolic link, not a response nexusd wrote; kept it"
             return Outcome(path, response, "skipped", 0, "", {}, note)
-        return answer_request(path, layout, config, force=force, services=services)
+        return answer_request(path, layout, config, force=force, services=services, start=start)

@@ -37,6 +37,7 @@ def pipeline_answer(layout: RepoLayout, config: Config, services: Any = None) ->
         # The pipeline behind the per-request claim and the link check `nexusd plan` uses too.
         module = importlib.import_module("nexusd.daemon.answering")
         answer_claimed = module.answer_claimed
+        answer_start = importlib.import_module("nexusd.planner.budget").AnswerStart
     except (ImportError, AttributeError) as exc:
         raise DaemonError(
             f"the planner pipeline cannot be loaded: {exc}",
@@ -44,7 +45,9 @@ def pipeline_answer(layout: RepoLayout, config: Config, services: Any = None) ->
         ) from exc
 
     def answer(path: Path) -> Any:
-        return answer_claimed(path, layout, config, services=services)
+        # planner.timeout_ms counts from here: the worker has just picked the request up.
+        start = answer_start.now("the daemon picked up the request")
+        return answer_claimed(path, layout, config, services=services, start=start)
 
     return cast(Answer, answer)
 

@@ -19,6 +19,7 @@ from nexusd.config import Config
 from nexusd.errors import NexusError
 from nexusd.paths import RepoLayout
 from nexusd.planner import llm_schema as schema
+from nexusd.planner.budget import current_budget
 from nexusd.planner.llm_render import FIELD_LABEL, FIELD_SECTION, answer_bodies
 from nexusd.planner.prompting import ContextItem, build_prompt
 from nexusd.planner.providers import Message
@@ -141,6 +142,7 @@ def plan_with_llm(
             "slow": "provider slow: no answer within the time box, fell back to the offline"
             f" planner ({reason})",
             "unusable": f"the model's answer was unusable, used the offline planner ({reason})",
+            "spent": reason,
         }[why]
         _log(layout, request, planner, usage, ok=False, fallback=True, notes=(note,))
         return LlmPlan(tuple(offline_sections), "offline", usage, (note,), fallback=True)
@@ -149,6 +151,10 @@ def plan_with_llm(
         route = resolve_route(config, "architect")
         if route.offline:
             return LlmPlan(tuple(offline_sections), "offline")
+        budget = current_budget()
+        if budget is not None and budget.spent():
+            # Asking now would only make the answer late: the whole answer's time is gone.
+            return fallback(budget.spent_note(), planner=route.planner_name, why="spent")
         lim = limits(config)
         box = time_box_seconds(request.time_box)
         session = RoutedModel(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from nexusd.config import Config
 from nexusd.errors import NexusError
 from nexusd.paths import RepoLayout
-from nexusd.planner.budget import budget_left
+from nexusd.planner.budget import current_budget
 from nexusd.planner.llm_schema import parse_json_answer
 from nexusd.planner.providers import Message
 from nexusd.planner.reliability import BREAKERS, BreakerBoard
@@ -51,11 +51,13 @@ def _model(
             return None
         lim = limits(config)
         deadline_s = min(lim.timeout_s, route.provider.timeout_s)
-        left = budget_left()
-        if left is not None:
+        budget = current_budget()
+        if budget is not None:
+            if budget.spent():
+                return None  # the answer's time is gone: the index's order stands
             # Reranking is optional: it may use a third of what is left, never the
             # architect's share of the request's model budget.
-            deadline_s = min(deadline_s, left / 3)
+            deadline_s = min(deadline_s, budget.left() / 3)
         return RoutedModel(
             layout,
             route,

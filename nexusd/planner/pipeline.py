@@ -21,7 +21,7 @@ from nexusd.config import Config
 from nexusd.errors import NexusError, ProtocolError
 from nexusd.paths import RepoLayout
 from nexusd.planner.architect import PLANNER_NAME, standard_sections, title_for
-from nexusd.planner.budget import model_budget
+from nexusd.planner.budget import AnswerStart, model_budget
 from nexusd.planner.catalog import load_catalog, match_practices
 from nexusd.planner.code_context import relevant_code_section
 from nexusd.planner.critic import checks_section
@@ -112,11 +112,13 @@ def respond(
     clock: PhaseClock,
     services: Services | None = None,
     after_write: list[Callable[[], object]] | None = None,
+    start: AnswerStart | None = None,
 ) -> PlanResponse:
     """Parse and plan an already-read request; a ProtocolError becomes an error response.
 
     `after_write` collects what must happen only once the response is on disk (learning
-    from the checks: only answered cycles count)."""
+    from the checks: only answered cycles count). `start`: when the answer started, from
+    which `planner.timeout_ms` counts (default: now)."""
     max_bytes = int(config.get("watch.max_request_bytes"))
     try:
         request = parse_phase(raw, _rel(layout, request_path), max_bytes)
@@ -131,8 +133,8 @@ def respond(
             timings=clock.timings,
         )
     clock.lap("parse")
-    # planner.timeout_ms bounds all of this answer's model calls together.
-    with model_budget(float(config.get("planner.timeout_ms")) / 1000.0):
+    # planner.timeout_ms bounds the whole answer; the model calls get what is left of it.
+    with model_budget(float(config.get("planner.timeout_ms")) / 1000.0, start):
         return _plan(
             raw,
             request,
@@ -228,8 +230,10 @@ def build_response(
     *,
     revision: int = 1,
     services: Services | None = None,
+    start: AnswerStart | None = None,
 ) -> PlanResponse:
     """The response for a request file, without writing it (raises OSError if unreadable)."""
+    start = start or AnswerStart.now("the answer started")
     clock = PhaseClock()
     raw = read_request(request_path, int(config.get("watch.max_request_bytes")))
     clock.lap("read")
@@ -241,6 +245,7 @@ def build_response(
         revision=revision,
         clock=clock,
         services=services,
+        start=start,
     )
 
 
@@ -251,13 +256,16 @@ def answer_request(
     *,
     force: bool = False,
     services: Services | None = None,
+    start: AnswerStart | None = None,
 ) -> Outcome:
     """Answer one request file exactly once per content; never raises for bad requests.
 
     `request_path` must be named `*_plan_request.md` (ValueError otherwise). Unreadable
     requests, unwritable responses and configuration errors come back as status `error`
-    with the message; nothing is written for them.
+    with the message; nothing is written for them. `planner.timeout_ms` counts from
+    `start` (default: now).
     """
+    start = start or AnswerStart.now("the answer started")
     clock = PhaseClock()
     response_path = response_path_for(request_path)
     max_bytes = int(config.get("watch.max_request_bytes"))
@@ -293,6 +301,7 @@ def answer_request(
             clock=clock,
             services=services,
             after_write=after_write,
+            start=start,
         )
     except NexusError as exc:
         # Not the request's fault (e.g. a bad `planner.catalog`): a client waiting for the

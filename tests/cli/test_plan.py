@@ -169,3 +169,38 @@ def test_a_first_code_index_built_by_plan_shows_progress_once(repo: Path) -> Non
     other = "2025-05-08T15_00_00_plan_request.md"
     code, _, err = _plan(str(_request(repo, "# Fix handler_7\n\nhandler_7 too\n", other)))
     assert code == 0 and "indexing the code" not in err  # up to date: nothing to show
+
+
+def test_plan_counts_its_time_box_from_the_start_of_the_command(repo: Path) -> None:
+    # A real `nexusd plan` process with a 1 ms budget: start-up alone spends it, so the
+    # provider (a real server that would answer) is never asked, and the response says why.
+    from tests.planner.providers.loopback import Loopback, Reply, chat_payload
+
+    request = _request(repo, GOOD)
+    with Loopback([Reply(body=chat_payload("lorem ipsum"))]) as server:
+        (repo / ".nexus").mkdir()
+        (repo / ".nexus" / "config.yaml").write_text(
+            "planner: {provider: server, timeout_ms: 1}\n"
+            f"providers:\n  server: {{type: openai, base_url: '{server.url}/v1', model: m}}\n"
+            "memory: {enabled: false}\ncheckpoint: {on_request: false}\n",
+            encoding="utf-8",
+        )
+        root = Path(__file__).resolve().parents[2]
+        proc = subprocess.run(
+            [sys.executable, "-P", "-m", "nexusd", "plan", str(request), "--json"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "PYTHONPATH": str(root)},
+            timeout=120,
+        )
+        asked = list(server.requests)
+    assert proc.returncode == 0, proc.stderr
+    assert asked == []
+    meta = read_response_meta(request.with_name(RESPONSE).read_text(encoding="utf-8"))
+    assert meta is not None
+    assert meta["planner"] == "offline"
+    (note,) = [w for w in meta["warnings"] if "planner.timeout_ms" in w]
+    assert "was spent before the model could be asked" in note
+    assert "since the command started" in note

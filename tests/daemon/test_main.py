@@ -347,3 +347,27 @@ def test_stale_temporary_responses_of_a_killed_daemon_are_removed_at_start(
 
     assert not stale.exists()
     assert fresh.exists()
+
+
+def test_the_daemon_counts_the_time_box_from_when_it_picked_the_request_up(
+    served: Path, start_daemon: Callable[..., Path]
+) -> None:
+    # With a 1 ms budget, nothing is left once the daemon has the request in hand: the
+    # provider (a real server that would answer) is not asked, and the response says why.
+    from tests.planner.providers.loopback import Loopback, Reply, chat_payload
+
+    with Loopback([Reply(body=chat_payload("lorem ipsum"))]) as server:
+        write_config(
+            served,
+            "planner: {provider: server, timeout_ms: 1}\n"
+            f"providers:\n  server: {{type: openai, base_url: '{server.url}/v1', model: m}}\n",
+        )
+        start_daemon(served)
+        request = served / ".scratchpad_logs" / REQ
+        request.write_text(request_text("Make the login test pass"), encoding="utf-8")
+        meta = wait_answered(request)
+        asked = list(server.requests)
+    assert asked == []
+    assert meta["planner"] == "offline"
+    (note,) = [w for w in meta["warnings"] if "planner.timeout_ms" in w]
+    assert "since the daemon picked up the request" in note
