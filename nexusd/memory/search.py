@@ -13,9 +13,10 @@ from typing import Any
 from nexusd.config import Config
 from nexusd.errors import NexusError
 from nexusd.memory.embedder import Embedder
+from nexusd.memory.filters import Filters
 from nexusd.memory.fusion import rerank_by_recency, rrf, score_fusion
-from nexusd.memory.sources import glob_regex
-from nexusd.memory.store import MemoryStore, sql_str
+from nexusd.memory.store import MemoryStore
+from nexusd.memory.vector_cache import VectorCache, nearest
 
 MODES = ("hybrid", "vector", "keyword")
 SNIPPET_CHARS = 240
@@ -53,50 +54,6 @@ class SearchSettings:
             floor_missing=bool(s.get("floor_missing", True)),
             recency_half_life_days=s["recency_half_life_days"],
         )
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Restrictions on what may be found."""
-
-    category: str | None = None
-    path_glob: str | None = None
-    since: str | None = None
-    until: str | None = None
-    # A caller's role: only these categories (None: any), never those hidden.
-    categories: tuple[str, ...] | None = None
-    hidden_categories: tuple[str, ...] = ()
-
-    def where(self) -> str | None:
-        """A LanceDB prefilter for these filters (path globs are rechecked exactly later)."""
-        parts: list[str] = []
-        if self.category:
-            parts.append(f"category = {sql_str(self.category.strip().lower())}")
-        if self.categories is not None:
-            allowed = sorted({c.strip().lower() for c in self.categories}) or [""]
-            parts.append(f"category IN ({', '.join(sql_str(c) for c in allowed)})")
-        if self.hidden_categories:
-            hidden = sorted({c.strip().lower() for c in self.hidden_categories})
-            parts.append(f"category NOT IN ({', '.join(sql_str(c) for c in hidden)})")
-        if self.since:
-            parts.append(f"date >= {sql_str(_day(self.since))}")
-        if self.until:
-            parts.append(f"date <= {sql_str(_day(self.until))}")
-        if self.path_glob:
-            like = self.path_glob.replace("**", "*").replace("*", "%").replace("?", "_")
-            parts.append(f"path LIKE {sql_str(like)}")
-        return " AND ".join(parts) or None
-
-    def keep(self, path: str) -> bool:
-        """Exact glob check (LIKE is only a superset)."""
-        return not self.path_glob or bool(glob_regex(self.path_glob.lstrip("./")).match(path))
-
-
-def _day(text: str) -> str:
-    try:
-        return date.fromisoformat(text.strip()[:10]).isoformat()
-    except ValueError as exc:
-        raise NexusError(f"not a date: {text!r}", hint="write dates as YYYY-MM-DD") from exc
 
 
 @dataclass(frozen=True)
@@ -184,6 +141,7 @@ def run_search(
     filters: Filters,
     settings: SearchSettings,
     today: date | None = None,
+    cache: VectorCache | None = None,
 ) -> SearchResults:
     """Search the index; without a ready model, fall back to keyword and say why."""
     (found,) = run_searches(
@@ -194,6 +152,7 @@ def run_search(
         filters=filters,
         settings=settings,
         today=today,
+        cache=cache,
     )
     return found
 
@@ -207,9 +166,11 @@ def run_searches(
     filters: Filters,
     settings: SearchSettings,
     today: date | None = None,
+    cache: VectorCache | None = None,
 ) -> list[SearchResults]:
     """Several searches at once: one embedding batch and one vector scan for all of them,
-    the keyword searches beside it. Results come in the order of `queries`."""
+    the keyword searches beside it. Results come in the order of `queries`. With a
+    `cache`, the vectors are searched in memory when the table is small enough."""
     if mode not in MODES:
         raise NexusError(f"unknown search mode {mode!r}", hint="use hybrid, vector or keyword")
     started = time.perf_counter()
@@ -245,7 +206,7 @@ def run_searches(
             assert embedder is not None
             vectors = embedder.encode_queries([queries[i][0] for i in asked])
             depth = max(depths[i] for i in asked)
-            found = store.vector_search_many([v.tolist() for v in vectors], depth, where)
+            found = nearest(store, cache, vectors, depth, filters)
             for i, hits in zip(asked, found, strict=True):
                 if len(hits) >= depths[i]:
                     cut[i].add("vector")

@@ -20,11 +20,13 @@ from typing import Any, TypeVar
 from nexusd.config import Config
 from nexusd.errors import IndexStoreError
 from nexusd.memory.embedder import Embedder, shared_embedder
-from nexusd.memory.search import Filters, SearchResults, SearchSettings, run_search, run_searches
+from nexusd.memory.filters import Filters
+from nexusd.memory.search import SearchResults, SearchSettings, run_search, run_searches
 from nexusd.memory.sources import is_memory_path, relative
 from nexusd.memory.stats import MemoryStats, compute_stats
 from nexusd.memory.store import MemoryStore, is_local
 from nexusd.memory.sync import Progress, Syncer, SyncReport
+from nexusd.memory.vector_cache import VectorCache
 from nexusd.paths import RepoLayout
 
 log = logging.getLogger("nexusd.memory")
@@ -57,6 +59,7 @@ class MemoryService:
         self.store = MemoryStore(index_uri(layout, config))
         self.syncer = Syncer(layout.root, config, self.store, self.embedder)
         self.settings = SearchSettings.from_config(config)
+        self.vectors = VectorCache(int(config.get("memory.search.cache_max_rows")))
         self.last_report: SyncReport | None = None
         self.writes_since_optimize = 0
         self._lock = threading.RLock()
@@ -195,7 +198,16 @@ class MemoryService:
         self.last_report = report
         if report.written or report.removed:
             self.writes_since_optimize += 1
+            self._refresh_vectors()
         return report
+
+    def _refresh_vectors(self) -> None:
+        """Bring the in-memory vectors up to the table just written, so the next search does
+        not pay for it (a search would rebuild them anyway)."""
+        try:
+            self.vectors.refresh(self.store)
+        except IndexStoreError:  # the index is not open: the next search opens and reads it
+            log.debug("memory vectors not refreshed", exc_info=True)
 
     def compact_if_due(self) -> bool:
         """Optimize once WRITES_BEFORE_OPTIMIZE writing syncs have piled up; True if it ran.
@@ -212,6 +224,7 @@ class MemoryService:
         report = self._guarded(lambda: self.syncer.sync([], everything=True))
         self.last_report = report
         if report.written or report.removed:
+            self._refresh_vectors()
             log.info(
                 "memory reconcile: %d chunks written, %d removed, %d embedded",
                 report.written,
@@ -229,7 +242,8 @@ class MemoryService:
             report = self.syncer.sync([], everything=True, progress=progress)
             self.store.optimize(CLEANUP_OLDER_THAN)
             self.last_report = report
-            return report
+        self._refresh_vectors()
+        return report
 
     def search(
         self,
@@ -265,6 +279,7 @@ class MemoryService:
                 mode=mode or str(self.config.get("memory.search.mode")),
                 filters=filters,
                 settings=self.settings,
+                cache=self.vectors,
             )
         )
 
@@ -281,6 +296,7 @@ class MemoryService:
                 mode=mode or str(self.config.get("memory.search.mode")),
                 filters=Filters(),
                 settings=self.settings,
+                cache=self.vectors,
             )
         )
 
@@ -296,7 +312,9 @@ class MemoryService:
             self.writes_since_optimize = 0
             return self.store.stats()
 
-        return self._guarded(run)
+        stats = self._guarded(run)
+        self._refresh_vectors()
+        return stats
 
     def stats(self) -> MemoryStats:
         """Files, chunks, drift, fragments and model status."""
