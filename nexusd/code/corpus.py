@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from nexusd.code.lexical import Bm25, TermArray, add_arrays, decode, encode
+from nexusd.code.messages import MessageIndex
 from nexusd.code.tokens import path_tokens, token_counts
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
 
@@ -60,6 +61,7 @@ def slim_unit(u: CodeUnit) -> CodeUnit:
     return CodeUnit(
         u.path, u.kind, u.name, u.qualname, u.start, u.end, u.signature, u.doc,
         tuple(map(intern, u.defines)), tuple(map(intern, u.uses)), u.imports, u.bases,
+        u.messages,
     )  # fmt: skip
 
 
@@ -173,6 +175,15 @@ class Corpus:
         for e, entry in enumerate(self.entries):
             self.defs.setdefault(entry.unit.name, []).append(e)
             self.defs_lower.setdefault(entry.unit.name.lower(), []).append(e)
+        # Who raises or logs each message: (file, entry), entry -1 for module-level code.
+        self.message_owners: list[tuple[int, int]] = []
+        owned: list[tuple[int, Sequence[str]]] = []
+        for i, parsed_file in enumerate(self.files):
+            for e, unit in [(-1, parsed_file.file_unit), *self._entries_of(i)]:
+                if unit.messages:
+                    owned.append((len(self.message_owners), unit.messages))
+                    self.message_owners.append((i, e))
+        self.messages = MessageIndex(owned)
         self.modules: dict[str, int] = {}
         for i, path in enumerate(self.paths):
             self.modules.setdefault(module_name(path), i)
@@ -185,6 +196,9 @@ class Corpus:
         for i, targets in enumerate(self.imports):
             for j in targets:
                 self.importers[j].add(i)
+
+    def _entries_of(self, f: int) -> list[tuple[int, CodeUnit]]:
+        return [(e, self.entries[e].unit) for e in self.file_entries[f]]
 
     def tested_by(self, test: int) -> list[tuple[int, float]]:
         """The source files a test exercises, with shares: the one it is named for gets all."""

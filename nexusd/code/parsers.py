@@ -7,8 +7,11 @@ with its reason and no units, so `nexusd code status` can say why a file is not 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from nexusd.code.files import looks_binary, looks_minified
 from nexusd.code.lines import line_windows
+from nexusd.code.messages import messages
 from nexusd.code.units import CodeUnit, FileStatus, ParsedFile, module_name
 
 PYTHON = frozenset({".py", ".pyi", ".pyw"})
@@ -90,11 +93,24 @@ def parse_file(path: str, data: bytes, language: str) -> ParsedFile:
                 path, text, language, note=f"no {language} grammar installed; indexed as lines"
             )
         )
+    parsed = _with_messages(parsed)
     if note and not parsed.note:
-        from dataclasses import replace
-
         parsed = replace(parsed, note=note)
     return parsed
+
+
+def _with_messages(parsed: ParsedFile) -> ParsedFile:
+    """`parsed` with each unit's raised and logged messages, read from its own text."""
+    if parsed.language == "text":
+        return parsed
+    units = list(parsed.units)
+    changed = False
+    for i, unit in enumerate(units):
+        found = messages(unit.text)
+        if found:
+            units[i] = replace(unit, messages=found)
+            changed = True
+    return replace(parsed, units=tuple(units)) if changed else parsed
 
 
 def _python(path: str, text: str) -> ParsedFile:

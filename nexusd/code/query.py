@@ -65,6 +65,7 @@ class CodeQuery:
     frames: tuple[Frame, ...] = ()
     exceptions: tuple[str, ...] = ()
     messages: tuple[str, ...] = ()
+    text: str = ""  # the text mined (head and tail of a huge one), for quoted messages
 
     def is_empty(self) -> bool:
         """True when the text holds nothing to search code by."""
@@ -152,4 +153,5 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
         frames=tuple(frames),
         exceptions=tuple(exceptions),
         messages=tuple(dict.fromkeys(messages)),
+        text=f"{title}\n{text}" if title and title not in text else text,
     )

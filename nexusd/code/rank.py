@@ -16,7 +16,11 @@ import numpy as np
 
 from nexusd.code.corpus import Corpus
 from nexusd.code.lexical import Floats
+from nexusd.code.messages import word_count
 from nexusd.code.query import CodeQuery
+
+# A quoted message held by more files than this is a stock phrase, not evidence.
+MESSAGE_MAX_FILES = 2
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class Weights:
     path: float = 1.0
     path_words: float = 1.0
     frame: float = 2.0
+    message: float = 2.0  # the code raising or logging a message the request quotes
     graph: float = 0.3  # spread from the 20 best files to what they import and what imports them
     test_factor: float = 0.5  # a test file's score is multiplied by this
     test_spread: float = 0.3  # share of a test's score given to the code it tests
@@ -158,6 +163,25 @@ def _frame_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
     sig.add("frame", values, scale=2.0)
 
 
+def _message_signal(corpus: Corpus, query: CodeQuery, sig: _Signals, unit_scores: Floats) -> None:
+    """Files whose code raises or logs, word for word, a message the request quotes."""
+    values = np.zeros(sig.n)
+    best_unit = float(unit_scores.max()) if len(unit_scores) else 1.0
+    for piece, owners in corpus.messages.quoted(query.text).items():
+        held = [corpus.message_owners[o] for o in owners]
+        if len({f for f, _ in held}) > MESSAGE_MAX_FILES:
+            continue  # a stock phrase, not the line that printed this report's message
+        # Longer quotes are surer: eight words and more count fully.
+        score = min(word_count(piece), 8) / 8
+        shown = piece if len(piece) <= 60 else piece[:59] + "…"
+        for f, e in held:
+            values[f] = max(values[f], score)
+            sig.reasons[f].insert(0, f'raises or logs "{shown}"')
+            if e >= 0:
+                sig.unit_bonus[e] += score * max(best_unit, 1.0)
+    sig.add("message", values, scale=1.0)
+
+
 def _lexical(corpus: Corpus, query: CodeQuery, sig: _Signals) -> Floats:
     terms = dict(query.terms)
     sig.add("lexical_file", corpus.file_bm25.scores(terms))
@@ -177,6 +201,7 @@ def signals(corpus: Corpus, query: CodeQuery) -> tuple[_Signals, Floats]:
     _def_signal(corpus, query, sig)
     _path_signal(corpus, query, sig)
     _frame_signal(corpus, query, sig)
+    _message_signal(corpus, query, sig, unit_scores)
     return sig, unit_scores
 
 

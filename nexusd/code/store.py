@@ -20,7 +20,7 @@ from nexusd.lance import import_lancedb
 FILES = "code_files"
 UNITS = "code_units"
 _BATCH = 500
-_LIST_FIELDS = ("defines", "uses", "imports", "bases")
+_LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 
 
 def _schemas() -> tuple[Any, Any]:
@@ -239,4 +239,5 @@ def _unit(row: dict[str, Any]) -> CodeUnit:
         uses=tuple(map(sys.intern, row["uses"] or ())),
         imports=tuple(row["imports"] or ()),
         bases=tuple(row["bases"] or ()),
+        messages=tuple(row["messages"] or ()),
     )

@@ -36,6 +36,7 @@ class CodeUnit:
     uses: tuple[str, ...] = ()  # identifiers referenced in the body (distinct, in order)
     imports: tuple[str, ...] = ()  # modules imported here (`a.b.c`), relative ones resolved
     bases: tuple[str, ...] = ()  # base classes as written (`Basic`, `sympy.Expr`)
+    messages: tuple[str, ...] = ()  # fixed pieces of what it raises or logs (code/messages.py)
     text: str = ""  # the words a lexical search reads: identifiers, strings, comments
 
 

@@ -145,3 +145,33 @@ def test_an_outside_signal_counts_only_with_a_weight(corpus: Corpus) -> None:
     assert [h.path for h in rank(corpus, query, k=3, extra=extra)] == plain
     weighted = rank(corpus, query, k=3, weights=replace(Weights(), semantic=5.0), extra=extra)
     assert weighted[0].path == "app/templating.py"
+
+
+def _message_corpus(extra_holders: int = 0) -> Corpus:
+    from nexusd.code.parsers import parse_file
+
+    files = dict(FILES)
+    files["app/geometry.py"] = (
+        "def locate(point):\n    '''Where a point lies.'''\n    if point.imag:\n"
+        "        raise ValueError(\n            'Imaginary coordinates are not permitted.')\n"
+        "    return point\n\n\ndef area(shape):\n    return shape.width * shape.height\n"
+    )
+    for i in range(extra_holders):
+        files[f"app/copy_{i}.py"] = (
+            "def check(p):\n    raise ValueError('Imaginary coordinates are not permitted.')\n"
+        )
+    return Corpus(parse_file(path, text.encode(), "python") for path, text in files.items())
+
+
+def test_the_code_raising_a_quoted_message_ranks_first_and_says_so() -> None:
+    report = (
+        "Templates break with points\nWhen I render a template with a complex point I get\n\n"
+        "    ValueError: Imaginary coordinates are not   permitted.\n\nfrom render_template."
+    )
+    hits = rank(_message_corpus(), mine(report, title="Templates break with points"), k=3)
+    assert hits[0].path == "app/geometry.py"
+    assert hits[0].reasons[0] == 'raises or logs "Imaginary coordinates are not permitted."'
+    assert hits[0].units[0].qualname == "locate"  # the unit that raises it, not `area`
+    # The same message raised in many files is a stock phrase: it points nowhere.
+    stock = rank(_message_corpus(extra_holders=2), mine(report), k=10)
+    assert all("raises or logs" not in " ".join(h.reasons) for h in stock)

@@ -151,6 +151,25 @@ def test_a_reopened_index_ranks_exactly_as_the_one_that_built_it(code_repo: Path
     assert "text" not in rows[0] and any("parse_expr" in r["terms"].split() for r in rows)
 
 
+def test_raised_messages_are_stored_and_found_by_a_new_process(code_repo: Path) -> None:
+    write(
+        code_repo,
+        "pkg/config.py",
+        "def load(path):\n    if not path.exists():\n        raise FileNotFoundError(\n"
+        "            f'no configuration file at {path}; run setup first')\n",
+    )
+    git(code_repo, "add", "-A")
+    git(code_repo, "commit", "-qm", "config")
+    index_for(code_repo).update()
+    reopened = index_for(code_repo)
+    reopened.open()
+    report = "Startup fails:\nFileNotFoundError: no configuration file at /etc/x; run setup first"
+    top = reopened.search(report).hits[0]
+    assert top.path == "pkg/config.py"
+    assert top.reasons[0] == 'raises or logs "no configuration file at"'
+    assert top.units[0].qualname == "load"
+
+
 def test_an_index_stored_by_an_older_version_is_rebuilt(code_repo: Path) -> None:
     import lancedb
 

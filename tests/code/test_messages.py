@@ -1,0 +1,81 @@
+"""Messages code raises or logs, in every language, and the requests that quote them."""
+
+from __future__ import annotations
+
+import pytest
+
+from nexusd.code.messages import MessageIndex, messages, pieces
+
+PYTHON = """
+def locate(coords):
+    if any(c.is_imaginary for c in coords):
+        raise ValueError(
+            "Imaginary coordinates are not permitted.")  # a comment, "not a message" here
+    logger.warning(__("no number is assigned for %s: %s"), figtype, labelid,
+                   location=node)
+    warnings.warn(f"Dimension of {expr} is {dim}, but it should be {other}", stacklevel=2)
+    label = "this assignment is not a message at all"
+    raise TypeError("Expecting sequence of coordinates, not `{}`".format(type(coords)))
+"""
+
+
+def test_python_raises_warnings_and_logging_give_their_fixed_pieces() -> None:
+    assert messages(PYTHON) == (
+        "Imaginary coordinates are not permitted.",
+        "no number is assigned for",
+        ", but it should be",
+        "Expecting sequence of coordinates, not `",
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (
+            "throw new TypeError(`cannot read the config file ${path} twice`);",
+            "cannot read the config file",
+        ),
+        (
+            'return fmt.Errorf("failed to open the index at %q: %w", path, err)',
+            "failed to open the index at",
+        ),
+        (
+            'panic!("the lock file is held by another process {}", pid);',
+            "the lock file is held by another process",
+        ),
+        (
+            'throw new IllegalStateException("the queue was closed before the task ran");',
+            "the queue was closed before the task ran",
+        ),
+        (
+            "console.error('unable to reach the daemon socket at', sock)",
+            "unable to reach the daemon socket at",
+        ),
+    ],
+)
+def test_other_languages(source: str, expected: str) -> None:
+    assert messages(source) == (expected,)
+
+
+def test_short_pieces_plain_strings_and_unclosed_calls_give_nothing() -> None:
+    assert messages('raise KeyError("no such key")') == ()  # three words: a stock phrase
+    assert messages('x = "a plain string that nobody raises"') == ()
+    assert messages("raise ValueError(") == ()
+    assert messages("") == ()
+
+
+def test_pieces_split_on_every_kind_of_placeholder_and_escape() -> None:
+    found = pieces("cannot parse %(name)r: expected one of {choices} or\\nthen try again later")
+    assert found == ["then try again later"]  # `: expected one of` has three words
+    assert pieces("x" * 400) == []
+
+
+def test_the_index_finds_quoted_pieces_whatever_filled_the_placeholders() -> None:
+    index = MessageIndex(
+        [(0, ("no number is assigned for",)), (1, ("Imaginary coordinates are not permitted.",)),
+         (2, ("no number is assigned for",))]
+    )  # fmt: skip
+    report = "Since 3.3:\n\n    WARNING: no number  is assigned\nfor table: and also\nValueError"
+    assert index.quoted(report) == {"no number is assigned for": [0, 2]}
+    assert index.quoted("Imaginary coordinates are permitted.") == {}
+    assert len(index) == 2
