@@ -6,8 +6,9 @@ and words shaped like code (`snake_case`, `CamelCase`, `a.b.c`, `f(`) weigh more
 
 from __future__ import annotations
 
+import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from nexusd.code.tokens import IDENT, STOP, tokens
@@ -39,6 +40,7 @@ W_TRACE = 3.0
 # The title says in a line what the report is about. Raised from 2 to 4 on the 110 reports of
 # benchmarks/localization.py (Acc@1 0.600 -> 0.627, no repository lower); 3 to 6 is a plateau.
 W_TITLE = 4.0
+QTF_DAMPING = 0.2
 # A request pasted with a megabyte of log is mined by its head (what it is about) and its
 # tail (where a traceback ends); the middle costs seconds of regex work and adds noise.
 MAX_HEAD_CHARS = 16_000
@@ -106,7 +108,8 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
     frames = _frames(text)
     trace_text = "\n".join(f"{f.path} {f.function}" for f in frames)
     weights: dict[str, float] = defaultdict(float)
-    for word in set(tokens(text)):
+    counts = Counter(tokens(text))
+    for word in counts:
         weights[word] = max(weights[word], W_PROSE)
     for word in set(tokens("\n".join(spans))):
         weights[word] = max(weights[word], W_CODE)
@@ -114,6 +117,10 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
         weights[word] = max(weights[word], W_TITLE)
     for word in set(tokens(trace_text)):
         weights[word] = max(weights[word], W_TRACE)
+    for word, n in counts.items():
+        # A word the report keeps coming back to is what it is about (BM25's query-side
+        # term frequency, dampened: Acc@1 +0.01 on the 110 reports, flat from 0.15 to 0.25).
+        weights[word] *= 1.0 + QTF_DAMPING * math.log(n)
 
     idents: dict[str, float] = defaultdict(float)
     code_text = "\n".join(spans)

@@ -92,3 +92,9 @@ def test_a_huge_request_is_mined_by_its_head_and_its_tail() -> None:
     names = {name for name, _ in q.identifiers}
     assert {"parse_head", "parse_tail", "ValueError"} <= names
     assert "middle_name" not in names
+
+
+def test_a_word_the_report_repeats_weighs_more_but_not_in_proportion() -> None:
+    terms = dict(mine("the parser fails; parser output is wrong; parser again. lexer ok").terms)
+    assert terms["lexer"] == W_PROSE
+    assert W_PROSE < terms["parser"] < 3 * W_PROSE
