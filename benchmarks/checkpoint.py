@@ -6,8 +6,10 @@ For each repository size (1k, 10k, 50k files; `--quick`: 1k and 10k) a few files
 are changed before every sample; `git stash create` and `create_checkpoint` run
 interleaved (A B, then B A) on the same tree. Reports median, p99, max and the
 ratio of medians (goal ≤ 1.2), plus bytes added to .git/objects per checkpoint, and on the
-1k repository what the `nexusd checkpoint create` command costs beyond `nexusd --version`.
-The last line is one JSON object.
+1k repository (and 20k without --quick; `--cli-files`) what the `nexusd checkpoint create`
+command costs beyond `nexusd --version`, beside `git stash create`, run with bytecode as an
+installed copy has it; `--before DIR` measures another checkout's CLI interleaved with this
+one's. The last line is one JSON object.
 """
 
 from __future__ import annotations
@@ -140,23 +142,53 @@ def bench(root: Path, files: int, samples: int, limit: int) -> dict[str, float]:
     }
 
 
-def cli_cost(root: Path, samples: int) -> dict[str, float]:
-    """`nexusd checkpoint create` minus `nexusd --version` (start-up), vs the library call."""
-    cmd = [sys.executable, "-m", "nexusd"]
-    version: list[float] = []
-    create: list[float] = []
-    for n in range(samples):
-        change_a_few(root, 900 + n, 1000)
-        for argv, out in ((["--version"], version), (["checkpoint", "create"], create)):
-            t = time.perf_counter()
-            subprocess.run([*cmd, *argv], cwd=root, env=ENV, check=True, capture_output=True)
-            out.append(time.perf_counter() - t)
-    return {
-        "cli_version_ms_median": statistics.median(version) * 1000,
-        "cli_create_ms_median": statistics.median(create) * 1000,
-        "cli_create_minus_version_ms": (statistics.median(create) - statistics.median(version))
-        * 1000,
-    }
+def cli_env(code: Path, tmp: Path) -> dict[str, str]:
+    """The environment of a `nexusd` run from `code`, with bytecode as a pip install has it.
+
+    Without it (PYTHONDONTWRITEBYTECODE set, no __pycache__) every run compiles nexusd's
+    modules again: ~20 ms that no installed copy pays. The bytecode goes under `tmp`.
+    """
+    env = {**ENV, "PYTHONPATH": str(code)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / ("pyc-" + str(code).strip("/").replace("/", "_")))
+    return env
+
+
+def cli_cost(
+    root: Path, files: int, samples: int, codes: dict[str, Path], tmp: Path
+) -> dict[str, float]:
+    """`nexusd checkpoint create` minus `nexusd --version` (start-up), beside `git stash
+    create`, for each checkout in `codes` (label -> folder holding `nexusd/`), interleaved."""
+    envs = {label: cli_env(code, tmp) for label, code in codes.items()}
+    cmd = [sys.executable, "-P", "-m", "nexusd"]
+    times: dict[str, list[float]] = {"stash": []}
+    for label in codes:
+        times[f"{label} version"], times[f"{label} create"] = [], []
+
+    def run(argv: list[str], env: dict[str, str]) -> float:
+        t = time.perf_counter()
+        subprocess.run(argv, cwd=root, env=env, check=True, capture_output=True)
+        return time.perf_counter() - t
+
+    for n in range(-2, samples):  # two rounds of warm-up (they write the bytecode)
+        change_a_few(root, 900 + n, files)
+        order = list(codes.items()) if n % 2 else list(reversed(codes.items()))
+        took = {"stash": run(["git", "stash", "create"], ENV)}
+        for label, _code in order:
+            took[f"{label} version"] = run([*cmd, "--version"], envs[label])
+            took[f"{label} create"] = run([*cmd, "checkpoint", "create"], envs[label])
+        if n >= 0:
+            for key, value in took.items():
+                times[key].append(value)
+    med = {key: statistics.median(values) * 1000 for key, values in times.items()}
+    out: dict[str, float] = {"files": files, "samples": samples, "stash_ms": med["stash"]}
+    for label in codes:
+        beyond = med[f"{label} create"] - med[f"{label} version"]
+        out[f"{label}_version_ms"] = med[f"{label} version"]
+        out[f"{label}_create_ms"] = med[f"{label} create"]
+        out[f"{label}_beyond_version_ms"] = beyond
+        out[f"{label}_beyond_version_vs_stash"] = beyond / med["stash"]
+    return out
 
 
 def main() -> None:
@@ -168,19 +200,41 @@ def main() -> None:
         default=MAX_UNTRACKED_BYTES,
         help="checkpoint.max_untracked_file_bytes (0: no size check, one git call fewer)",
     )
+    parser.add_argument(
+        "--cli-files",
+        default=None,
+        help="repository sizes for the CLI figure, e.g. 1000,20000 (default: 1000; 1000,20000"
+        " without --quick)",
+    )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="another checkout (a folder holding nexusd/, e.g. from `git archive`): its CLI is"
+        " measured interleaved with this one's, as `before`",
+    )
     opts = parser.parse_args()
     sizes = [1000, 10_000] if opts.quick else [1000, 10_000, 50_000]
+    cli_sizes = [
+        int(n) for n in (opts.cli_files or ("1000" if opts.quick else "1000,20000")).split(",")
+    ]
+    codes = {"now": Path(__file__).resolve().parents[1]}
+    if opts.before is not None:
+        codes = {"before": opts.before.resolve(), **codes}
     # Small repositories are cheap to sample: more samples there steady a noisy shared machine.
     per_size = {1000: 21, 10_000: 9} if opts.quick else {1000: 31, 10_000: 15, 50_000: 9}
     rows = []
+    clis = []
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["GIT_CONFIG_GLOBAL"] = str(Path(tmp) / "gitconfig")
         ENV["GIT_CONFIG_GLOBAL"] = os.environ["GIT_CONFIG_GLOBAL"]
-        for files in sizes:
+        for files in sorted(set(sizes) | set(cli_sizes)):
             root = make_repo(Path(tmp), files)
-            rows.append(bench(root, files, per_size[files], opts.max_untracked_bytes))
-            if files == 1000:
-                cli = cli_cost(root, per_size[files])
+            if files in sizes:
+                rows.append(bench(root, files, per_size[files], opts.max_untracked_bytes))
+            if files in cli_sizes:
+                samples = per_size.get(files, 9)
+                clis.append(cli_cost(root, files, samples, codes, Path(tmp)))
     print(
         f"{'files':>7} {'ours med':>9} {'p99':>8} {'max':>8}"
         f" {'stash med':>10} {'ratio':>6} {'disk/cp':>9}"
@@ -192,13 +246,26 @@ def main() -> None:
             f" {r['ratio']:>6.2f} {r['disk_bytes_per_checkpoint']:>8.0f}B"
             f" ({r['object_bytes_per_checkpoint']:.0f}B in objects)"
         )
-    print(
-        f"CLI (1k): `nexusd --version` {cli['cli_version_ms_median']:.1f} ms,"
-        f" `nexusd checkpoint create` {cli['cli_create_ms_median']:.1f} ms:"
-        f" {cli['cli_create_minus_version_ms']:.1f} ms beyond start-up"
-        f" (library call {rows[0]['checkpoint_ms_median']:.1f} ms)"
-    )
-    metrics: dict[str, float] = {k: round(v, 1) for k, v in cli.items()}
+    library = {int(r["files"]): r["checkpoint_ms_median"] for r in rows}
+    metrics: dict[str, float] = {}
+    for cli in clis:
+        files = int(cli["files"])
+        lib = f", library call {library[files]:.1f} ms" if files in library else ""
+        print(
+            f"CLI ({files} files, {cli['samples']} samples):"
+            f" git stash create {cli['stash_ms']:.1f} ms{lib}"
+        )
+        for label in codes:
+            print(
+                f"  {label:>6}: `nexusd --version` {cli[f'{label}_version_ms']:.1f} ms,"
+                f" `nexusd checkpoint create` {cli[f'{label}_create_ms']:.1f} ms:"
+                f" {cli[f'{label}_beyond_version_ms']:.1f} ms beyond start-up"
+                f" ({cli[f'{label}_beyond_version_vs_stash']:.2f}x git stash create)"
+            )
+        tag = f"{files // 1000}k"
+        for key, value in cli.items():
+            if key not in ("files", "samples"):
+                metrics[f"cli_{key}_{tag}"] = round(value, 3 if key.endswith("stash") else 1)
     for r in rows:
         tag = f"{int(r['files']) // 1000}k"
         metrics[f"ratio_vs_stash_create_{tag}"] = round(r["ratio"], 3)

@@ -9,7 +9,6 @@ which case the caller runs the git command instead.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import zlib
@@ -18,6 +17,12 @@ from nexusd.atomic import new_file
 from nexusd.paths import RepoLayout
 
 _HEX40 = re.compile(r"[0-9a-f]{40}")
+
+try:
+    # CPython's own SHA-1: hashlib would load OpenSSL (~3 ms of every `checkpoint create`).
+    from _sha1 import sha1 as _sha1  # type: ignore[import-not-found]
+except ImportError:  # another interpreter: hashlib has it
+    from hashlib import sha1 as _sha1
 
 
 def _plain_sha1_files_repo(layout: RepoLayout) -> bool:
@@ -64,7 +69,7 @@ def write_commit(layout: RepoLayout, content: bytes) -> str | None:
     if not _plain_sha1_files_repo(layout):
         return None
     raw = b"commit " + str(len(content)).encode() + b"\0" + content
-    sha = hashlib.sha1(raw, usedforsecurity=False).hexdigest()
+    sha = str(_sha1(raw, usedforsecurity=False).hexdigest())
     folder = layout.git_common_dir / "objects" / sha[:2]
     target = folder / sha[2:]
     if target.exists():

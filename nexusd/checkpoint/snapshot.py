@@ -44,8 +44,9 @@ MAX_UNTRACKED_BYTES = 50 * 1024 * 1024
 
 # How often a snapshot is retried when files vanish under it (each retry leaves them out).
 VANISHED_ATTEMPTS = 25
-# git add's messages naming a file that disappeared between its directory walk and reading it.
-_VANISHED = re.compile(r"""unable to stat '([^']+)'|open\("([^"]+)"\): No such file""")
+# git add's messages naming a file that disappeared between its directory walk and reading it
+# (a pattern, not compiled here: only a failed snapshot needs it).
+_VANISHED = r"""unable to stat '([^']+)'|open\("([^"]+)"\): No such file"""
 
 # Files in a worktree's git dir that mean an operation is half done.
 IN_PROGRESS = (
@@ -186,7 +187,7 @@ def _add_all(layout: RepoLayout, env: dict[str, str], excluded: list[str]) -> No
 
 def _vanished_paths(layout: RepoLayout, message: str) -> list[str] | None:
     """The paths git could not stat or open because they are gone; None for other failures."""
-    named = _VANISHED.findall(message)
+    named = re.findall(_VANISHED, message)
     if not named:
         return None
     # One that is back already is simply read on the next attempt.
