@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import random
 import shutil
@@ -113,12 +114,20 @@ def write_config(repo: Path, port: int, *, cache: bool) -> None:
     (repo / ".nexus" / "config.yaml").write_text(text, encoding="utf-8")
 
 
-def socket_search(repo: Path, query: str) -> float:
-    from nexusd.memory.client import ask
+@functools.cache
+def socket_path(repo: Path) -> Path:
+    """The daemon's socket (find_repo runs git: once, not inside the timed call)."""
     from nexusd.paths import find_repo
 
+    return find_repo(repo).socket_path
+
+
+def socket_search(repo: Path, query: str) -> float:
+    from nexusd.memory.client import ask
+
+    path = socket_path(repo)
     started = time.perf_counter()
-    ask(find_repo(repo).socket_path, {"op": "search", "query": query, "k": 8})
+    ask(path, {"op": "search", "query": query, "k": 8})
     return time.perf_counter() - started
 
 

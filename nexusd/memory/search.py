@@ -16,7 +16,7 @@ from nexusd.memory.embedder import Embedder
 from nexusd.memory.filters import Filters
 from nexusd.memory.fusion import rerank_by_recency, rrf, score_fusion
 from nexusd.memory.store import MemoryStore
-from nexusd.memory.vector_cache import VectorCache, nearest
+from nexusd.memory.vector_cache import VectorCache, keyword, nearest
 
 MODES = ("hybrid", "vector", "keyword")
 SNIPPET_CHARS = 240
@@ -197,23 +197,24 @@ def run_searches(
     # LanceDB and torch both work outside the GIL: the keyword searches run while the
     # queries are embedded and the vector index is scanned.
     workers = max(1, min(len(asked), KEYWORD_WORKERS))
+    snap = cache.snapshot(store) if cache is not None and asked else None
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nexusd-keyword") as side:
-        keyword = {
-            i: side.submit(store.keyword_search, queries[i][0], depths[i], where)
+        matches = {
+            i: side.submit(keyword, store, snap, queries[i][0], depths[i], where)
             for i in (asked if want_keyword else [])
         }
         if want_vector and asked:
             assert embedder is not None
             vectors = embedder.encode_queries([queries[i][0] for i in asked])
             depth = max(depths[i] for i in asked)
-            found = nearest(store, cache, vectors, depth, filters)
+            found = nearest(store, snap, vectors, depth, filters)
             for i, hits in zip(asked, found, strict=True):
                 if len(hits) >= depths[i]:
                     cut[i].add("vector")
                 kept = [r for r in hits[: depths[i]] if filters.keep(r["path"])]
                 ranked[i]["vector"] = [(r["id"], 1.0 - float(r["_distance"])) for r in kept]
                 rows[i].update((r["id"], r) for r in kept)
-        for i, future in keyword.items():
+        for i, future in matches.items():
             hits = future.result()
             if len(hits) >= depths[i]:
                 cut[i].add("keyword")

@@ -309,13 +309,15 @@ class MemoryStore:
             hits.sort(key=lambda r: float(r["_distance"]))
         return found
 
-    def keyword_search(self, text: str, limit: int, where: str | None) -> list[dict[str, Any]]:
+    def keyword_search(
+        self, text: str, limit: int, where: str | None, columns: Sequence[str] = HIT_COLUMNS
+    ) -> list[dict[str, Any]]:
         """BM25 matches from the native full-text index (unindexed rows are scanned)."""
         try:
             query = self.table.search(text, query_type="fts", fts_columns="search_text")
             if where:
                 query = query.where(where, prefilter=True)
-            return list(query.select([*HIT_COLUMNS, "_score"]).limit(limit).to_list())
+            return list(query.select([*columns, "_score"]).limit(limit).to_list())
         except Exception as exc:
             raise self._wrap("keyword search", exc) from exc
 

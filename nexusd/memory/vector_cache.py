@@ -57,11 +57,22 @@ class Snapshot:
     category: Encoded
     date: Encoded
     path: Encoded
+    index: dict[str, int]  # id → row
 
     @property
     def rows(self) -> int:
         """Rows in the snapshot."""
         return int(self.matrix.shape[0])
+
+    def rows_for(self, ids: list[str]) -> list[dict[str, Any]] | None:
+        """The hit columns of these chunks, in this order; None when one is not here."""
+        import numpy as np
+
+        try:
+            at = np.fromiter((self.index[i] for i in ids), dtype=np.int64, count=len(ids))
+        except KeyError:
+            return None
+        return list(self.hits.take(at).to_pylist())
 
     def mask(self, filters: Filters) -> Any:
         """Rows the LanceDB prefilter of `filters` lets through."""
@@ -140,10 +151,11 @@ def read_snapshot(table: Any) -> Snapshot:
         version=version,
         matrix=matrix,
         searchable=searchable,
-        hits=data.select(HIT_COLUMNS),
+        hits=data.select(HIT_COLUMNS).combine_chunks(),  # take() on one chunk: 4x faster
         category=_encode(data.column("category")),
         date=_encode(data.column("date")),
         path=_encode(data.column("path")),
+        index={str(i): n for n, i in enumerate(data.column("id").to_pylist())},
     )
 
 
@@ -205,15 +217,26 @@ class VectorCache:
 
 
 def nearest(
-    store: MemoryStore,
-    cache: VectorCache | None,
-    vectors: Any,
-    limit: int,
-    filters: Filters,
+    store: MemoryStore, snap: Snapshot | None, vectors: Any, limit: int, filters: Filters
 ) -> list[list[dict[str, Any]]]:
-    """Per query vector, the nearest rows that pass `filters`: from the cache's snapshot
-    when it has one, else from LanceDB."""
-    snap = None if cache is None else cache.snapshot(store)
+    """Per query vector, the nearest rows that pass `filters`: from the snapshot when there
+    is one, else from LanceDB."""
     if snap is not None:
         return snap.nearest(vectors, limit, filters)
     return store.vector_search_many([list(map(float, v)) for v in vectors], limit, filters.where())
+
+
+def keyword(
+    store: MemoryStore, snap: Snapshot | None, text: str, limit: int, where: str | None
+) -> list[dict[str, Any]]:
+    """LanceDB's full-text matches; with a snapshot, only ids and scores are read from the
+    table (2 ms of ~8 on 10k chunks) and the hit columns come from memory."""
+    if snap is not None:
+        found = store.keyword_search(text, limit, where, columns=("id",))
+        rows = snap.rows_for([str(hit["id"]) for hit in found])
+        if rows is not None:
+            for row, hit in zip(rows, found, strict=True):
+                row["_score"] = hit["_score"]
+            return rows
+        # A row newer than the snapshot (written during this search): read it all.
+    return store.keyword_search(text, limit, where)

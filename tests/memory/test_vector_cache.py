@@ -14,7 +14,7 @@ from nexusd.memory.embedder import Embedder
 from nexusd.memory.filters import Filters
 from nexusd.memory.search import SearchSettings, run_searches
 from nexusd.memory.store import MemoryStore
-from nexusd.memory.vector_cache import VectorCache, nearest
+from nexusd.memory.vector_cache import VectorCache, keyword, nearest
 
 pytestmark = pytest.mark.model
 
@@ -106,7 +106,7 @@ def test_in_memory_hits_equal_lancedb_hits_under_every_filter(
     for filters in FILTERS:
         for limit in (5, 100, 1000):
             lance = nearest(store, None, vectors, limit, filters)
-            held = nearest(store, cache, vectors, limit, filters)
+            held = nearest(store, cache.snapshot(store), vectors, limit, filters)
             for want, got in zip(lance, held, strict=True):
                 assert [r["id"] for r in got] == [r["id"] for r in want], (filters, limit)
                 for a, b in zip(want, got, strict=True):
@@ -125,7 +125,7 @@ def test_searches_rank_the_same_with_and_without_the_cache(
     settings = SearchSettings(fusion=fusion, recency_half_life_days=30.0)
     queries = [(q, 8) for q in QUERIES]
     cache = VectorCache()
-    for mode in ("hybrid", "vector"):
+    for mode in ("hybrid", "vector", "keyword"):
         for filters in FILTERS:
             args: dict[str, Any] = {"mode": mode, "filters": filters, "settings": settings}
             args["today"] = date(2026, 3, 1)
@@ -149,10 +149,10 @@ def test_a_write_is_seen_by_the_next_search(store: MemoryStore, embedder: Embedd
     row.update(id="penguin", body=text, search_text=text, model=embedder.tag)
     row["vector"] = embedder.encode([text])[0].tolist()
     store.upsert([row])
-    assert nearest(store, cache, query, 1, Filters())[0][0]["id"] == "penguin"
+    assert nearest(store, cache.snapshot(store), query, 1, Filters())[0][0]["id"] == "penguin"
     assert cache.snapshot(store) is not first
     store.delete_ids(["penguin"])
-    assert nearest(store, cache, query, 1, Filters())[0][0]["id"] != "penguin"
+    assert nearest(store, cache.snapshot(store), query, 1, Filters())[0][0]["id"] != "penguin"
     # After a write, refresh() reads the new version before any search asks for it.
     before = cache.snapshot(store)
     store.upsert([row])
@@ -164,11 +164,26 @@ def test_a_write_is_seen_by_the_next_search(store: MemoryStore, embedder: Embedd
 def test_tables_past_the_limit_are_searched_by_lancedb(
     store: MemoryStore, embedder: Embedder
 ) -> None:
-    vectors = embedder.encode_queries(["faster CI"])
+    args: dict[str, Any] = {"mode": "hybrid", "filters": Filters(), "settings": SearchSettings()}
+    (lance,) = run_searches(store, embedder, [("faster CI", 5)], **args)
     for cache in (VectorCache(max_rows=100), VectorCache(max_rows=0)):
         assert cache.snapshot(store) is None
-        assert nearest(store, cache, vectors, 5, Filters()) == nearest(
-            store, None, vectors, 5, Filters()
-        )
+        (found,) = run_searches(store, embedder, [("faster CI", 5)], cache=cache, **args)
+        assert found.hits == lance.hits
         cache.refresh(store)  # nothing held: nothing read
         assert cache.snapshot(store) is None
+
+
+def test_keyword_hits_read_from_memory_equal_lancedb_rows(
+    store: MemoryStore, embedder: Embedder
+) -> None:
+    snap = VectorCache().snapshot(store)
+    where = Filters(hidden_categories=("security",)).where()
+    for text in QUERIES:
+        assert keyword(store, snap, text, 50, where) == store.keyword_search(text, 50, where)
+    # A chunk written after the snapshot was read: its row comes from the table.
+    row = copy.deepcopy(chunk_rows(embedder, 1, 9)[0])
+    row.update(id="fresh", body="zeppelin hangar", search_text="zeppelin hangar")
+    store.upsert([row])
+    hits = keyword(store, snap, "zeppelin", 5, None)
+    assert [h["id"] for h in hits] == ["fresh"] and hits[0]["body"] == "zeppelin hangar"
