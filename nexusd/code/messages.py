@@ -36,8 +36,9 @@ MAX_SCAN = 600  # characters after a trigger searched for its call's arguments
 MAX_LITERAL = 300
 
 
-def _call_span(text: str, start: int) -> tuple[int, int] | None:
-    """The argument text of the call beginning at `start` (up to its closing parenthesis)."""
+def _call_span(text: str, start: int) -> tuple[int, int, bool] | None:
+    """The argument text of the call beginning at `start` (up to its closing parenthesis,
+    else MAX_SCAN characters), and whether it closed."""
     limit = min(len(text), start + MAX_SCAN)
     open_at = text.find("(", start, limit)
     if open_at < 0 or "\n" in text[start:open_at] or open_at - start > 80:
@@ -59,9 +60,9 @@ def _call_span(text: str, start: int) -> tuple[int, int] | None:
         elif c == ")":
             depth -= 1
             if depth == 0:
-                return open_at + 1, i
+                return open_at + 1, i, True
         i += 1
-    return open_at + 1, limit
+    return open_at + 1, limit, False
 
 
 def _literals(args: str) -> Iterable[str]:
@@ -98,11 +99,27 @@ def pieces(literal: str) -> list[str]:
 def messages(text: str) -> tuple[str, ...]:
     """The fixed pieces of the messages a unit's text raises, throws, warns or logs."""
     found: dict[str, None] = {}
+    # Each trigger inside arguments already read (`raise ValueError(`, `error(error(`) was
+    # read with them: reading it again made nested calls cost MAX_SCAN characters each (a
+    # minute for a megabyte of `error(`). A call that never closes (a stray quote in a
+    # docstring) is trusted no further than its first line, until such calls have cost about
+    # the text's length: past that each is skipped whole, so the scan stays linear.
+    read_to = 0
+    unclosed_left = len(text) // MAX_SCAN + 16
     for m in _TRIGGER.finditer(text):
+        if m.start() < read_to:
+            continue
         span = _call_span(text, m.end())
         if span is None:
             continue
-        for literal in _literals(text[span[0] : span[1]]):
+        start, end, closed = span
+        if closed or unclosed_left <= 0:
+            read_to = end
+        else:
+            unclosed_left -= 1
+            line_end = text.find("\n", start)
+            read_to = len(text) if line_end < 0 else line_end
+        for literal in _literals(text[start:end]):
             for piece in pieces(literal):
                 found.setdefault(piece, None)
     return tuple(found)
