@@ -100,7 +100,7 @@ def _frames(text: str) -> list[Frame]:
 
 
 def mine(text: str, *, title: str = "") -> CodeQuery:
-    """The code query of a request's text (goal, blockers, outcome); `title` counts double."""
+    """The code query of a request's text (goal, blockers, outcome); `title` weighs W_TITLE."""
     if len(text) > MAX_HEAD_CHARS + MAX_TAIL_CHARS:
         text = f"{text[:MAX_HEAD_CHARS]}\n{text[-MAX_TAIL_CHARS:]}"
     title = title[:MAX_TAIL_CHARS]
@@ -146,7 +146,7 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
             idents[frame.function] = max(idents[frame.function], W_TRACE)
     for word in set(IDENT.findall(title)):
         if word in idents:
-            # The title says what the report is about: a name in it counts double.
+            # The title says what the report is about: a name in it weighs W_TITLE times more.
             idents[word] *= W_TITLE
     exceptions = list(dict.fromkeys(_EXC.findall(text)))
     paths = list(dict.fromkeys(m.group(1) for m in _PATH.finditer(text)))
