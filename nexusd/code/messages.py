@@ -30,6 +30,10 @@ _TRIGGER = re.compile(
 _HOLE = re.compile(
     r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%]|\{[^{}]*\}|\$\{[^{}]*\}|\\[nrt\\'\"]"
 )
+# What may stand between a trigger and its call's parenthesis: nothing (`error(`), or the
+# name of what is raised or thrown (`raise ValueError(`, `throw new Error(`,
+# `throw std::runtime_error(`). Anything else (`if error: print(`) is another call.
+_GAP = re.compile(r"[ \t]*(?:new[ \t]+)?(?:[\w.!]+(?:::[\w.!]+)*[ \t]*)?")
 _QUOTES = "\"'`"
 MIN_WORDS = 4  # shorter pieces ("has no attribute") are said by too many lines
 MAX_SCAN = 600  # characters after a trigger searched for its call's arguments
@@ -41,7 +45,7 @@ def _call_span(text: str, start: int) -> tuple[int, int, bool] | None:
     else MAX_SCAN characters), and whether it closed."""
     limit = min(len(text), start + MAX_SCAN)
     open_at = text.find("(", start, limit)
-    if open_at < 0 or "\n" in text[start:open_at] or open_at - start > 80:
+    if open_at < 0 or open_at - start > 80 or not _GAP.fullmatch(text, start, open_at):
         return None
     depth = 0
     i = open_at

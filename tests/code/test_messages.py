@@ -98,3 +98,15 @@ def test_nested_and_unclosed_calls_cost_a_pass_not_a_pass_per_trigger() -> None:
     )
     stray = "Raises: ValueError (if it isn't)\nraise ValueError('bad value for the knob here')"
     assert messages(stray) == ("bad value for the knob here",)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'if error: print("this is just a normal status line")',
+        'for warning in items: render("the quick brown fox jumps")',
+        'raise_count = 2; log_line("a line that is not an error at all")',
+    ],
+)
+def test_a_trigger_word_used_as_a_name_does_not_claim_the_next_call(source: str) -> None:
+    assert messages(source) == ()
