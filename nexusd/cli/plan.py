@@ -88,7 +88,7 @@ def plan(
         # Nothing is written there, not even a refusal: the folder is not this repository's.
         raise outside
     # planner.timeout_ms counts from the command's start: imports and the code index too.
-    start = AnswerStart.process()
+    start = AnswerStart.command()
     config = load_config(layout.root)
     services = foreground_services(layout, config, memory)
     ctx = click.get_current_context()

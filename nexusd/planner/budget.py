@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -48,6 +49,16 @@ class AnswerStart:
     def process(cls) -> AnswerStart:
         """An answer that started with this process (a CLI command)."""
         return cls(time.monotonic() - process_age(), "the command started")
+
+    @classmethod
+    def command(cls) -> AnswerStart:
+        """The start of a CLI command: its process's when the process was started to run
+        nexusd, else now (a command run inside a test runner or another program, whose
+        earlier life is not this answer's)."""
+        launched = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
+        if launched.name == "nexusd" or launched.parts[-2:] == ("nexusd", "__main__.py"):
+            return cls.process()
+        return cls.now("the command started")
 
     def elapsed(self) -> float:
         """Seconds since the start."""

@@ -8,6 +8,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+import pytest
 
 from nexusd.planner.budget import (
     MIN_CALL_S,
@@ -71,3 +74,22 @@ def test_a_process_knows_when_it_started() -> None:
     assert 0.3 <= float(age) < 60.0
     assert 0.3 <= float(elapsed) < 60.0
     assert origin.strip() == "the command started"
+
+
+@pytest.mark.parametrize(("script", "counts_the_process"), [("nexusd", True), ("runner", False)])
+def test_a_command_counts_its_process_only_when_launched_to_run_nexusd(
+    tmp_path: Path, script: str, counts_the_process: bool
+) -> None:
+    """A process started as `nexusd` was started for the answer; a test runner or another
+    program that runs the command inside itself was not, and its earlier life is not counted."""
+    path = tmp_path / script
+    path.write_text(
+        "import time\ntime.sleep(0.5)\n"
+        "from nexusd.planner.budget import AnswerStart\n"
+        "start = AnswerStart.command()\nprint(start.elapsed(), start.origin)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, check=True
+    ).stdout.split(maxsplit=1)
+    assert (float(out[0]) >= 0.5) is counts_the_process
+    assert out[1].strip() == "the command started"
