@@ -161,8 +161,8 @@ def relevant_code_section(hits: tuple[FileHit, ...]) -> Section | None:
     if not hits:
         return None
     lines = [
-        "Ranked by the code index (names the request uses that the code defines, paths and "
-        "stack frames it quotes, shared rare words, imports); most likely first."
+        "Ranked by the code index (names the request uses that the code defines, paths, "
+        "stack frames and messages it quotes, shared rare words, imports); most likely first."
     ]
     for number, hit in enumerate(hits, start=1):
         line = hit.units[0].start if hit.units else 1
