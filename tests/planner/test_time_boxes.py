@@ -110,6 +110,18 @@ def _config(name: str, url: str, timeout_ms: int = 3000) -> dict[str, object]:
     }
 
 
+def _request_beside_code(repo: Path) -> Path:
+    """A request in a repository with code: the librarian's rerank (routed to the same
+    provider) runs too, and shares the plan's time box with the architect."""
+    (repo / "src" / "app").mkdir(parents=True)
+    (repo / "src" / "app" / "login.py").write_text("def login(user):\n    return user\n")
+    folder = repo / ".scratchpad_logs"
+    folder.mkdir()
+    request = folder / "2026-01-02T03_04_05_plan_request.md"
+    request.write_text(REQUEST, encoding="utf-8")
+    return request
+
+
 @pytest.mark.parametrize(
     ("behaviour", "why"),
     [
@@ -122,14 +134,7 @@ def _config(name: str, url: str, timeout_ms: int = 3000) -> dict[str, object]:
 def test_a_plan_with_a_misbehaving_provider_answers_within_the_time_box(
     repo: Path, behaviour: str, why: str
 ) -> None:
-    # Code in the repository: the librarian's rerank (routed to the same provider) runs too,
-    # and shares the plan's time box with the architect.
-    (repo / "src" / "app").mkdir(parents=True)
-    (repo / "src" / "app" / "login.py").write_text("def login(user):\n    return user\n")
-    folder = repo / ".scratchpad_logs"
-    folder.mkdir()
-    request = folder / "2026-01-02T03_04_05_plan_request.md"
-    request.write_text(REQUEST, encoding="utf-8")
+    request = _request_beside_code(repo)
     replies = {
         "down": [],
         "stalled": [Reply(hang_s=60, body=chat_payload("late"))],
@@ -154,12 +159,7 @@ def test_a_plan_with_a_misbehaving_provider_answers_within_the_time_box(
 def test_a_plan_whose_budget_was_spent_before_the_model_does_not_ask_it(repo: Path) -> None:
     # planner.timeout_ms counts from the answer's start: an answer that started long ago
     # (a slow start-up, slow checks) has nothing left for the model, so it is not asked.
-    (repo / "src" / "app").mkdir(parents=True)
-    (repo / "src" / "app" / "login.py").write_text("def login(user):\n    return user\n")
-    folder = repo / ".scratchpad_logs"
-    folder.mkdir()
-    request = folder / "2026-01-02T03_04_05_plan_request.md"
-    request.write_text(REQUEST, encoding="utf-8")
+    request = _request_beside_code(repo)
     with Loopback([Reply(body=chat_payload("lorem ipsum"))]) as server:
         config = config_from_mapping(_config("api-spent", f"{server.url}/v1", timeout_ms=5000))
         start = AnswerStart(time.monotonic() - 30.0, "the command started")
