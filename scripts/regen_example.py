@@ -46,9 +46,9 @@ def example_text() -> str:
         time_box="2 hours",
         artifacts=[
             "nexusd/planner/pipeline.py",
-            "nexusd/planner/librarian.py",
-            "nexusd/planner/gitfacts.py",
-            "nexusd/planner/catalog.py",
+            "nexusd/context/librarian.py",
+            "nexusd/context/gitfacts.py",
+            "nexusd/context/catalog.py",
             "tests/planner/test_pipeline.py",
         ],
         questions=Questions(

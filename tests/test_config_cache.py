@@ -120,7 +120,7 @@ def test_a_planner_plugin_removed_since_the_cache_is_noticed(
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fakeplug\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text(
-        "[nexusd.planners]\nfakeplug = nexusd.planner.providers.offline:OfflineProvider\n"
+        "[nexusd.planners]\nfakeplug = nexusd.models.offline:OfflineProvider\n"
     )
     layout = find_repo(repo)
     _config(repo, "planner:\n  provider: fakeplug\n")

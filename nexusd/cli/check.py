@@ -30,7 +30,7 @@ def check(
     Exit status 1 when any check did not pass. `nexusd doctor` tells which
     isolation (docker, bwrap, subprocess) is used and why.
     """
-    from nexusd.sandbox.critic import reflect
+    from nexusd.sandbox.reflection import reflect
     from nexusd.sandbox.runner import attach_results, overall_status, run_checks
 
     layout, config = open_repo(repo)

@@ -63,10 +63,10 @@ def plan(
         refused_response,
     )
     from nexusd.daemon.claims import request_key
-    from nexusd.planner.budget import AnswerStart
+    from nexusd.models.budget import AnswerStart
     from nexusd.planner.pipeline import build_response
-    from nexusd.planner.readonly import read_only
     from nexusd.protocol.render import render_response
+    from nexusd.readonly import read_only
 
     if not is_request_file(file):
         raise ProtocolError(
@@ -154,7 +154,7 @@ def _code_index(layout: RepoLayout, config: Config) -> Any:
     """The code index brought up to date here, a bar on stderr while a first build parses."""
     if not config.get("code.enabled"):
         return None
-    from nexusd.planner.code_context import local_index
+    from nexusd.context.code import local_index
 
     # A first build (or a checkout) takes seconds; a few edited files are not worth a line.
     progress = ProgressBar("no daemon running: indexing the code", min_total=50)

@@ -38,7 +38,7 @@ def solve(
     .nexus/config.yaml. A solution is saved to memory (problem, errors met,
     final code, attempts) and printed. Exit code 1 when no attempt passed.
     """
-    from nexusd.planner.solve import solve as run_solve
+    from nexusd.solve.loop import solve as run_solve
 
     layout, config = open_repo(repo)
     result = run_solve(

@@ -14,7 +14,7 @@ from nexusd.cli._common import echo_json, open_repo, repo_option
 @repo_option
 def stats(as_json: bool, repo: Path | None) -> None:
     """Summarize <git-dir>/nexus/logs/telemetry.jsonl: per planner and per phase."""
-    from nexusd.planner.telemetry import read_events, summarize, telemetry_file
+    from nexusd.models.telemetry import read_events, summarize, telemetry_file
 
     layout, _ = open_repo(repo)
     events, bad = read_events(layout)

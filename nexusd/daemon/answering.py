@@ -26,8 +26,8 @@ from nexusd.atomic import atomic_write_text
 from nexusd.config import Config
 from nexusd.daemon.claims import request_claim, request_key
 from nexusd.errors import ProtocolError
+from nexusd.models.budget import AnswerStart
 from nexusd.paths import RepoLayout
-from nexusd.planner.budget import AnswerStart
 from nexusd.planner.grounding import Services
 from nexusd.planner.pipeline import RESPONSE_MODE, Outcome, OutcomeStatus, answer_request
 from nexusd.planner.rejection import error_response

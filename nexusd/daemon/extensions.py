@@ -157,7 +157,7 @@ class Extensions:
     def _on_commit(self, layout: RepoLayout, config: Config, event: inbox.InboxEvent) -> None:
         """post-commit: checkpoint, the `when: commit` checks on it, a daily-note line."""
         from nexusd.memory.writes import add_memory
-        from nexusd.planner.critic import run_critic
+        from nexusd.sandbox.request_checks import run_critic
 
         if self.code is not None:
             self.code.kick(event.hook)  # first: the checkpoint or the checks may raise

@@ -37,7 +37,7 @@ def pipeline_answer(layout: RepoLayout, config: Config, services: Any = None) ->
         # The pipeline behind the per-request claim and the link check `nexusd plan` uses too.
         module = importlib.import_module("nexusd.daemon.answering")
         answer_claimed = module.answer_claimed
-        answer_start = importlib.import_module("nexusd.planner.budget").AnswerStart
+        answer_start = importlib.import_module("nexusd.models.budget").AnswerStart
     except (ImportError, AttributeError) as exc:
         raise DaemonError(
             f"the planner pipeline cannot be loaded: {exc}",

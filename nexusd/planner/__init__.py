@@ -1,3 +1,3 @@
-"""The planning pipeline: librarian (context), architect (plan), critic (checks)."""
+"""The planner: one request answered, from the librarian's bundle to the written response."""
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from nexusd.planner.goaltext import goal_title
-from nexusd.planner.librarian import BlockerFacts, ContextBundle
+from nexusd.context.goaltext import goal_title
+from nexusd.context.librarian import BlockerFacts, ContextBundle
 
 # What an action does, so plans (and tests) can reason about steps, not their wording.
 Step = Literal[

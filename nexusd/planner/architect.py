@@ -5,15 +5,15 @@ Deterministic: the same bundle gives the same text. No network, no model.
 
 from __future__ import annotations
 
+from nexusd.context.artifacts import Hit, find_mentions
+from nexusd.context.catalog import Match, match_practices
+from nexusd.context.goaltext import goal_summary, goal_title
+from nexusd.context.intent import Kind
+from nexusd.context.keywords import keywords
+from nexusd.context.librarian import ContextBundle
+from nexusd.context.toolsfile import Tool
 from nexusd.planner.actions import Action, check_commands, code, render_actions, short
-from nexusd.planner.artifacts import Hit, find_mentions
-from nexusd.planner.catalog import Match, match_practices
-from nexusd.planner.goaltext import goal_summary, goal_title
-from nexusd.planner.intent import Kind
-from nexusd.planner.keywords import keywords
-from nexusd.planner.librarian import ContextBundle
 from nexusd.planner.sequence import plan_actions
-from nexusd.planner.toolsfile import Tool
 from nexusd.protocol.models import STANDARD_SECTIONS, Section
 
 PLANNER_NAME = "offline"

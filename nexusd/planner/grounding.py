@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from nexusd.config import Config
+from nexusd.context.code import CodeFindings, code_phase, memory_named
+from nexusd.context.recall import recall_for
 from nexusd.memory.chunking import HEADING_SEP
 from nexusd.paths import RepoLayout
-from nexusd.planner.code_context import CodeFindings, code_phase, memory_named
-from nexusd.planner.critic import CriticReport, has_request_checks, run_critic
-from nexusd.planner.readonly import is_read_only
-from nexusd.planner.recall import recall_for
 from nexusd.protocol.models import PlanRequest, Section
+from nexusd.readonly import is_read_only
+from nexusd.sandbox.request_checks import CriticReport, has_request_checks, run_critic
 
 log = logging.getLogger("nexusd.grounding")
 

@@ -17,16 +17,17 @@ from typing import Any
 
 from nexusd.config import Config
 from nexusd.errors import NexusError
+from nexusd.models.answers import parse_json_answer
+from nexusd.models.budget import current_budget
+from nexusd.models.prompts import ContextItem, build_prompt
+from nexusd.models.registry import Message
+from nexusd.models.reliability import BREAKERS, BreakerBoard
+from nexusd.models.routed import RoutedModel
+from nexusd.models.routing import limits, resolve_route
+from nexusd.models.telemetry import Usage, record
 from nexusd.paths import RepoLayout
 from nexusd.planner import llm_schema as schema
-from nexusd.planner.budget import current_budget
 from nexusd.planner.llm_render import FIELD_LABEL, FIELD_SECTION, answer_bodies
-from nexusd.planner.prompting import ContextItem, build_prompt
-from nexusd.planner.providers import Message
-from nexusd.planner.reliability import BREAKERS, BreakerBoard
-from nexusd.planner.routed import RoutedModel
-from nexusd.planner.routing import limits, resolve_route
-from nexusd.planner.telemetry import Usage, record
 from nexusd.protocol.models import STANDARD_SECTIONS, PlanRequest, Section
 
 SYSTEM = (
@@ -181,7 +182,7 @@ def plan_with_llm(
     if text is None:
         why = "unusable" if session.echoed else "slow" if session.slow else "down"
         return fallback(reason, session.usage, route.planner_name, why)
-    answer, errors = schema.parse_json_answer(text)
+    answer, errors = parse_json_answer(text)
     parts, field_errs = _valid_parts(answer, titles, standard, request, max_actions)
     errors = errors or field_errs
     notes: list[str] = []
@@ -196,7 +197,7 @@ def plan_with_llm(
         if fixed is None:
             notes.append(f"the repair round failed ({reason})")
         else:
-            again, _ = schema.parse_json_answer(fixed)
+            again, _ = parse_json_answer(fixed)
             parts.update(_valid_parts(again, titles, standard, request, max_actions)[0])
     if standard:
         bodies = answer_bodies(parts, {})

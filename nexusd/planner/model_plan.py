@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from nexusd.config import Config
+from nexusd.context.code import code_snippets
+from nexusd.context.librarian import ContextBundle
+from nexusd.models.routing import resolve_route
 from nexusd.paths import RepoLayout
 from nexusd.planner.architect import PLANNER_NAME
-from nexusd.planner.code_context import code_snippets
-from nexusd.planner.critic import CriticReport
-from nexusd.planner.librarian import ContextBundle
-from nexusd.planner.routing import resolve_route
 from nexusd.protocol.models import PlanRequest, Section
+from nexusd.sandbox.request_checks import CriticReport
 
 Usage = tuple[tuple[str, str | int | float], ...]
 
@@ -26,7 +26,7 @@ def context_items(
     bundle: ContextBundle, sections: Sequence[Section], critic: CriticReport
 ) -> list[Any]:
     """The bundle as ranked prompt items: request, failures, facts, then the offline plan."""
-    from nexusd.planner.prompting import ContextItem
+    from nexusd.models.prompts import ContextItem
 
     items = [ContextItem("request", "Request", _request_text(bundle.request), 100.0)]
     for i, text in enumerate(critic.reflections):

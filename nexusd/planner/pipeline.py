@@ -18,13 +18,14 @@ from typing import Literal
 
 from nexusd.atomic import atomic_write_text
 from nexusd.config import Config
+from nexusd.context.catalog import load_catalog, match_practices
+from nexusd.context.code import relevant_code_section
+from nexusd.context.librarian import ContextBundle, gather
 from nexusd.errors import NexusError, ProtocolError
+from nexusd.models.budget import AnswerStart, model_budget
+from nexusd.models.telemetry import record
 from nexusd.paths import RepoLayout
 from nexusd.planner.architect import PLANNER_NAME, standard_sections, title_for
-from nexusd.planner.budget import AnswerStart, model_budget
-from nexusd.planner.catalog import load_catalog, match_practices
-from nexusd.planner.code_context import relevant_code_section
-from nexusd.planner.critic import checks_section
 from nexusd.planner.grounding import (
     Services,
     checkpoint_section,
@@ -32,7 +33,6 @@ from nexusd.planner.grounding import (
     grounding,
     with_lessons_first,
 )
-from nexusd.planner.librarian import ContextBundle, gather
 from nexusd.planner.model_plan import model_phase
 from nexusd.planner.rejection import error_response, setup_error_response
 from nexusd.planner.request_read import (
@@ -42,7 +42,6 @@ from nexusd.planner.request_read import (
     read_request,
 )
 from nexusd.planner.requested import requested_sections
-from nexusd.planner.telemetry import record
 from nexusd.protocol.models import (
     STANDARD_SECTIONS,
     PlanRequest,
@@ -53,6 +52,7 @@ from nexusd.protocol.models import (
 from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.reading import response_meta
 from nexusd.protocol.render import render_response
+from nexusd.sandbox.request_checks import checks_section
 
 log = logging.getLogger(__name__)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from nexusd.context.librarian import ContextBundle
 from nexusd.planner.actions import Action, check_commands, goal_line, short
 from nexusd.planner.architect import (
     OFFLINE_NOTE,
@@ -15,7 +16,6 @@ from nexusd.planner.architect import (
     plan_section,
     tool_calls,
 )
-from nexusd.planner.librarian import ContextBundle
 from nexusd.planner.sequence import plan_actions
 from nexusd.protocol.models import Section
 

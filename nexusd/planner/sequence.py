@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nexusd.context.artifacts import ArtifactFact
+from nexusd.context.intent import Kind
+from nexusd.context.librarian import ContextBundle
 from nexusd.planner.actions import (
     Action,
     Step,
@@ -25,9 +28,6 @@ from nexusd.planner.actions import (
     review_action,
     short,
 )
-from nexusd.planner.artifacts import ArtifactFact
-from nexusd.planner.intent import Kind
-from nexusd.planner.librarian import ContextBundle
 
 MAX_CHANGE_ACTIONS = 3
 MAX_BLOCKER_ACTIONS = 3

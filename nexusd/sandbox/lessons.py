@@ -25,7 +25,7 @@ from typing import Any
 
 from nexusd.atomic import atomic_write_text
 from nexusd.paths import RepoLayout
-from nexusd.sandbox.critic import classify
+from nexusd.sandbox.reflection import classify
 from nexusd.sandbox.result import CheckResult
 
 RECUR = 3

@@ -174,7 +174,7 @@ def test_a_first_code_index_built_by_plan_shows_progress_once(repo: Path) -> Non
 def test_plan_counts_its_time_box_from_the_start_of_the_command(repo: Path) -> None:
     # A real `nexusd plan` process with a 1 ms budget: start-up alone spends it, so the
     # provider (a real server that would answer) is never asked, and the response says why.
-    from tests.planner.providers.loopback import Loopback, Reply, chat_payload
+    from tests.models.loopback import Loopback, Reply, chat_payload
 
     request = _request(repo, GOOD)
     with Loopback([Reply(body=chat_payload("lorem ipsum"))]) as server:

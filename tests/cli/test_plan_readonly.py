@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from nexusd.models.prompts import prompts_dir
+from nexusd.models.telemetry import telemetry_file
 from nexusd.paths import find_repo
-from nexusd.planner.prompting import prompts_dir
-from nexusd.planner.telemetry import telemetry_file
 from tests.conftest import git
 
 ANSWER = {

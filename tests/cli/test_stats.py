@@ -8,8 +8,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from nexusd.cli import cli
+from nexusd.models.telemetry import Usage, record
 from nexusd.paths import find_repo
-from nexusd.planner.telemetry import Usage, record
 
 
 def invoke(*args: str):

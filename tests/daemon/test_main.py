@@ -354,7 +354,7 @@ def test_the_daemon_counts_the_time_box_from_when_it_picked_the_request_up(
 ) -> None:
     # With a 1 ms budget, nothing is left once the daemon has the request in hand: the
     # provider (a real server that would answer) is not asked, and the response says why.
-    from tests.planner.providers.loopback import Loopback, Reply, chat_payload
+    from tests.models.loopback import Loopback, Reply, chat_payload
 
     with Loopback([Reply(body=chat_payload("lorem ipsum"))]) as server:
         write_config(

@@ -109,7 +109,7 @@ def test_search_many_refuses_malformed_queries(server: SearchServer, queries: ob
 
 
 def test_socket_recall_batches_through_the_daemon(repo: Path, server: SearchServer) -> None:
-    from nexusd.planner.recall import SocketRecall, recall_for
+    from nexusd.context.recall import SocketRecall, recall_for
 
     recall = recall_for(find_repo(repo))
     assert isinstance(recall, SocketRecall)

@@ -6,7 +6,7 @@ import pytest
 
 from nexusd.planner.actions import is_test_path
 from nexusd.planner.sequence import plan_actions
-from tests.planner.helpers import bundle_for, config, kitchen_repo, request
+from tests.plan_helpers import bundle_for, config, kitchen_repo, request
 
 
 @pytest.mark.parametrize("max_actions", [2, 3, 5, 8, 12])

@@ -7,7 +7,7 @@ import pytest
 
 from nexusd.planner.architect import OFFLINE_NOTE, standard_sections, title_for
 from nexusd.protocol.models import STANDARD_SECTIONS
-from tests.planner.helpers import bundle_for, kitchen_repo, request
+from tests.plan_helpers import bundle_for, kitchen_repo, request
 
 
 def _numbered(body: str) -> list[str]:

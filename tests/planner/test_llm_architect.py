@@ -10,14 +10,13 @@ from typing import Any
 import pytest
 
 from nexusd.config import Config, config_from_mapping
+from nexusd.models.prompts import ContextItem, prompts_dir
+from nexusd.models.reliability import BreakerBoard
+from nexusd.models.telemetry import read_events
 from nexusd.paths import RepoLayout, find_repo
 from nexusd.planner.llm_architect import LlmPlan, plan_with_llm, time_box_seconds
-from nexusd.planner.prompting import ContextItem, prompts_dir
-from nexusd.planner.reliability import BreakerBoard
-from nexusd.planner.telemetry import read_events
 from nexusd.protocol.models import STANDARD_SECTIONS, PlanRequest, Section
-
-from .providers.loopback import Loopback, Reply, chat_payload
+from tests.models.loopback import Loopback, Reply, chat_payload
 
 OFFLINE = tuple(Section(t, f"offline: {t}") for t in STANDARD_SECTIONS)
 REQUEST = PlanRequest(

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from nexusd.models.answers import parse_json_answer
 from nexusd.planner.llm_schema import (
     FIELDS,
     architect_schema,
     field_errors,
-    parse_json_answer,
     section_errors,
     sections_schema,
     validate_answer,

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from nexusd.config import config_from_mapping
+from nexusd.context.code import code_phase
 from nexusd.memory.daily import append_daily_entry
 from nexusd.memory.embedder import shared_embedder
 from nexusd.memory.service import MemoryService
 from nexusd.memory.writes import add_memory
 from nexusd.paths import find_repo
-from nexusd.planner.code_context import code_phase
 from nexusd.planner.grounding import Services, memory_phase
 from nexusd.planner.pipeline import answer_request
-from tests.planner.helpers import kitchen_repo, request
+from tests.plan_helpers import kitchen_repo, request
 
 GOAL = "Fix the lost order on the overflow shelf under contention"
 

@@ -18,7 +18,7 @@ from nexusd.protocol.models import STANDARD_SECTIONS
 from nexusd.protocol.render import markdown_sections, read_response_meta
 from nexusd.protocol.yamlio import split_front_matter
 from tests.conftest import git
-from tests.planner.helpers import kitchen_repo
+from tests.plan_helpers import kitchen_repo
 
 # A repository with code: the code index's section follows the analysis.
 WITH_CODE = [STANDARD_SECTIONS[0], "Relevant Code", *STANDARD_SECTIONS[1:]]

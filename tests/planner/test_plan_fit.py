@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from nexusd.config import config_from_mapping
+from nexusd.context.artifacts import find_mentions, inspect_artifact
+from nexusd.context.keywords import keywords
 from nexusd.paths import find_repo
-from nexusd.planner.artifacts import find_mentions, inspect_artifact
-from nexusd.planner.keywords import keywords
 from nexusd.planner.pipeline import answer_request
 from nexusd.protocol.render import parse_response, read_response_meta
 from tests.conftest import git

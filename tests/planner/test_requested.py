@@ -8,7 +8,7 @@ import pytest
 from nexusd.planner.architect import OFFLINE_NOTE
 from nexusd.planner.requested import requested_sections, writer_for
 from nexusd.protocol.models import Questions
-from tests.planner.helpers import bundle_for, request
+from tests.plan_helpers import bundle_for, request
 
 
 def _numbered(body: str) -> list[str]:

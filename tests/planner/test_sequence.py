@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from nexusd.context.intent import classify_text
 from nexusd.planner.actions import Action
-from nexusd.planner.intent import classify_text
 from nexusd.planner.sequence import plan_actions
-from tests.planner.helpers import bundle_for, kitchen_repo, request
+from tests.plan_helpers import bundle_for, kitchen_repo, request
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,1 @@
+"""The librarian: the facts, memory and code a plan is grounded in, gathered into one bundle."""

@@ -1,0 +1,176 @@
+"""The librarian's code phase: the files and functions a request is about, from the code index.
+
+The daemon keeps the index fresh and passes it in; without a daemon the index is opened in
+this process and brought up to date first (only changed blobs are parsed). Fails open: a
+request is answered without code when the index cannot be used, and the response says why.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nexusd.config import Config
+from nexusd.context.llm_librarian import librarian_configured, rerank_files
+from nexusd.paths import RepoLayout
+from nexusd.protocol.models import PlanRequest, Section
+
+if TYPE_CHECKING:  # numpy and LanceDB load only when a request is answered
+    from nexusd.code.rank import FileHit
+    from nexusd.code.service import CodeIndex
+
+log = logging.getLogger("nexusd.code")
+MAX_UNITS_SHOWN = 3
+# What a model's prompt gets of the code: the best unit of the first few files, cut short.
+MAX_SNIPPET_FILES = 5
+MAX_SNIPPET_LINES = 40
+MAX_SNIPPET_FILE_BYTES = 4_000_000
+
+_local: dict[str, CodeIndex] = {}
+_local_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class CodeFindings:
+    """Ranked files and a note when the index was incomplete."""
+
+    hits: tuple[FileHit, ...] = ()
+    note: str | None = None
+    ms: float = 0.0
+
+
+def query_text(request: PlanRequest) -> tuple[str, str]:
+    """(text, title) to search code by: goal, blockers, previous outcome, delta, questions."""
+    q = request.questions
+    parts = [
+        request.goal,
+        *request.blockers,
+        request.previous_outcome or "",
+        request.scratchpad_delta or "",
+        *(text or "" for text in (q.analysis, q.plan, q.blocker_solutions)),
+    ]
+    title = request.goal.strip().split("\n", 1)[0] if request.goal else ""
+    return "\n".join(p for p in parts if p), title
+
+
+def local_index(
+    layout: RepoLayout, config: Config, progress: Callable[[int, int], None] | None = None
+) -> CodeIndex:
+    """This process's index of the repository, up to date with the working tree."""
+    from nexusd.code.service import CodeIndex
+
+    key = str(layout.root)
+    with _local_lock:
+        index = _local.get(key)
+        if index is None:
+            index = _local[key] = CodeIndex(layout, config)
+    index.update(progress)
+    return index
+
+
+def code_phase(
+    layout: RepoLayout, config: Config, request: PlanRequest, index: CodeIndex | None
+) -> CodeFindings:
+    """Search the code index for the request; empty findings and a note on failure."""
+    if not config.get("code.enabled"):
+        return CodeFindings()
+    start = time.perf_counter()
+    try:
+        found = index if index is not None else local_index(layout, config)
+        text, title = query_text(request)
+        results = found.search(text, int(config.get("code.max_results")), title=title)
+    except Exception as exc:  # never lose the answer because the code index failed
+        log.exception("code search for %s failed", request.path)
+        return CodeFindings(note=f"code search failed: {exc}")
+    hits = tuple(results.hits)
+    if librarian_configured(config):
+        # The model sees the index's best candidates and may reorder them; any failure
+        # leaves the index's order (rerank_files returns None).
+        reranked = rerank_files(layout=layout, config=config, request_text=text, hits=hits)
+        hits = reranked if reranked is not None else hits
+    ms = round((time.perf_counter() - start) * 1000.0, 3)
+    return CodeFindings(hits, results.note, ms)
+
+
+def memory_named(findings: CodeFindings, memory_hits: Sequence[Mapping[str, Any]]) -> CodeFindings:
+    """The code findings with the files that recalled memory names moved up, with the reason.
+
+    A lesson or decision that names a file (`src/app/auth.py`, `auth.py:12`) is what the
+    repository learned about where such work happens; it lifts that file by half the best
+    file's score, enough to pass the files that only share words with the request.
+    """
+    from nexusd.code.query import mine
+
+    if not findings.hits or not memory_hits:
+        return findings
+    named: dict[str, str] = {}
+    for hit in memory_hits:
+        text = f"{hit.get('heading', '')}\n{hit.get('snippet', '')}"
+        for raw in mine(text).paths:
+            tail = raw.strip("./")
+            for file_hit in findings.hits:
+                if file_hit.path == tail or file_hit.path.endswith("/" + tail):
+                    named.setdefault(file_hit.path, f"`{hit.get('citation', 'memory')}`")
+    if not named:
+        return findings
+    lift = 0.5 * max(h.score for h in findings.hits)
+    moved = [
+        replace(
+            h,
+            score=round(h.score + lift, 4),
+            reasons=(f"named in memory at {named[h.path]}", *h.reasons),
+        )
+        if h.path in named
+        else h
+        for h in findings.hits
+    ]
+    moved.sort(key=lambda h: -h.score)
+    return replace(findings, hits=tuple(moved))
+
+
+def code_snippets(root: Path, hits: tuple[FileHit, ...]) -> list[tuple[str, str]]:
+    """(label, text) of the best unit of the top files, for a model's prompt: small and cited."""
+    from nexusd.code.reader import read_inside
+
+    out: list[tuple[str, str]] = []
+    for hit in hits[:MAX_SNIPPET_FILES]:
+        if not hit.units:
+            continue
+        unit = hit.units[0]
+        # Never through a symlink, never outside the repository: the index's own rule.
+        data = read_inside(root, hit.path, MAX_SNIPPET_FILE_BYTES)
+        if isinstance(data, str):
+            continue
+        lines = data.decode("utf-8", errors="replace").split("\n")
+        last = min(unit.end, unit.start + MAX_SNIPPET_LINES - 1)
+        body = "\n".join(lines[unit.start - 1 : last])
+        more = f"\n… ({unit.end - last} more lines)" if unit.end > last else ""
+        why = "; ".join(hit.reasons[:2])
+        label = f"Code {hit.path}:{unit.start} {unit.qualname}"
+        out.append((label, f"{hit.path}:{unit.start}-{last} ({why})\n{body}{more}"))
+    return out
+
+
+def relevant_code_section(hits: tuple[FileHit, ...]) -> Section | None:
+    """`## Relevant Code`: ranked files as `path:line`, their best units, and why each ranks."""
+    if not hits:
+        return None
+    lines = [
+        "Ranked by the code index (names the request uses that the code defines, paths, "
+        "stack frames and messages it quotes, shared rare words, imports); most likely first."
+    ]
+    for number, hit in enumerate(hits, start=1):
+        line = hit.units[0].start if hit.units else 1
+        why = "; ".join(hit.reasons[:3]) or "shares words with the request"
+        lines.append(f"{number}. `{hit.path}:{line}` — {why}")
+        for unit in hit.units[:MAX_UNITS_SHOWN]:
+            words = (
+                f" (mentions {', '.join(f'`{w}`' for w in unit.reasons)})" if unit.reasons else ""
+            )
+            lines.append(f"   - `{hit.path}:{unit.start}` {unit.kind} `{unit.qualname}`{words}")
+    return Section("Relevant Code", "\n".join(lines))

@@ -1,0 +1,180 @@
+"""What kind of work a request asks for: the plan's steps depend on it.
+
+A bug is reproduced before it is fixed; a feature is specified by a test and built;
+a refactor keeps behaviour and the tests green throughout; docs are written and
+their examples run; a performance goal is measured before and after; a question
+is answered with evidence, without changing code. Pure: words in, a kind out.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from nexusd.context.goaltext import split_goal
+
+Kind = Literal["bug", "feature", "refactor", "docs", "performance", "question"]
+KINDS: tuple[Kind, ...] = ("bug", "feature", "refactor", "docs", "performance", "question")
+# Ties go to the more specific kind: what a goal is about beats the verb that starts it.
+_TIE_ORDER: tuple[Kind, ...] = ("bug", "performance", "docs", "refactor", "question", "feature")
+
+# (cue, weight): a cue is a word prefix or a phrase. Weights say how specific a cue is:
+# "fix" or "add" start many goals of any kind; "traceback", "readme" or "p99" do not.
+_CUES: dict[Kind, tuple[tuple[str, int], ...]] = {
+    "bug": (
+        ("fix", 1),
+        ("bug", 3),
+        ("crash", 3),
+        ("error", 2),
+        ("exception", 2),
+        ("traceback", 3),
+        ("fail", 2),
+        ("broken", 2),
+        ("wrong", 2),
+        ("incorrect", 2),
+        ("regression", 3),
+        ("race", 2),
+        ("leak", 2),
+        ("hang", 2),
+        ("flak", 3),
+        ("lost", 1),
+        ("lose", 1),
+        ("raise", 1),
+        ("deadlock", 3),
+        ("segfault", 3),
+        ("doesn't work", 3),
+        ("does not work", 3),
+        ("not working", 3),
+        ("unexpected", 1),
+        ("off by", 3),
+        ("no longer", 2),
+        ("doesn't", 2),
+        ("does not", 2),
+        ("cannot", 1),
+        ("can't", 1),
+        ("timeout", 2),
+        ("times out", 2),
+        ("instead of", 1),
+    ),
+    "feature": (
+        ("add", 1),
+        ("implement", 2),
+        ("support", 1),
+        ("introduce", 2),
+        ("new", 1),
+        ("create", 1),
+        ("allow", 1),
+        ("enable", 1),
+        ("feature", 3),
+        ("ability", 2),
+        ("expose", 1),
+        ("extend", 1),
+        ("option", 1),
+        ("flag", 1),
+    ),
+    "refactor": (
+        ("refactor", 4),
+        ("clean up", 3),
+        ("cleanup", 3),
+        ("restructur", 3),
+        ("rename", 2),
+        ("extract", 2),
+        ("split", 1),
+        ("simplif", 2),
+        ("reorganiz", 3),
+        ("reorganis", 3),
+        ("deduplicat", 3),
+        ("decouple", 3),
+        ("tidy", 2),
+        ("consolidat", 2),
+        ("rewrite", 2),
+        ("without changing behavio", 4),
+        ("dead code", 3),
+        ("move", 1),
+    ),
+    "docs": (
+        ("document", 3),
+        ("docs", 3),
+        ("readme", 3),
+        ("docstring", 3),
+        ("changelog", 3),
+        ("tutorial", 3),
+        ("user guide", 3),
+        ("typo", 2),
+        ("comment", 1),
+        ("usage example", 2),
+    ),
+    "performance": (
+        ("slow", 3),
+        ("faster", 3),
+        ("speed", 2),
+        ("performance", 3),
+        ("latency", 3),
+        ("throughput", 3),
+        ("optimi", 3),
+        ("memory usage", 3),
+        ("cpu", 2),
+        ("p99", 3),
+        ("p50", 3),
+        ("profil", 2),
+        ("benchmark", 2),
+        ("too long", 2),
+        ("quicker", 2),
+        ("startup time", 3),
+    ),
+    "question": (
+        ("explain", 2),
+        ("understand", 2),
+        ("is it possible", 3),
+        ("should we", 2),
+        ("what is the best", 2),
+        ("which is better", 3),
+        ("find out", 2),
+    ),
+}
+_ASKING = frozenset(
+    """how why what which should could can is are does do where when""".split()  # noqa: SIM905
+)
+_QUESTION_WEIGHT = 4
+
+
+@dataclass(frozen=True)
+class Intent:
+    """The kind of a request and the cues that decided it (empty: nothing said; a default)."""
+
+    kind: Kind
+    cues: tuple[str, ...] = ()
+
+
+@functools.lru_cache(maxsize=256)
+def _pattern(cue: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(w) for w in cue.split())
+    # Short cues are whole words (`race` must not match `trace`, `new` not `renew`).
+    tail = r"\b" if len(cue) <= 4 else ""
+    return re.compile(r"\b" + body + tail)
+
+
+def classify_text(text: str) -> Intent:
+    """The kind of work `text` (a goal) asks for; a feature when no cue is found."""
+    prose = split_goal(text).prose
+    lower = " ".join(prose).lower()
+    first = re.findall(r"[a-z']+", lower[:40])[:1]
+    scores: dict[Kind, int] = {}
+    found: dict[Kind, list[str]] = {}
+    for kind in KINDS:
+        for cue, weight in _CUES[kind]:
+            if _pattern(cue).search(lower):
+                # The leading verb says most about the work ("Fix …", "Document …").
+                bonus = 1 if _pattern(cue).match(lower) else 0
+                scores[kind] = scores.get(kind, 0) + weight + bonus
+                found.setdefault(kind, []).append(cue)
+    asks = (prose and prose[0].rstrip().endswith("?")) or (first and first[0] in _ASKING)
+    if asks:
+        scores["question"] = scores.get("question", 0) + _QUESTION_WEIGHT
+        found.setdefault("question", []).append("?" if not first else first[0])
+    if not scores:
+        return Intent("feature")
+    best = max(_TIE_ORDER, key=lambda k: (scores.get(k, 0), -_TIE_ORDER.index(k)))
+    return Intent(best, tuple(found[best]))

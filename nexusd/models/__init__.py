@@ -1,0 +1,1 @@
+"""Language models: providers, routing per role, reliable calls, time boxes, usage telemetry."""

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nexusd.context.catalog import load_catalog, match_practices, packaged_catalog
+from nexusd.errors import ConfigError
+
+
+def test_packaged_catalog_is_curated() -> None:
+    catalog = packaged_catalog()
+    assert 20 <= len(catalog) <= 40
+    ids = [p.id for p in catalog]
+    assert len(ids) == len(set(ids))
+    assert all(p.title and p.practice for p in catalog)
+    assert any(p.generic for p in catalog)
+    assert all(p.keywords for p in catalog if not p.generic)
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("Order lost on the overflow shelf under contention; the lock races", "concurrency-locks"),
+        ("Invoice totals are off by one cent after rounding", "money-rounding"),
+        ("pytest-timeout kills the test after 60 s, it hangs", "timeouts"),
+        ("The login test is flaky, fails 1 in 20 runs", "flaky-tests"),
+        ("Add a column with an alembic migration", "migrations"),
+        ("Reduce p99 latency of the search endpoint", "performance"),
+        ("Sanitize untrusted input to stop SQL injection", "security-input"),
+    ],
+)
+def test_goal_keywords_choose_the_matching_practice(text: str, first: str) -> None:
+    matches = match_practices(packaged_catalog(), text)
+    assert matches[0].practice.id == first
+    assert matches[0].matched
+
+
+def test_short_keywords_match_whole_words_only() -> None:
+    matches = match_practices(packaged_catalog(), "a circle of uint values", minimum=0)
+    assert all(m.practice.id not in ("ci", "ui-frontend") for m in matches)
+
+
+def test_generic_practices_fill_when_nothing_matches() -> None:
+    matches = match_practices(packaged_catalog(), "zzz qqq", minimum=2)
+    assert len(matches) == 2
+    assert all(m.practice.generic and m.matched == () for m in matches)
+
+
+def test_limit() -> None:
+    text = "race lock timeout flaky rounding migration latency injection cache queue"
+    assert len(match_practices(packaged_catalog(), text, limit=3)) == 3
+
+
+def test_custom_catalog_from_config(repo: Path) -> None:
+    (repo / "practices.yaml").write_text(
+        "entries:\n  - id: mine\n    title: Our rule\n    keywords: [widget]\n"
+        "    practice: Always frobnicate widgets.\n"
+    )
+    catalog = load_catalog(repo, "practices.yaml")
+    assert [p.id for p in catalog] == ["mine"]
+    assert match_practices(catalog, "fix the widget", minimum=0)[0].practice.title == "Our rule"
+    # An edit is seen on the next load (the cache is keyed on mtime and size).
+    (repo / "practices.yaml").write_text(
+        "entries:\n  - id: other\n    title: Another rule\n    keywords: [gadget]\n"
+        "    practice: Never frobnicate gadgets twice.\n"
+    )
+    assert [p.id for p in load_catalog(repo, "practices.yaml")] == ["other"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot read"),
+        ("entries: [", "not valid YAML"),
+        ("entries: []\n", "non-empty `entries:`"),
+        ("entries:\n  - id: x\n    title: t\n", "`practice` is missing"),
+        ("entries:\n  - id: x\n    title: t\n    practice: p\n    keywords: word\n", "keywords"),
+        ("entries:\n  - just a string\n", "must be a mapping"),
+    ],
+)
+def test_bad_custom_catalog_is_a_config_error(
+    repo: Path, content: str | None, message: str
+) -> None:
+    if content is not None:
+        (repo / "bad.yaml").write_text(content)
+    with pytest.raises(ConfigError, match=r"bad\.yaml") as info:
+        load_catalog(repo, "bad.yaml")
+    assert message in str(info.value)
+    assert info.value.hint

@@ -1,0 +1,111 @@
+"""The librarian's code phase on a real repository: findings, the section, the prompt items."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from nexusd.config import config_from_mapping
+from nexusd.context.code import code_phase, code_snippets, query_text, relevant_code_section
+from nexusd.paths import find_repo
+from nexusd.planner.model_plan import context_items
+from nexusd.sandbox.request_checks import CriticReport
+from tests.code.conftest import CORE, UTIL, write
+from tests.conftest import git
+from tests.models.loopback import Loopback, Reply, chat_payload
+from tests.plan_helpers import bundle_for, request
+
+
+def _repo(root: Path) -> Path:
+    write(root, "pkg/core.py", CORE)
+    write(root, "pkg/util.py", UTIL)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "code")
+    return root
+
+
+def test_query_text_reads_goal_blockers_and_outcome() -> None:
+    req = request(
+        goal="Fix parse_expr\nmore", blockers=("ValueError: empty",), previous_outcome="x"
+    )
+    text, title = query_text(req)
+    assert title == "Fix parse_expr"
+    assert "ValueError: empty" in text and text.startswith("Fix parse_expr")
+
+
+def test_code_phase_finds_the_file_and_the_section_cites_it(repo: Path) -> None:
+    _repo(repo)
+    req = request(goal="parse_expr raises ValueError on empty input", blockers=())
+    found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    assert found.note is None
+    assert found.hits[0].path == "pkg/core.py"  # type: ignore[attr-defined]
+    section = relevant_code_section(found.hits)
+    assert section is not None and section.title == "Relevant Code"
+    first = section.body.split("\n")[1]
+    assert first.startswith("1. `pkg/core.py:9` — defines `Parser.parse_expr`")
+    assert "   - `pkg/core.py:9` method `Parser.parse_expr`" in section.body
+
+
+def test_code_phase_is_off_when_disabled(repo: Path) -> None:
+    _repo(repo)
+    cfg = config_from_mapping({"code": {"enabled": False}})
+    assert code_phase(find_repo(repo), cfg, request(goal="parse_expr"), None).hits == ()
+
+
+def test_a_model_prompt_gets_the_top_unit_as_a_cited_snippet(repo: Path) -> None:
+    _repo(repo)
+    req = request(goal="parse_expr raises ValueError on empty input", blockers=())
+    found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    snippets = code_snippets(repo, found.hits)
+    label, text = snippets[0]
+    assert label == "Code pkg/core.py:9 Parser.parse_expr"
+    assert text.startswith("pkg/core.py:9-13 (defines `Parser.parse_expr`")
+    assert 'raise ValueError("empty expression")' in text
+    full = dataclasses.replace(bundle_for(repo, req), code_hits=found.hits)
+    items = context_items(full, (), CriticReport())
+    assert next(i.title for i in items if i.kind == "code") == label
+
+
+def test_a_snippet_is_never_read_through_a_symlink(repo: Path, tmp_path: Path) -> None:
+    _repo(repo)
+    req = request(goal="parse_expr raises ValueError on empty input", blockers=())
+    found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    outside = tmp_path / "secret.py"
+    outside.write_text("SECRET = 1\n" * 20)
+    (repo / "pkg/core.py").unlink()
+    (repo / "pkg/core.py").symlink_to(outside)
+    assert all("SECRET" not in text for _, text in code_snippets(repo, found.hits))
+
+
+def _librarian(url: str) -> dict[str, object]:
+    return {
+        "routing": {"librarian": {"provider": "small"}},
+        "providers": {
+            "small": {"type": "openai", "base_url": f"{url}/v1", "model": "m", "timeout_ms": 3000}
+        },
+    }
+
+
+def test_a_configured_librarian_model_reorders_the_files(repo: Path) -> None:
+    _repo(repo)
+    req = request(goal="parse_expr raises ValueError on empty input; helper", blockers=())
+    offline = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    assert [h.path for h in offline.hits][:2] == ["pkg/core.py", "pkg/util.py"]
+    answer = json.dumps({"files": ["pkg/util.py", "not/a/candidate.py"]})
+    with Loopback([Reply(body=chat_payload(answer))]) as server:
+        cfg = config_from_mapping(_librarian(server.url))
+        found = code_phase(find_repo(repo), cfg, req, None)
+    assert [h.path for h in found.hits][:2] == ["pkg/util.py", "pkg/core.py"]
+    assert found.hits[0].reasons[0] == "the librarian model ranks it #1"
+    prompt = server.requests[0][1]["messages"][1]["content"]
+    assert "- pkg/core.py (Parser.parse_expr" in prompt and "parse_expr raises" in prompt
+
+
+def test_a_failing_librarian_model_keeps_the_index_order(repo: Path) -> None:
+    _repo(repo)
+    req = request(goal="parse_expr raises ValueError on empty input; helper", blockers=())
+    offline = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    with Loopback([Reply(500, "down")]) as server:
+        found = code_phase(find_repo(repo), config_from_mapping(_librarian(server.url)), req, None)
+    assert server.requests and found.hits == offline.hits
