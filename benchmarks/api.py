@@ -14,7 +14,7 @@ daemon (`nexusd start`, `api.enabled`) on each, and measures, interleaved query 
 - 200 concurrent `POST /api/v1/context/ingest` (16 clients) on the new daemon: every
   entry must land in the markdown and in the index exactly once.
 
-Goals (issue 15): API search p99 ≤ 50 ms at 10k chunks; MCP round trip p50 ≤ 30 ms.
+Goals: context API search p99 ≤ 50 ms at 10k chunks; MCP round trip p50 ≤ 30 ms.
 
     python benchmarks/api.py [--quick]
 """
@@ -253,7 +253,7 @@ def main() -> None:
     args = parser.parse_args()
     chunks, n = (1_000, 50) if args.quick else (10_000, 200)
     sys.path.insert(0, str(ROOT))
-    from nexusd.api.tokens import TokenStore
+    from nexusd.api.bearer import TokenStore
     from nexusd.paths import find_repo
 
     with tempfile.TemporaryDirectory() as tmp:

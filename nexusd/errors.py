@@ -6,11 +6,16 @@ logs them and carries on; git hooks fail open.
 
 from __future__ import annotations
 
+# Exit codes that belong to no error class (the classes' own are beside them below).
+EXIT_FAILED = 1  # the command ran and its result is a failure: checks failed, not solved
+EXIT_USAGE = 2  # bad usage, as click reports it
+EXIT_BUG = 70  # an unexpected error: a bug in nexusd (EX_SOFTWARE of sysexits.h)
+
 
 class NexusError(Exception):
     """Base of every error nexusd raises on purpose; `hint` says how to fix it."""
 
-    exit_code = 1
+    exit_code = 10  # refused: bad input, or a write nexusd will not make
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)

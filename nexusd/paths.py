@@ -13,11 +13,11 @@ in the inbox for that worktree's daemon).
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from nexusd.errors import GitError
+from nexusd.git import git_text
 
 
 @dataclass(frozen=True)
@@ -94,13 +94,14 @@ class RepoLayout:
 
 
 def _git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
+    try:
+        return git_text(cwd, *args)
+    except GitError as exc:
+        why = exc.message.split(": ", 1)[-1]  # git's own words, without our command prefix
         raise GitError(
-            f"{cwd} is not inside a git repository ({proc.stderr.strip() or 'git failed'})",
+            f"{cwd} is not inside a git repository ({why})",
             hint="cd into your repository, or run `git init` here first",
-        )
-    return proc.stdout.strip()
+        ) from exc
 
 
 def find_repo(start: Path | None = None) -> RepoLayout:

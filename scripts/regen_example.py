@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))  # this checkout's nexusd, installed or not
 from nexusd.config import load_config  # noqa: E402
 from nexusd.paths import find_repo  # noqa: E402
 from nexusd.planner.pipeline import answer_request  # noqa: E402
-from nexusd.protocol.models import Questions  # noqa: E402
+from nexusd.protocol.documents import Questions  # noqa: E402
 from nexusd.protocol.request_form import render_request  # noqa: E402
 
 EXAMPLE_REQUEST = ROOT / ".scratchpad_logs" / "2025-06-02T09_30_00_plan_request.md"

@@ -8,7 +8,7 @@ from typing import Any
 from nexusd.config import Config, config_from_mapping
 from nexusd.context.librarian import ContextBundle, gather
 from nexusd.paths import RepoLayout, find_repo
-from nexusd.protocol.models import PlanRequest, Questions
+from nexusd.protocol.documents import PlanRequest, Questions
 from nexusd.protocol.naming import response_path_for
 from tests.conftest import git
 

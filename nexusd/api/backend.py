@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from nexusd.api.daemon_side import DaemonSide
 from nexusd.config import Config
 from nexusd.errors import ConfigError, IndexStoreError
 from nexusd.memory.client import ask
@@ -40,8 +41,10 @@ class Backend:
         memory: Any = None,
         code_ops: CodeOps | None = None,
         use_socket: bool = True,
+        daemon: DaemonSide,
     ) -> None:
         self.layout = layout
+        self.daemon = daemon
         self.config = config
         self.use_socket = use_socket
         self._memory = memory
@@ -129,7 +132,6 @@ class Backend:
     def _code_here(self, request: dict[str, Any]) -> dict[str, Any] | None:
         from nexusd.code.ops import handle_code_op
         from nexusd.code.service import CodeIndex
-        from nexusd.daemon.lock import running_pid
 
         with self._lock:
             if self._code_index is None:
@@ -138,7 +140,7 @@ class Backend:
             index = self._code_index
             # A daemon without a socket keeps the index: read it as stored, never write.
             stale = time.monotonic() - self._code_updated > CODE_UPDATE_SECONDS
-            if stale and running_pid(self.layout) is None:
+            if stale and self.daemon.running_pid(self.layout) is None:
                 index.update()
                 self._code_updated = time.monotonic()
             return handle_code_op(index, request, extra=lambda: {"daemon": False})

@@ -35,9 +35,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from nexusd.api.bearer import TokenStore
 from nexusd.api.context import Context
 from nexusd.api.mcp_server import build_server
-from nexusd.api.tokens import TokenStore
 from nexusd.errors import AccessError, ConfigError, IndexStoreError, NexusError
 
 log = logging.getLogger("nexusd.api")

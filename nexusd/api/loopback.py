@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from nexusd.api.backend import Backend, CodeOps
+from nexusd.api.daemon_side import DaemonSide
 from nexusd.config import Config
 from nexusd.errors import DaemonError
 from nexusd.paths import RepoLayout
@@ -37,13 +38,16 @@ class LoopbackServer:
         memory: Any = None,
         code_ops: CodeOps | None = None,
         stats: Any = None,
+        daemon: DaemonSide,
     ) -> None:
         self.layout = layout
         self.stats = stats  # the daemon's DaemonStats: `nexusd status` shows the API
         self.config = config
         self.host = str(config.get("api.host"))
         self.port = int(config.get("api.port"))
-        self.backend = Backend(layout, config, memory=memory, code_ops=code_ops, use_socket=False)
+        self.backend = Backend(
+            layout, config, memory=memory, code_ops=code_ops, use_socket=False, daemon=daemon
+        )
         self._server: Any = None
         self._thread: threading.Thread | None = None
         self.error: str | None = None
@@ -58,9 +62,9 @@ class LoopbackServer:
         """Bind and serve in a background thread; return once it accepts connections."""
         import uvicorn
 
+        from nexusd.api.bearer import TokenStore
         from nexusd.api.context import Context
         from nexusd.api.http import build_app
-        from nexusd.api.tokens import TokenStore
 
         app = build_app(
             Context(self.layout, self.config, self.backend),

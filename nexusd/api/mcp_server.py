@@ -24,8 +24,9 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import Field
 
 from nexusd import __version__
-from nexusd.api import files, operations
+from nexusd.api import file_slice, operations
 from nexusd.api.context import Context
+from nexusd.api.daemon_side import DaemonSide
 from nexusd.api.roles import KIND_CATEGORY, visible_sections
 from nexusd.config import Config
 from nexusd.errors import AccessError, NexusError
@@ -196,7 +197,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
     ) -> dict[str, Any]:
         """Read a slice of a file inside the repository (at most 400 lines / 64 KiB)."""
         allowed("read")
-        return files.open_slice(layout, config, path, start_line, end_line)
+        return file_slice.open_slice(layout, config, path, start_line, end_line)
 
     @server.tool()
     @_long_tool
@@ -226,6 +227,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
             time_box=time_box,
             timeout_seconds=timeout_seconds,
             recall=recall,
+            daemon=api.backend.daemon,
         )
 
     @server.tool()
@@ -277,7 +279,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         """Whether nexusd's daemon runs for this repository and what it did (answered,
         queued, errors, memory and code index state), plus your role."""
         allowed("read")
-        return {**operations.status(layout), "role": role}
+        return {**operations.status(layout, api.backend.daemon), "role": role}
 
     @server.resource("nexusd://memory/MEMORY.md", mime_type="text/markdown")
     def memory_file() -> str:
@@ -311,7 +313,7 @@ def _strip(answer: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in answer.items() if k != "ok"}
 
 
-def serve_stdio(layout: RepoLayout, config: Config, role: str | None) -> None:
+def serve_stdio(layout: RepoLayout, config: Config, role: str | None, daemon: DaemonSide) -> None:
     """Serve one repository over stdio until the client closes it; logs go to stderr."""
     from nexusd.api.backend import Backend
     from nexusd.api.roles import Access, stdio_role
@@ -320,7 +322,7 @@ def serve_stdio(layout: RepoLayout, config: Config, role: str | None) -> None:
         stream=sys.stderr, level=logging.INFO, format="nexusd mcp: %(levelname)s %(message)s"
     )
     chosen = stdio_role(config, Access.from_config(config), role)
-    backend = Backend(layout, config)
+    backend = Backend(layout, config, daemon=daemon)
     try:
         log.info("serving %s over stdio as role %r", layout.root, chosen)
         build_server(Context(layout, config, backend), chosen).run("stdio")

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from nexusd.api.daemon_side import DaemonSide
 from nexusd.config import Config
 from nexusd.errors import NexusError
 from nexusd.paths import RepoLayout
@@ -31,6 +32,7 @@ def request_plan(
     time_box: str | None = None,
     timeout_seconds: float = 300.0,
     recall: Callable[[], Any] | None = None,
+    daemon: DaemonSide,
 ) -> dict[str, Any]:
     """Write a Template A request into the watched folder, wait for its response (the
     daemon's, or answered in this process when no daemon runs) and return it.
@@ -38,11 +40,10 @@ def request_plan(
     The wait ends at `timeout_seconds` either way: then the answer is `status: pending`
     with the path the response will be written to (the work goes on). `recall` gives the
     memory service an answer made here searches."""
-    from nexusd.daemon.waiting import AnswerPending, wait_for_answer
     from nexusd.planner.grounding import Services
-    from nexusd.protocol.files import create_request_file
     from nexusd.protocol.parse import parse_request
     from nexusd.protocol.reading import read_regular_file
+    from nexusd.protocol.request_files import create_request_file
     from nexusd.protocol.request_form import render_request
 
     if not goal.strip():
@@ -66,18 +67,15 @@ def request_plan(
     def services() -> Services:
         return Services(memory=recall() if recall is not None else None)
 
-    try:
-        answer = wait_for_answer(
-            layout, config, request, timeout=timeout, services=services, bound_here=True
-        )
-    except AnswerPending as pending:
+    answer = daemon.wait_for_plan(layout, config, request, timeout=timeout, services=services)
+    if answer.note is not None:
         return {
             "request": request.relative_to(root).as_posix(),
-            "response": pending.response.relative_to(root).as_posix(),
+            "response": answer.response.relative_to(root).as_posix(),
             "status": "pending",
-            "answered_by": pending.by,
+            "answered_by": answer.by,
             "text": None,
-            "note": f"{pending.message}; {pending.hint}",
+            "note": answer.note,
         }
     body = read_regular_file(answer.response).decode("utf-8", "replace")
     return {
@@ -153,8 +151,6 @@ def checkpoint_restore(
     }
 
 
-def status(layout: RepoLayout) -> dict[str, Any]:
+def status(layout: RepoLayout, daemon: DaemonSide) -> dict[str, Any]:
     """The daemon's last published status (running, pid, uptime, answered, errors…)."""
-    from nexusd.daemon.control import describe
-
-    return describe(layout)
+    return daemon.describe(layout)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import difflib
 from datetime import datetime
 
-from nexusd.checkpoint.gitrun import run_git, split_z
 from nexusd.checkpoint.model import REF_PREFIX, Checkpoint, id_time, parse_trailers
 from nexusd.errors import GitError
+from nexusd.git import run_git, split_z
 from nexusd.paths import RepoLayout
 
 _SEP = "\x1f"

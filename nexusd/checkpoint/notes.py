@@ -8,8 +8,8 @@ from typing import Any
 
 import yaml
 
-from nexusd.checkpoint.gitrun import IDENTITY, run_git, try_git_text
 from nexusd.checkpoint.model import NOTES_REF, is_valid_id
+from nexusd.git import IDENTITY, run_git, try_git_text
 from nexusd.paths import RepoLayout
 
 

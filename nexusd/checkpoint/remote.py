@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from nexusd.checkpoint.gitrun import run_git, try_git_text
 from nexusd.checkpoint.model import NOTES_REF
+from nexusd.git import run_git, try_git_text
 from nexusd.paths import RepoLayout
 
 REFSPEC = "refs/nexus/*:refs/nexus/*"

@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nexusd.checkpoint.gitrun import join_z, run_git, split_z
 from nexusd.checkpoint.listing import drop, resolve
 from nexusd.checkpoint.model import Checkpoint
 from nexusd.checkpoint.snapshot import (
@@ -32,6 +31,7 @@ from nexusd.checkpoint.snapshot import (
     temp_index,
 )
 from nexusd.errors import GitError
+from nexusd.git import join_z, run_git, split_z
 from nexusd.paths import RepoLayout
 
 _KIND = {"A": "add", "M": "modify", "T": "modify", "D": "delete"}

@@ -16,17 +16,9 @@ import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from nexusd.atomic import new_file
-from nexusd.checkpoint.gitrun import (
-    IDENTITY,
-    copy_with_times,
-    git_text,
-    join_z,
-    run_git,
-    split_z,
-    try_git_text,
-)
 from nexusd.checkpoint.model import (
     REASONS,
     REF_PREFIX,
@@ -36,6 +28,14 @@ from nexusd.checkpoint.model import (
 )
 from nexusd.checkpoint.objects import create_ref, read_head, write_commit
 from nexusd.errors import GitError
+from nexusd.git import (
+    IDENTITY,
+    git_text,
+    join_z,
+    run_git,
+    split_z,
+    try_git_text,
+)
 from nexusd.paths import RepoLayout
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -283,3 +283,14 @@ def _create_ref(layout: RepoLayout, ref: str, commit: str) -> bool:
             return False
         raise
     return True
+
+
+def copy_with_times(source: Path, fd: int, target: Path) -> None:
+    """Copy `source` into the open `fd` of `target`, which takes the source's times; both
+    from one open file, so the times belong to the bytes copied even if `source` is
+    replaced meanwhile."""
+    with source.open("rb") as src:
+        st = os.fstat(src.fileno())
+        while chunk := src.read(1 << 20):
+            os.write(fd, chunk)
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))

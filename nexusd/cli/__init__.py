@@ -13,7 +13,7 @@ import click
 
 from nexusd import __version__
 from nexusd.cli._group import SuggestingGroup
-from nexusd.errors import NexusError
+from nexusd.errors import EXIT_BUG, NexusError
 
 # name -> (module, attribute, one-line help shown by `nexusd --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -42,7 +42,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 EXIT_CODES_HELP = """\b
 Exit codes:
   0  success
-  1  unexpected nexusd error
+  1  the command ran and its result is a failure (checks failed, not solved)
   2  bad usage (click)
   3  configuration error
   4  protocol error (a request that cannot be answered)
@@ -51,6 +51,8 @@ Exit codes:
   7  daemon error (not running, already running, not ready)
   8  memory index error
   9  access refused (no or bad token, a role that may not)
+  10 refused: bad input, or a write nexusd will not make
+  70 unexpected error: a bug in nexusd (the traceback is printed)
 """
 
 
@@ -113,4 +115,16 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script and `python -m nexusd`."""
-    cli.main(args=argv, prog_name="nexusd")
+    try:
+        cli.main(args=argv, prog_name="nexusd")
+    except Exception:
+        # Expected failures are NexusErrors with their own codes (handled by click above);
+        # anything else is a bug, and scripts must be able to tell it apart.
+        import traceback
+
+        traceback.print_exc()
+        click.echo(
+            "error: unexpected error, a bug in nexusd: please report it with the traceback above",
+            err=True,
+        )
+        raise SystemExit(EXIT_BUG) from None

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.errors import EXIT_FAILED
 
 
 @click.command()
@@ -51,4 +52,4 @@ def check(
         for warning in result.warnings:
             click.echo(f"  WARNING: {warning}", err=True)
     if overall_status(results) == "failed":
-        raise SystemExit(1)
+        raise SystemExit(EXIT_FAILED)

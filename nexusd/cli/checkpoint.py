@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import click
 
 from nexusd.cli._common import echo_json, open_repo, repo_option
 from nexusd.cli._group import group
+from nexusd.git import run_git
 
 
 @group()
@@ -223,7 +223,5 @@ def fetch(remote: str, repo: Path | None) -> None:
 
 
 def _git_passthrough(root: Path, *args: str) -> None:
-    out = subprocess.run(
-        ["git", "--no-pager", *args], cwd=root, capture_output=True, check=False
-    ).stdout
+    out = run_git(root, "--no-pager", *args, check=False)
     click.echo(out.decode("utf-8", "replace"), nl=False)

@@ -38,6 +38,7 @@ def mcp(role: str | None, repo: Path | None) -> None:
       args = ["mcp", "-C", "/path/to/your-repo"]
     """
     from nexusd.api.mcp_server import serve_stdio
+    from nexusd.daemon.serving import daemon_side
 
     layout, config = open_repo(repo)
-    serve_stdio(layout, config, role)
+    serve_stdio(layout, config, role, daemon_side())

@@ -154,7 +154,7 @@ def _code_index(layout: RepoLayout, config: Config) -> Any:
     """The code index brought up to date here, a bar on stderr while a first build parses."""
     if not config.get("code.enabled"):
         return None
-    from nexusd.context.code import local_index
+    from nexusd.context.relevant_code import local_index
 
     # A first build (or a checkout) takes seconds; a few edited files are not worth a line.
     progress = ProgressBar("no daemon running: indexing the code", min_total=50)

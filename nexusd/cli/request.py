@@ -14,10 +14,10 @@ from nexusd.cli._group import group
 from nexusd.cli._style import label
 from nexusd.daemon.waiting import daemon_watches
 from nexusd.errors import NexusError
-from nexusd.protocol.files import create_request_file
 from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.parse import parse_request
 from nexusd.protocol.render import render_request
+from nexusd.protocol.request_files import create_request_file
 
 
 @group()

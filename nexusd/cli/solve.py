@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from nexusd.cli._common import echo_json, open_repo, repo_option
+from nexusd.errors import EXIT_FAILED
 
 
 @click.command("solve")
@@ -61,4 +62,4 @@ def solve(
             click.echo(f"note: {note}")
         click.echo(result.memory_text or f"not solved after {len(result.attempts)} attempt(s)")
     if not result.success:
-        raise SystemExit(1)
+        raise SystemExit(EXIT_FAILED)

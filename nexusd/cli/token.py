@@ -28,8 +28,8 @@ def token() -> None:
 @repo_option
 def create(role: str, name: str, repo: Path | None) -> None:
     """Make a token of ROLE and print it once (only its hash is kept)."""
+    from nexusd.api.bearer import TokenStore
     from nexusd.api.roles import Access
-    from nexusd.api.tokens import TokenStore
 
     layout, config = open_repo(repo)
     Access.from_config(config).check_role(role)
@@ -44,7 +44,7 @@ def list_(as_json: bool, repo: Path | None) -> None:
     """List the tokens: hash prefix, role, name, creation time."""
     from dataclasses import asdict
 
-    from nexusd.api.tokens import TokenStore
+    from nexusd.api.bearer import TokenStore
 
     layout, _ = open_repo(repo)
     records = TokenStore(layout).list()
@@ -62,7 +62,7 @@ def list_(as_json: bool, repo: Path | None) -> None:
 @repo_option
 def revoke(which: str, repo: Path | None) -> None:
     """Forget the tokens whose name is WHICH or whose hash starts with it."""
-    from nexusd.api.tokens import TokenStore
+    from nexusd.api.bearer import TokenStore
     from nexusd.errors import NexusError
 
     layout, _ = open_repo(repo)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from nexusd.code.files import looks_binary, looks_minified
 from nexusd.code.lines import line_windows
 from nexusd.code.messages import messages
+from nexusd.code.selection import looks_binary, looks_minified
 from nexusd.code.units import CodeUnit, FileStatus, ParsedFile, module_name
 
 PYTHON = frozenset({".py", ".pyi", ".pyw"})

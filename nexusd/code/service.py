@@ -19,11 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from nexusd.code.corpus import Corpus, TokenCache
-from nexusd.code.files import DEFAULT_EXCLUDE, RepoFile, excluded, list_files
 from nexusd.code.parsers import language_for
 from nexusd.code.query import mine
 from nexusd.code.rank import FileHit, rank
 from nexusd.code.reader import collector_paused, parse_many
+from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile, excluded, list_files
 from nexusd.code.status import CodeStatus, UpdateReport, skipped_summary
 from nexusd.code.store import CodeStore
 from nexusd.code.units import CodeUnit, ParsedFile, normalize_path

@@ -6,11 +6,12 @@ nothing is cached, so every answer sees the repository as it is now.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from nexusd.git import start_git
 
 # Commits listed per artifact, and dirty entries kept in the bundle.
 COMMITS_PER_ARTIFACT = 3
@@ -61,18 +62,8 @@ class _Result:
 
 
 def _start(root: Path, *args: str, literal: bool = False) -> subprocess.Popen[bytes]:
-    env = dict(os.environ)
-    env["GIT_OPTIONAL_LOCKS"] = "0"  # never contend with the user's own git commands
-    if literal:
-        env["GIT_LITERAL_PATHSPECS"] = "1"
-    return subprocess.Popen(
-        ["git", *args],
-        cwd=root,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    # Artifact paths are file names, never pathspec magic.
+    return start_git(root, *args, env={"GIT_LITERAL_PATHSPECS": "1"} if literal else None)
 
 
 def _finish(proc: subprocess.Popen[bytes] | None) -> _Result:

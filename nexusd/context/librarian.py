@@ -22,7 +22,7 @@ from nexusd.context.history import Lineage, PreviousCycle, find_previous, read_p
 from nexusd.context.intent import Intent, classify_text
 from nexusd.context.keywords import keywords
 from nexusd.context.toolsfile import ToolsFacts, read_tools_file
-from nexusd.protocol.models import PlanRequest
+from nexusd.protocol.documents import PlanRequest
 from nexusd.protocol.naming import request_timestamp
 from nexusd.protocol.render import read_response_meta
 

@@ -31,7 +31,7 @@ from nexusd.paths import RepoLayout
 from nexusd.planner.grounding import Services
 from nexusd.planner.pipeline import RESPONSE_MODE, Outcome, OutcomeStatus, answer_request
 from nexusd.planner.rejection import error_response
-from nexusd.protocol.models import PlanResponse
+from nexusd.protocol.documents import PlanResponse
 from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.reading import response_meta
 from nexusd.protocol.render import render_response

@@ -115,12 +115,12 @@ class Extensions:
             minutes = float(self.config.get("memory.optimize_minutes"))
             daemon.add_job(Job("memory-optimize", minutes * 60.0, self.memory.optimize))
             daemon.add_job(Job("memory-reconcile", RECONCILE_SECONDS, self.memory.reconcile))
-        daemon.inbox.handlers = self.handlers()
         daemon.add_job(Job("checkpoint-gc", DAY, self._gc))
         if self.config.get("api.enabled"):
             # The API adapts the daemon's services for HTTP clients (an upper layer, so
             # imported here only when it is switched on).
             from nexusd.api.loopback import LoopbackServer
+            from nexusd.daemon.serving import daemon_side
 
             daemon.add_service(
                 LoopbackServer(
@@ -129,12 +129,13 @@ class Extensions:
                     memory=self.memory.service if self.memory else None,
                     code_ops=self.code.handle if self.code else None,
                     stats=daemon.ctx.stats,
+                    daemon=daemon_side(),
                 )
             )
 
     def handlers(self) -> dict[str, inbox.Handler]:
         """The hook handlers of this run: its own services only, whatever ran before it."""
-        table = dict(inbox.HANDLERS)
+        table = dict(inbox.DEFAULT_HANDLERS)
         table["post-commit"] = self._on_commit
         if self.memory is not None or self.code is not None:
             for hook in ("post-merge", "post-checkout"):

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from nexusd.atomic import atomic_write_text
@@ -186,20 +187,6 @@ def read_events(path: Path) -> list[InboxEvent]:
     return events
 
 
-def drain(layout: RepoLayout) -> list[InboxEvent]:
-    """Claim every queued file and return its events (call `ack` once they are handled)."""
-    events: list[InboxEvent] = []
-    for path in claim(layout):
-        events.extend(read_events(path))
-    return events
-
-
-def ack(events: list[InboxEvent]) -> None:
-    """Forget handled events: delete the claimed files they came from."""
-    for source in {e.source for e in events if e.source is not None}:
-        source.unlink(missing_ok=True)
-
-
 def _bury_line(source: Path, line: str, error: str) -> None:
     dead = source.parent.parent / "dead"
     _write_dead(dead, line, error, source.name)
@@ -218,27 +205,6 @@ def _write_dead(dead: Path, line: str, error: str, name: str) -> None:
     }
     target = dead / f"{time.time_ns()}.{os.getpid()}.json"
     atomic_write_text(target, json.dumps(record, ensure_ascii=False) + "\n")
-
-
-def dead_letters(layout: RepoLayout) -> list[dict[str, Any]]:
-    """Events that failed, oldest first (for `nexusd status` and retries)."""
-    out: list[dict[str, Any]] = []
-    for path in sorted(_dead_dir(layout).glob("*.json")):
-        with contextlib.suppress(OSError, ValueError):
-            out.append(json.loads(path.read_text(encoding="utf-8")))
-    return out
-
-
-def requeue_dead(layout: RepoLayout) -> int:
-    """Move dead letters back into the inbox so the next drain retries them."""
-    count = 0
-    for path in sorted(_dead_dir(layout).glob("*.json")):
-        record = json.loads(path.read_text(encoding="utf-8"))
-        target = layout.inbox_dir / f"retry.{path.stem}.jsonl"
-        atomic_write_text(target, str(record["event"]) + "\n")
-        path.unlink()
-        count += 1
-    return count
 
 
 def _event_layout(layout: RepoLayout, event: InboxEvent) -> RepoLayout:
@@ -271,11 +237,11 @@ def checkpoint_on_commit(
     )
 
 
-# hook name -> handler, the defaults. A daemon run drains with its own copy extended with
-# its services (`Extensions.handlers`), never by changing this table: after a reload that
-# turned memory or the code index off, a handler left here would still feed the services
-# the old configuration started. Events of a hook with no handler are acknowledged.
-HANDLERS: dict[str, Handler] = {"post-commit": checkpoint_on_commit}
+# hook name -> handler without a daemon's services. Read-only: a daemon run drains with its
+# own table (`Extensions.handlers`), built afresh at each (re)start, so a reload that turned
+# memory or the code index off leaves no handler feeding the services of the old
+# configuration. Events of a hook with no handler are acknowledged.
+DEFAULT_HANDLERS: Mapping[str, Handler] = MappingProxyType({"post-commit": checkpoint_on_commit})
 
 # Several queued events of these hooks collapse into the newest one per worktree: ten
 # commits made while the daemon was down need one checkpoint of the tree, not ten.
@@ -314,11 +280,10 @@ def _wants(owner: EventOwner, path: Path) -> bool:
 
 
 def drain_and_handle(
-    layout: RepoLayout, config: Config, handlers: Mapping[str, Handler] | None = None
+    layout: RepoLayout, config: Config, handlers: Mapping[str, Handler] = DEFAULT_HANDLERS
 ) -> int:
-    """Drain this worktree's events and run each one's handler (`handlers`, default
-    HANDLERS); return how many were handled."""
-    table = HANDLERS if handlers is None else handlers
+    """Drain this worktree's events and run each one's handler; return how many were handled."""
+    table = handlers
     owner = EventOwner(layout)
     with _drain_lock(layout):
         files: list[tuple[Path, list[InboxEvent]]] = []

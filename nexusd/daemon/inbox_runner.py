@@ -1,18 +1,17 @@
 """Runs the git-hook inbox drain (`nexusd.daemon.inbox.drain_and_handle`) on its own thread.
 
 Kicked at start, when a file appears in `<nexus>/inbox/`, and on every rescan.
-The drain is optional and fail-open: a missing module or an error is logged,
-and the daemon carries on.
+The drain is fail-open: an error is logged, and the daemon carries on.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from nexusd.config import Config
+from nexusd.daemon.inbox import Handler, drain_and_handle
 from nexusd.daemon.logs import log_event
 from nexusd.paths import RepoLayout
 
@@ -23,18 +22,22 @@ class InboxRunner:
     name = "inbox"
 
     def __init__(
-        self, layout: RepoLayout, config: Config, logger: logging.Logger, *, settle: float
+        self,
+        layout: RepoLayout,
+        config: Config,
+        logger: logging.Logger,
+        *,
+        settle: float,
+        handlers: Mapping[str, Handler],
     ) -> None:
         self.layout = layout
         self.config = config
         self.logger = logger
         self.settle = settle
-        # hook -> handler for this daemon run (set before start); None: the inbox defaults.
-        self.handlers: Mapping[str, Callable[..., object]] | None = None
+        self.handlers = handlers  # hook -> handler, this daemon run's own table
         self._kick = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._missing_logged = False
 
     def kick(self) -> None:
         """Ask for a drain soon (cheap; safe from any thread)."""
@@ -64,17 +67,9 @@ class InboxRunner:
             self.drain()
 
     def drain(self) -> int:
-        """Handle queued hook events now; returns how many (0 when the drain is unavailable)."""
+        """Handle queued hook events now; returns how many (0 when the drain failed)."""
         try:
-            module = importlib.import_module("nexusd.daemon.inbox")
-            drain = module.drain_and_handle
-        except (ImportError, AttributeError) as exc:
-            if not self._missing_logged:
-                self._missing_logged = True
-                log_event(self.logger, logging.INFO, "inbox drain unavailable", error=str(exc))
-            return 0
-        try:
-            handled = int(drain(self.layout, self.config, self.handlers))
+            handled = drain_and_handle(self.layout, self.config, self.handlers)
         except Exception:
             log_event(self.logger, logging.ERROR, "inbox drain failed", exc_info=True)
             return 0

@@ -6,7 +6,6 @@ manager, or in the detached child `nexusd start` spawns).
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import signal
@@ -17,6 +16,7 @@ from typing import Any, cast
 
 from nexusd import __version__
 from nexusd.config import Config
+from nexusd.daemon.answering import answer_claimed
 from nexusd.daemon.extensions import Extensions
 from nexusd.daemon.journal import AnswerJournal
 from nexusd.daemon.lock import DaemonLock, remove_pid, write_pid
@@ -25,28 +25,18 @@ from nexusd.daemon.reload import ConfigWatch, follow_config
 from nexusd.daemon.runtime import Daemon, DaemonContext
 from nexusd.daemon.status import DaemonStats, write_status
 from nexusd.daemon.worker import Answer
-from nexusd.errors import DaemonError
+from nexusd.models.budget import AnswerStart
 from nexusd.paths import RepoLayout
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 def pipeline_answer(layout: RepoLayout, config: Config, services: Any = None) -> Answer:
-    """`answer(path)` bound to this repository, importing the planner pipeline now."""
-    try:
-        # The pipeline behind the per-request claim and the link check `nexusd plan` uses too.
-        module = importlib.import_module("nexusd.daemon.answering")
-        answer_claimed = module.answer_claimed
-        answer_start = importlib.import_module("nexusd.models.budget").AnswerStart
-    except (ImportError, AttributeError) as exc:
-        raise DaemonError(
-            f"the planner pipeline cannot be loaded: {exc}",
-            hint="reinstall nexusd (`pip install -e .`) and check `nexusd plan FILE` works",
-        ) from exc
+    """`answer(path)` bound to this repository: the planner pipeline behind the request's claim."""
 
     def answer(path: Path) -> Any:
         # planner.timeout_ms counts from here: the worker has just picked the request up.
-        start = answer_start.now("the daemon picked up the request")
+        start = AnswerStart.now("the daemon picked up the request")
         return answer_claimed(path, layout, config, services=services, start=start)
 
     return cast(Answer, answer)
@@ -85,7 +75,8 @@ def run_daemon(layout: RepoLayout, config: Config, *, log_to_stderr: bool) -> in
             answer = pipeline_answer(layout, cfg, extensions.services())
             journal = AnswerJournal(layout, extensions.daily_entry)
             journal.recover(logger)  # daily lines a killed run owed, before anything is answered
-            built = Daemon(ctx, journal.wrap(extensions.wrap_answer(answer)))
+            wrapped = journal.wrap(extensions.wrap_answer(answer))
+            built = Daemon(ctx, wrapped, handlers=extensions.handlers())
             extensions.install(built)
             return built
 

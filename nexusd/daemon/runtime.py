@@ -17,6 +17,7 @@ import contextlib
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -24,6 +25,7 @@ from typing import Protocol
 from nexusd.config import Config
 from nexusd.daemon.claims import sweep_claims
 from nexusd.daemon.debounce import Debouncer
+from nexusd.daemon.inbox import DEFAULT_HANDLERS, Handler
 from nexusd.daemon.inbox_runner import InboxRunner
 from nexusd.daemon.logs import log_event
 from nexusd.daemon.scheduler import Job, Scheduler
@@ -62,7 +64,12 @@ class DaemonContext:
 class Daemon:
     """One daemon run: the core services (status, worker, debouncer, inbox, watcher, scheduler)."""
 
-    def __init__(self, ctx: DaemonContext, answer: Answer) -> None:
+    def __init__(
+        self,
+        ctx: DaemonContext,
+        answer: Answer,
+        handlers: Mapping[str, Handler] = DEFAULT_HANDLERS,
+    ) -> None:
         self.ctx = ctx
         cfg = ctx.config
         self.queue = WorkQueue(int(cfg.get("watch.queue_size")))
@@ -84,7 +91,7 @@ class Daemon:
             track_closes=closes_are_reported(),
             settle=float(cfg.get("watch.settle_ms")) / 1000.0,
         )
-        self.inbox = InboxRunner(ctx.layout, cfg, ctx.logger, settle=debounce)
+        self.inbox = InboxRunner(ctx.layout, cfg, ctx.logger, settle=debounce, handlers=handlers)
         self.watcher = RequestWatcher(
             ctx.layout.root,
             [Path(p) for p in cfg.get("watch.paths")],

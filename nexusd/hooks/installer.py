@@ -17,8 +17,8 @@ from importlib import resources
 from pathlib import Path
 
 from nexusd.atomic import atomic_write_text
-from nexusd.checkpoint.gitrun import git_text, try_git_text
 from nexusd.errors import GitError
+from nexusd.git import git_text, try_git_text
 from nexusd.paths import RepoLayout
 
 HOOKS = ("post-commit", "post-merge", "post-checkout")

@@ -21,9 +21,9 @@ from nexusd.config import Config
 from nexusd.errors import IndexStoreError
 from nexusd.memory.embedder import Embedder, shared_embedder
 from nexusd.memory.filters import Filters
+from nexusd.memory.freshness import MemoryStats, compute_stats
 from nexusd.memory.search import SearchResults, SearchSettings, run_search, run_searches
 from nexusd.memory.sources import is_memory_path, relative
-from nexusd.memory.stats import MemoryStats, compute_stats
 from nexusd.memory.store import MemoryStore, is_local
 from nexusd.memory.sync import Progress, Syncer, SyncReport
 from nexusd.memory.vector_cache import VectorCache

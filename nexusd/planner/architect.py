@@ -14,7 +14,7 @@ from nexusd.context.librarian import ContextBundle
 from nexusd.context.toolsfile import Tool
 from nexusd.planner.actions import Action, check_commands, code, render_actions, short
 from nexusd.planner.sequence import plan_actions
-from nexusd.protocol.models import STANDARD_SECTIONS, Section
+from nexusd.protocol.documents import STANDARD_SECTIONS, Section
 
 PLANNER_NAME = "offline"
 OFFLINE_NOTE = (

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from nexusd.config import Config
-from nexusd.context.code import CodeFindings, code_phase, memory_named
 from nexusd.context.recall import recall_for
+from nexusd.context.relevant_code import CodeFindings, code_phase, memory_named
 from nexusd.memory.chunking import HEADING_SEP
 from nexusd.paths import RepoLayout
-from nexusd.protocol.models import PlanRequest, Section
+from nexusd.protocol.documents import PlanRequest, Section
 from nexusd.readonly import is_read_only
 from nexusd.sandbox.request_checks import CriticReport, has_request_checks, run_critic
 

@@ -28,7 +28,7 @@ from nexusd.models.telemetry import Usage, record
 from nexusd.paths import RepoLayout
 from nexusd.planner import llm_schema as schema
 from nexusd.planner.llm_render import FIELD_LABEL, FIELD_SECTION, answer_bodies
-from nexusd.protocol.models import STANDARD_SECTIONS, PlanRequest, Section
+from nexusd.protocol.documents import STANDARD_SECTIONS, PlanRequest, Section
 
 SYSTEM = (
     "You are the architect of a software project's planner. You read the context and "

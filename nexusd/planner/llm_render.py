@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nexusd.protocol.models import STANDARD_SECTIONS
+from nexusd.protocol.documents import STANDARD_SECTIONS
 
 # Answer field -> the standard section it fills (risks join the analysis).
 FIELD_SECTION: dict[str, str] = {

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from nexusd.config import Config
-from nexusd.context.code import code_snippets
 from nexusd.context.librarian import ContextBundle
+from nexusd.context.relevant_code import code_snippets
 from nexusd.models.routing import resolve_route
 from nexusd.paths import RepoLayout
 from nexusd.planner.architect import PLANNER_NAME
-from nexusd.protocol.models import PlanRequest, Section
+from nexusd.protocol.documents import PlanRequest, Section
 from nexusd.sandbox.request_checks import CriticReport
 
 Usage = tuple[tuple[str, str | int | float], ...]

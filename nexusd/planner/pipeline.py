@@ -18,9 +18,8 @@ from typing import Literal
 
 from nexusd.atomic import atomic_write_text
 from nexusd.config import Config
-from nexusd.context.catalog import load_catalog, match_practices
-from nexusd.context.code import relevant_code_section
 from nexusd.context.librarian import ContextBundle, gather
+from nexusd.context.relevant_code import relevant_code_section
 from nexusd.errors import NexusError, ProtocolError
 from nexusd.models.budget import AnswerStart, model_budget
 from nexusd.models.telemetry import record
@@ -42,7 +41,7 @@ from nexusd.planner.request_read import (
     read_request,
 )
 from nexusd.planner.requested import requested_sections
-from nexusd.protocol.models import (
+from nexusd.protocol.documents import (
     STANDARD_SECTIONS,
     PlanRequest,
     PlanResponse,
@@ -347,11 +346,6 @@ def answer_request(
         },
     )
     return dataclasses.replace(outcome, cycle=response.meta.cycle, title=response.title)
-
-
-def warm_up(root: Path, config: Config) -> None:
-    """Load the catalog and compile its patterns now, so the first request is not slower."""
-    match_practices(load_catalog(root, config.get("planner.catalog")), "")
 
 
 def _setup_error(meta: Mapping[str, object] | None) -> str | None:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from nexusd.errors import NexusError, ProtocolError
 from nexusd.planner.architect import PLANNER_NAME
-from nexusd.protocol.models import ErrorInfo, PlanResponse, ResponseMeta, Section
+from nexusd.protocol.documents import ErrorInfo, PlanResponse, ResponseMeta, Section
 from nexusd.protocol.render import error_info, error_sections
 from nexusd.protocol.request_form import render_request
 

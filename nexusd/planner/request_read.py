@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nexusd.errors import ProtocolError
-from nexusd.protocol.models import PlanRequest
+from nexusd.protocol.documents import PlanRequest
 from nexusd.protocol.parse import parse_request
 from nexusd.protocol.reading import open_regular
 

@@ -17,7 +17,7 @@ from nexusd.planner.architect import (
     tool_calls,
 )
 from nexusd.planner.sequence import plan_actions
-from nexusd.protocol.models import Section
+from nexusd.protocol.documents import Section
 
 Writer = Callable[[ContextBundle, tuple[Action, ...]], str]
 

@@ -9,7 +9,7 @@ Modules: `naming` (which files are requests, response names, timestamps),
 
 from __future__ import annotations
 
-from nexusd.protocol.models import (
+from nexusd.protocol.documents import (
     STANDARD_SECTIONS,
     ErrorInfo,
     PlanRequest,

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from nexusd.errors import ProtocolError
-from nexusd.protocol.models import PlanRequest, Questions, RequestForm
+from nexusd.protocol.documents import PlanRequest, Questions, RequestForm
 
 # Values that mean "nothing here" in every form (compared lower-cased, stripped).
 NONE_WORDS = frozenset({"", "none", "n/a", "na", "-", "--", "—", "–", "null", "nil", "~", "无"})

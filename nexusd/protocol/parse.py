@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 
 from nexusd.errors import ProtocolError
+from nexusd.protocol.documents import PlanRequest
 from nexusd.protocol.fields import Draft
 from nexusd.protocol.freeform import parse_freeform
 from nexusd.protocol.frontmatter_form import parse_front_matter
-from nexusd.protocol.models import PlanRequest
 from nexusd.protocol.template_a import looks_like_template_a, parse_template_a
 from nexusd.protocol.yamlio import normalize_text, split_front_matter
 

@@ -7,7 +7,7 @@ from typing import Any
 import yaml
 
 from nexusd.errors import ProtocolError
-from nexusd.protocol.models import ErrorInfo, PlanResponse, ResponseMeta, Section
+from nexusd.protocol.documents import ErrorInfo, PlanResponse, ResponseMeta, Section
 from nexusd.protocol.request_form import render_request
 from nexusd.protocol.yamlio import dump_yaml, load_yaml, normalize_text, split_front_matter
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nexusd.protocol.models import Questions
+from nexusd.protocol.documents import Questions
 from nexusd.protocol.yamlio import dump_yaml
 
 # Front matter keys in Template A order, each with the comment that teaches it.

@@ -17,13 +17,13 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from nexusd.atomic import atomic_write_text
+from nexusd.git import try_git
 from nexusd.paths import RepoLayout
 from nexusd.sandbox.reflection import classify
 from nexusd.sandbox.result import CheckResult
@@ -147,10 +147,8 @@ def _own_pathspecs(own: Sequence[str]) -> list[str]:
 
 
 def _git(layout: RepoLayout, *args: str) -> str | None:
-    proc = subprocess.run(
-        ["git", *args], cwd=layout.root, capture_output=True, text=True, check=False
-    )
-    return proc.stdout if proc.returncode == 0 else None
+    out = try_git(layout.root, *args)
+    return None if out is None else out.decode("utf-8", "replace")
 
 
 def diffstat(

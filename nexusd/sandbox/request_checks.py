@@ -15,7 +15,7 @@ from typing import Any
 
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
-from nexusd.protocol.models import Section
+from nexusd.protocol.documents import Section
 
 log = logging.getLogger("nexusd.critic")
 # Checks for requests (the worker) and for commits (the inbox) run one at a time: they

@@ -37,7 +37,8 @@ def run_checks(
     specs = check_specs(config, names, when)
     if not specs:
         return ()
-    tree = resolve_tree(layout, treeish)
+    limit = int(config.get("checkpoint.max_untracked_file_bytes"))
+    tree = resolve_tree(layout, treeish, max_untracked_bytes=limit)
     tree_tar = archive(layout, tree)
     choice = choose(config, sorted({spec.image for spec in specs}))
     record_choice(layout, choice, config.get("sandbox.backend"))

@@ -1,7 +1,8 @@
 """Export an exact snapshot (a git tree) into a sandbox's workspace; never touch live files.
 
-The working tree is snapshotted through a temporary index (a copy of the real one,
-`git add -A`, `git write-tree`), so the user's index and files stay as they were.
+The working tree is snapshotted the way checkpoints are (`checkpoint/snapshot.py`: a
+temporary index, the size cap for untracked files), so the user's index and files stay as
+they were.
 """
 
 from __future__ import annotations
@@ -9,13 +10,12 @@ from __future__ import annotations
 import io
 import logging
 import os
-import shutil
-import subprocess
 import tarfile
-import tempfile
 from pathlib import Path
 
+from nexusd.checkpoint.snapshot import MAX_UNTRACKED_BYTES, snapshot_tree
 from nexusd.errors import GitError
+from nexusd.git import run_git, try_git_text
 from nexusd.paths import RepoLayout
 
 log = logging.getLogger("nexusd.sandbox")
@@ -29,52 +29,26 @@ SHM_HEADROOM = 4
 SHM_MIN_FREE = 512 * 1024**2
 
 
-def _git(layout: RepoLayout, *args: str, env: dict[str, str] | None = None) -> bytes:
-    proc = subprocess.run(
-        ["git", *args], cwd=layout.root, capture_output=True, env=env, check=False
-    )
-    if proc.returncode != 0:
-        raise GitError(
-            f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace').strip()}",
-            hint="check that the repository and the snapshot id are valid",
-        )
-    return proc.stdout
-
-
-def snapshot_tree(layout: RepoLayout) -> str:
-    """Tree id of the working tree as it is now (tracked + untracked, minus ignored)."""
-    with tempfile.TemporaryDirectory(prefix="nexusd-index-") as tmp:
-        index = Path(tmp) / "index"
-        real_index = layout.git_dir / "index"
-        if real_index.is_file():
-            shutil.copyfile(real_index, index)
-        env = {**os.environ, "GIT_INDEX_FILE": str(index)}
-        _git(layout, "add", "-A", "--", ".", env=env)
-        return _git(layout, "write-tree", env=env).decode().strip()
-
-
-def resolve_tree(layout: RepoLayout, treeish: str | None) -> str:
-    """The tree id of a commit/tree/ref, or of the working tree when `treeish` is None."""
+def resolve_tree(
+    layout: RepoLayout, treeish: str | None, *, max_untracked_bytes: int = MAX_UNTRACKED_BYTES
+) -> str:
+    """The tree id of a commit/tree/ref, or of the working tree when `treeish` is None (the
+    checkpoints' snapshot: untracked files over `max_untracked_bytes` left out)."""
     if treeish is None:
-        return snapshot_tree(layout)
-    proc = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", f"{treeish}^{{tree}}"],
-        cwd=layout.root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
+        return snapshot_tree(layout, max_untracked_bytes=max_untracked_bytes)
+    tree = try_git_text(layout.root, "rev-parse", "--verify", "--quiet", f"{treeish}^{{tree}}")
+    if tree is None:
         raise GitError(
             f"{treeish!r} is not a commit or tree in {layout.root}",
             hint="pass a checkpoint id (`nexusd checkpoint list`) or a commit sha",
         )
-    return proc.stdout.strip()
+    return tree
 
 
 def archive(layout: RepoLayout, tree: str) -> bytes:
     """The tree as an uncompressed tar (paths relative to the workspace)."""
-    return _git(layout, "archive", "--format=tar", tree)
+    hint = "check that the repository and the snapshot id are valid"
+    return run_git(layout.root, "archive", "--format=tar", tree, hint=hint)
 
 
 def scratch_dir(tree_bytes: int) -> str | None:

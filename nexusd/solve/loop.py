@@ -25,8 +25,8 @@ from nexusd.models.routed import RoutedModel, merge_usage
 from nexusd.models.routing import limits, resolve_route
 from nexusd.models.telemetry import Usage, record
 from nexusd.paths import RepoLayout
+from nexusd.solve.attempt import Runner, RunResult, language_file, sandbox_runner
 from nexusd.solve.review import analyze_error, review_with_llm
-from nexusd.solve.runner import Runner, RunResult, language_file, sandbox_runner
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 _STDERR_TAIL = 2000

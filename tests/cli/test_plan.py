@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from nexusd.cli import cli
+from nexusd.errors import NexusError
 from nexusd.protocol.render import read_response_meta
 
 NAME = "2025-05-08T14_02_11_plan_request.md"
@@ -148,7 +149,7 @@ def test_plan_on_a_fifo_says_it_is_not_a_regular_file(repo: Path) -> None:
     fifo = folder / NAME
     os.mkfifo(fifo)
     result = CliRunner().invoke(cli, ["plan", str(fifo)])
-    assert result.exit_code == 1
+    assert result.exit_code == NexusError.exit_code == 10
     assert "is not a regular file" in result.output
 
 

@@ -105,6 +105,11 @@ def test_a_write_after_the_close_waits_the_full_debounce_again(tmp_path: Path) -
 
         assert collector.snapshot() == []
         assert debouncer.pending() == 1
+        # The positive control: the second close hands the whole file on, so the quiet
+        # above was the debouncer waiting, not a debouncer that hands nothing on at all.
+        debouncer.touch(target, Touch.CLOSE)
+        wait_until(collector.snapshot, what="the hand-over after the second close")
+        assert collector.snapshot() == [(target, b"first, then more")]
     finally:
         debouncer.stop()
 

@@ -7,16 +7,16 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from nexusd.checkpoint.listing import list_checkpoints
-from nexusd.config import config_from_mapping
+from nexusd.config import Config, config_from_mapping
 from nexusd.daemon import inbox
 from nexusd.hooks.installer import install
-from nexusd.paths import find_repo
+from nexusd.paths import RepoLayout, find_repo
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -25,29 +25,44 @@ def git(cwd: Path, *args: str) -> str:
     return proc.stdout
 
 
+class Recorder:
+    """A handler table that records handled events (post-commit still makes its checkpoint)."""
+
+    def __init__(self) -> None:
+        self.seen: list[inbox.InboxEvent] = []
+        self.handlers: dict[str, inbox.Handler] = {
+            "post-merge": self._record,
+            "post-checkout": self._record,
+            "post-commit": self._commit_then_record,
+        }
+
+    def _record(self, layout: RepoLayout, config: Config, event: inbox.InboxEvent) -> None:
+        self.seen.append(event)
+
+    def _commit_then_record(
+        self, layout: RepoLayout, config: Config, event: inbox.InboxEvent
+    ) -> None:
+        inbox.DEFAULT_HANDLERS["post-commit"](layout, config, event)
+        self.seen.append(event)
+
+
 @pytest.fixture
-def recorded() -> Iterator[list[inbox.InboxEvent]]:
-    """Record handled events (post-commit still makes its real checkpoint)."""
-    seen: list[inbox.InboxEvent] = []
-    saved = dict(inbox.HANDLERS)
-
-    def record(layout: object, config: object, event: inbox.InboxEvent) -> None:
-        seen.append(event)
-
-    for hook in ("post-merge", "post-checkout"):
-        inbox.HANDLERS[hook] = record
-
-    def commit_then_record(layout: object, config: object, event: inbox.InboxEvent) -> None:
-        saved["post-commit"](layout, config, event)  # type: ignore[arg-type]
-        seen.append(event)
-
-    inbox.HANDLERS["post-commit"] = commit_then_record
-    yield seen
-    inbox.HANDLERS.clear()
-    inbox.HANDLERS.update(saved)
+def recorded() -> Recorder:
+    return Recorder()
 
 
-def test_real_hooks_enqueue_and_drain_once(repo: Path, recorded: list[inbox.InboxEvent]) -> None:
+def claimed_events(layout: RepoLayout) -> list[inbox.InboxEvent]:
+    """Claim every queued file and read its events, handling none (a drain that dies)."""
+    return [event for path in inbox.claim(layout) for event in inbox.read_events(path)]
+
+
+def dead_letters(layout: RepoLayout) -> list[dict[str, Any]]:
+    """The dead letters the drain wrote, oldest first."""
+    folder = layout.inbox_dir / "dead"
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+
+
+def test_real_hooks_enqueue_and_drain_once(repo: Path, recorded: Recorder) -> None:
     layout = find_repo(repo)
     install(layout)
     (repo / "f.txt").write_text("1")
@@ -63,15 +78,15 @@ def test_real_hooks_enqueue_and_drain_once(repo: Path, recorded: list[inbox.Inbo
     assert Path(line["worktree"]) == repo
 
     config = config_from_mapping({})
-    assert inbox.drain_and_handle(layout, config) == 2
-    assert {e.hook for e in recorded} == {"post-commit", "post-checkout"}
-    checkout = next(e for e in recorded if e.hook == "post-checkout")
+    assert inbox.drain_and_handle(layout, config, recorded.handlers) == 2
+    assert {e.hook for e in recorded.seen} == {"post-commit", "post-checkout"}
+    checkout = next(e for e in recorded.seen if e.hook == "post-checkout")
     assert len(checkout.args) == 3 and checkout.args[2] == "1"
     cps = list_checkpoints(layout)
     assert [c.reason for c in cps] == ["commit"]
     assert cps[0].trailers["Nexus-Commit"] == line["head"]
-    assert inbox.drain_and_handle(layout, config) == 0
-    assert len(recorded) == 2
+    assert inbox.drain_and_handle(layout, config, recorded.handlers) == 0
+    assert len(recorded.seen) == 2
     assert list(layout.inbox_dir.glob("*.jsonl")) == []
     assert list((layout.inbox_dir / "claimed").iterdir()) == []
 
@@ -87,40 +102,31 @@ def test_on_commit_false_makes_no_checkpoint(repo: Path) -> None:
     assert list_checkpoints(layout) == []
 
 
-def test_crash_between_claim_and_handle_reprocesses(
-    repo: Path, recorded: list[inbox.InboxEvent]
-) -> None:
+def test_crash_between_claim_and_handle_reprocesses(repo: Path, recorded: Recorder) -> None:
     layout = find_repo(repo)
     install(layout)
     git(repo, "checkout", "-q", "-b", "x")
-    events = inbox.drain(layout)  # claimed, then "the process dies" before handling
+    events = claimed_events(layout)  # claimed, then "the process dies" before handling
     assert [e.hook for e in events] == ["post-checkout"]
     assert list(layout.inbox_dir.glob("*.jsonl")) == []
-    assert inbox.drain_and_handle(layout, config_from_mapping({})) == 1
-    assert [e.hook for e in recorded] == ["post-checkout"]
-    assert inbox.drain_and_handle(layout, config_from_mapping({})) == 0
+    assert inbox.drain_and_handle(layout, config_from_mapping({}), recorded.handlers) == 1
+    assert [e.hook for e in recorded.seen] == ["post-checkout"]
+    assert inbox.drain_and_handle(layout, config_from_mapping({}), recorded.handlers) == 0
 
 
 def test_failing_handler_goes_to_dead_letters(repo: Path) -> None:
     layout = find_repo(repo)
-    saved = dict(inbox.HANDLERS)
 
     def boom(layout: object, config: object, event: inbox.InboxEvent) -> None:
         raise RuntimeError("handler broke")
 
-    inbox.HANDLERS["post-merge"] = boom
-    try:
-        inbox.enqueue(layout, inbox.InboxEvent(hook="post-merge", args=("0",)))
-        assert inbox.drain_and_handle(layout, config_from_mapping({})) == 0
-    finally:
-        inbox.HANDLERS.clear()
-        inbox.HANDLERS.update(saved)
-    dead = inbox.dead_letters(layout)
+    inbox.enqueue(layout, inbox.InboxEvent(hook="post-merge", args=("0",)))
+    assert inbox.drain_and_handle(layout, config_from_mapping({}), {"post-merge": boom}) == 0
+    dead = dead_letters(layout)
     assert len(dead) == 1
     assert "handler broke" in dead[0]["error"]
     assert json.loads(dead[0]["event"])["hook"] == "post-merge"
-    assert inbox.requeue_dead(layout) == 1
-    assert [e.hook for e in inbox.drain(layout)] == ["post-merge"]
+    assert list(layout.inbox_dir.glob("*.jsonl")) == []  # buried, not retried forever
 
 
 def test_partial_and_garbage_files(repo: Path) -> None:
@@ -128,10 +134,10 @@ def test_partial_and_garbage_files(repo: Path) -> None:
     layout.inbox_dir.mkdir(parents=True)
     (layout.inbox_dir / "post-commit.1.0.jsonl").write_text('{"v":1,"hook":"post-co')
     (layout.inbox_dir / "junk.2.0.jsonl").write_text("not json\n")
-    events = inbox.drain(layout)
+    events = claimed_events(layout)
     assert events == []  # the partial one waits for its writer, the junk is a dead letter
     assert (layout.inbox_dir / "post-commit.1.0.jsonl").exists()
-    assert "unreadable" in inbox.dead_letters(layout)[0]["error"]
+    assert "unreadable" in dead_letters(layout)[0]["error"]
 
 
 def test_abandoned_partial_files_become_dead_letters(repo: Path) -> None:
@@ -144,9 +150,9 @@ def test_abandoned_partial_files_become_dead_letters(repo: Path) -> None:
     old = 1_600_000_000
     for path in (partial, empty):
         os.utime(path, (old, old))
-    assert inbox.drain(layout) == []
+    assert claimed_events(layout) == []
     assert not partial.exists() and not empty.exists()
-    dead = inbox.dead_letters(layout)
+    dead = dead_letters(layout)
     assert [d["error"] for d in dead] == ["incomplete line"]
     assert dead[0]["event"] == '{"v":1,"hook":"post-co'
 
@@ -174,10 +180,15 @@ def test_concurrent_hook_runs_never_mix_lines(repo: Path) -> None:
     ]
     for proc in procs:
         assert proc.wait() == 0
-    events = inbox.drain(layout)
+    seen: list[inbox.InboxEvent] = []
+    table = {"post-merge": lambda layout, config, event: seen.append(event)}
+    files = sorted(layout.inbox_dir.glob("*.jsonl"))
+    events = [e for path in files for e in inbox.read_events(path)]
     assert len(events) == 20
     assert all(e.hook == "post-merge" and e.args == ("0",) for e in events)
-    inbox.ack(events)
+    # All 20 are drained; post-merge events coalesce into the newest one per worktree.
+    assert inbox.drain_and_handle(layout, config_from_mapping({}), table) == 20
+    assert len(seen) == 1
     assert list((layout.inbox_dir / "claimed").iterdir()) == []
 
 
@@ -202,7 +213,7 @@ def test_linked_worktree_commit_waits_for_that_worktrees_drain(repo: Path, tmp_p
 
 
 def test_events_go_to_their_worktree_whoever_claimed_them(
-    repo: Path, tmp_path: Path, recorded: list[inbox.InboxEvent]
+    repo: Path, tmp_path: Path, recorded: Recorder
 ) -> None:
     layout = find_repo(repo)
     wt = tmp_path / "wt"
@@ -221,13 +232,13 @@ def test_events_go_to_their_worktree_whoever_claimed_them(
     )
     inbox.claim(layout)
     # A worktree takes only its own event; the rest waits for the main checkout.
-    assert inbox.drain_and_handle(wt_layout, config_from_mapping({})) == 1
-    assert [e.args for e in recorded] == [("side",)]
+    assert inbox.drain_and_handle(wt_layout, config_from_mapping({}), recorded.handlers) == 1
+    assert [e.args for e in recorded.seen] == [("side",)]
     # The main checkout handles the event without a worktree, drops the removed one's.
-    assert inbox.drain_and_handle(layout, config_from_mapping({})) == 2
-    assert [e.args for e in recorded] == [("side",), ("legacy",)]
-    assert inbox.drain_and_handle(layout, config_from_mapping({})) == 0
-    assert inbox.drain_and_handle(wt_layout, config_from_mapping({})) == 0
+    assert inbox.drain_and_handle(layout, config_from_mapping({}), recorded.handlers) == 2
+    assert [e.args for e in recorded.seen] == [("side",), ("legacy",)]
+    assert inbox.drain_and_handle(layout, config_from_mapping({}), recorded.handlers) == 0
+    assert inbox.drain_and_handle(wt_layout, config_from_mapping({}), recorded.handlers) == 0
     assert list(layout.inbox_dir.glob("*.jsonl")) == []
     assert list((layout.inbox_dir / "claimed").iterdir()) == []
 
@@ -235,9 +246,9 @@ def test_events_go_to_their_worktree_whoever_claimed_them(
 DRAINER = """
 import sys
 from pathlib import Path
-from nexusd.config import config_from_mapping
+from nexusd.config import Config, config_from_mapping
 from nexusd.daemon import inbox
-from nexusd.paths import find_repo
+from nexusd.paths import RepoLayout, find_repo
 
 out = Path(sys.argv[2])
 
@@ -245,12 +256,12 @@ def record(layout, config, event):
     with out.open("a") as fh:
         fh.write(event.args[0] + "\\n")
 
-inbox.HANDLERS["test-event"] = record
+table = {"test-event": record}
 layout = find_repo(Path(sys.argv[1]))
 stop = Path(sys.argv[3])
 while not stop.exists():
-    inbox.drain_and_handle(layout, config_from_mapping({}))
-inbox.drain_and_handle(layout, config_from_mapping({}))
+    inbox.drain_and_handle(layout, config_from_mapping({}), table)
+inbox.drain_and_handle(layout, config_from_mapping({}), table)
 """
 
 

@@ -26,7 +26,7 @@ from nexusd.models.registry import (
 )
 from nexusd.paths import find_repo
 from nexusd.planner.pipeline import answer_request
-from nexusd.protocol.models import STANDARD_SECTIONS
+from nexusd.protocol.documents import STANDARD_SECTIONS
 from tests.models.real_model import LLM_MARKS
 
 pytestmark = LLM_MARKS

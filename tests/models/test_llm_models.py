@@ -32,7 +32,7 @@ from nexusd.models.reliability import BreakerBoard
 from nexusd.models.telemetry import read_events
 from nexusd.paths import find_repo
 from nexusd.planner.llm_architect import plan_with_llm
-from nexusd.protocol.models import STANDARD_SECTIONS, PlanRequest, Section
+from nexusd.protocol.documents import STANDARD_SECTIONS, PlanRequest, Section
 from tests.models.real_model import LLM_MARKS
 
 pytestmark = LLM_MARKS

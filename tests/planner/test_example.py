@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nexusd.protocol.models import STANDARD_SECTIONS
+from nexusd.protocol.documents import STANDARD_SECTIONS
 from nexusd.protocol.naming import is_request_file, response_path_for
 from nexusd.protocol.parse import parse_request
 from nexusd.protocol.render import parse_response

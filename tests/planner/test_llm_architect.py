@@ -15,7 +15,7 @@ from nexusd.models.reliability import BreakerBoard
 from nexusd.models.telemetry import read_events
 from nexusd.paths import RepoLayout, find_repo
 from nexusd.planner.llm_architect import LlmPlan, plan_with_llm, time_box_seconds
-from nexusd.protocol.models import STANDARD_SECTIONS, PlanRequest, Section
+from nexusd.protocol.documents import STANDARD_SECTIONS, PlanRequest, Section
 from tests.models.loopback import Loopback, Reply, chat_payload
 
 OFFLINE = tuple(Section(t, f"offline: {t}") for t in STANDARD_SECTIONS)

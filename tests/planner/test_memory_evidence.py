@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nexusd.config import config_from_mapping
-from nexusd.context.code import code_phase
+from nexusd.context.relevant_code import code_phase
 from nexusd.memory.daily import append_daily_entry
 from nexusd.memory.embedder import shared_embedder
 from nexusd.memory.service import MemoryService

@@ -11,10 +11,9 @@ import pytest
 import yaml
 
 from nexusd.config import Config, config_from_mapping, load_config
-from nexusd.errors import ConfigError
 from nexusd.paths import find_repo
-from nexusd.planner.pipeline import answer_request, build_response, read_request, warm_up
-from nexusd.protocol.models import STANDARD_SECTIONS
+from nexusd.planner.pipeline import answer_request, build_response, read_request
+from nexusd.protocol.documents import STANDARD_SECTIONS
 from nexusd.protocol.render import markdown_sections, read_response_meta
 from nexusd.protocol.yamlio import split_front_matter
 from tests.conftest import git
@@ -253,8 +252,6 @@ def test_configuration_errors_write_an_error_response_and_retry_later(repo: Path
     # A client waiting for the response gets one; it is answered anew once the config works.
     request = _write(repo, CANONICAL)
     cfg = _cfg(planner={"catalog": "practices.yaml"})
-    with pytest.raises(ConfigError):
-        warm_up(repo, cfg)  # the daemon can report it at start-up
     outcome = answer_request(request, find_repo(repo), cfg)
     assert outcome.status == "error"
     assert "planner.catalog" in outcome.message
@@ -269,7 +266,6 @@ def test_configuration_errors_write_an_error_response_and_retry_later(repo: Path
     (repo / "practices.yaml").write_text(
         "entries:\n  - id: a\n    title: A\n    keywords: [race]\n    practice: Do A.\n"
     )
-    warm_up(repo, cfg)
     fixed = answer_request(request, find_repo(repo), cfg)
     assert (fixed.status, fixed.revision) == ("ok", 2)
     assert "**A.** Do A." in outcome.response_path.read_text()

@@ -7,7 +7,8 @@ import pytest
 
 from nexusd.planner.architect import OFFLINE_NOTE
 from nexusd.planner.requested import requested_sections, writer_for
-from nexusd.protocol.models import Questions
+from nexusd.planner.sequence import plan_actions
+from nexusd.protocol.documents import Questions
 from tests.plan_helpers import bundle_for, request
 
 
@@ -33,24 +34,29 @@ def test_requested_sections_are_exactly_honoured(repo: Path) -> None:
         questions=Questions(),
         requested_sections=OPPIE_HEADINGS,
     )
-    sections = requested_sections(bundle_for(repo, req), OPPIE_HEADINGS, 8)
+    bundle = bundle_for(repo, req)
+    sections = requested_sections(bundle, OPPIE_HEADINGS, 8)
     assert tuple(s.title for s in sections) == OPPIE_HEADINGS
     body = {s.title: s.body for s in sections}
     assert body["Key Challenges and Analysis"].startswith(OFFLINE_NOTE)
     # Practices have no heading of their own here, so they join the analysis.
-    assert "Represent money exactly and round once" in body["Key Challenges and Analysis"]
+    practice = bundle.practices[0].practice
+    assert practice.title in body["Key Challenges and Analysis"]
     assert body["Verifiable Success Criteria"].count("- [ ]") >= 3
-    assert _numbered(body["High-level Task Breakdown"])[-1] == "Run the checks."
-    # No blockers, but the goal matches a practice that says how to find the cause.
+    # The breakdown is the plan's actions, in order: create the missing files, find the
+    # cause the matched practice names (there are no blockers), and the checks last.
+    actions = plan_actions(bundle, 8)
     steps = _numbered(body["High-level Task Breakdown"])
-    assert (
-        steps[1]
-        == "Create the missing artifact(s) `src/billing/invoice.py`, `tests/test_invoice.py`."
-    )
-    assert steps[2] == "Find the cause first (represent money exactly and round once)."
+    assert steps == [f"{a.title}." for a in actions]
+    assert [a.step for a in actions][:3] == ["review", "create", "diagnose"]
+    assert actions[-1].step == "checks"
+    assert set(actions[1].files) == {"src/billing/invoice.py", "tests/test_invoice.py"}
+    assert practice.title.lower() in actions[2].title.lower()
     assert "round per line vs round the sum" in body["High-level Task Breakdown"]
-    assert "Start with:" in body["Next Steps and Action Items"]
-    assert "next cycle's request" in body["Next Steps and Action Items"]
+    # Next steps start with the first actions, then the end-of-cycle checklist.
+    next_steps = body["Next Steps and Action Items"]
+    assert all(f"{a.title}." in next_steps for a in actions[:3])
+    assert "history_path" in next_steps or "request" in next_steps
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nexusd.errors import ProtocolError
-from nexusd.protocol.models import Questions
+from nexusd.protocol.documents import Questions
 from nexusd.protocol.parse import parse_request
 
 FULL = """\

@@ -8,8 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nexusd.errors import ProtocolError
-from nexusd.protocol.fields import NONE_WORDS
-from nexusd.protocol.models import (
+from nexusd.protocol.documents import (
     STANDARD_SECTIONS,
     ErrorInfo,
     PlanResponse,
@@ -17,6 +16,7 @@ from nexusd.protocol.models import (
     ResponseMeta,
     Section,
 )
+from nexusd.protocol.fields import NONE_WORDS
 from nexusd.protocol.parse import parse_request
 from nexusd.protocol.render import (
     EMPTY_SECTION,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from nexusd.errors import ProtocolError
-from nexusd.protocol.models import Questions
+from nexusd.protocol.documents import Questions
 from nexusd.protocol.parse import parse_request
 
 FIXTURE = "oppie/2025-05-08T14_02_11_plan_request.md"

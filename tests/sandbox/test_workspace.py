@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from nexusd.checkpoint.snapshot import snapshot_tree
 from nexusd.errors import GitError
 from nexusd.paths import find_repo
 from nexusd.sandbox import subprocess_backend
@@ -20,7 +21,6 @@ from nexusd.sandbox.workspace import (
     resolve_tree,
     retag,
     scratch_dir,
-    snapshot_tree,
 )
 from tests.conftest import git
 

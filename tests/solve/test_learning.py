@@ -17,8 +17,8 @@ from nexusd.models.prompts import prompts_dir
 from nexusd.models.registry import Message
 from nexusd.models.reliability import BreakerBoard
 from nexusd.paths import RepoLayout, find_repo
+from nexusd.solve.attempt import subprocess_runner
 from nexusd.solve.loop import solve
-from nexusd.solve.runner import subprocess_runner
 
 BUGGY = "def total(xs):\n    return sum(xs)\n\nassert totl([1, 2, 3]) == 6\n"
 WRONG = "def total(xs):\n    return 0\n\nassert total([1, 2, 3]) == 6, 'wrong sum'\n"

@@ -15,9 +15,9 @@ from nexusd.models.prompts import prompts_dir
 from nexusd.models.reliability import BreakerBoard
 from nexusd.models.telemetry import read_events
 from nexusd.paths import RepoLayout, find_repo
+from nexusd.solve.attempt import sandbox_runner, subprocess_runner
 from nexusd.solve.loop import extract_code, solve
 from nexusd.solve.review import analyze_error
-from nexusd.solve.runner import sandbox_runner, subprocess_runner
 
 BUGGY = "def total(xs):\n    return sum(xs)\n\nassert totl([1, 2, 3]) == 6\n"
 FIXED = "def total(xs):\n    return sum(xs)\n\n\nassert total([1, 2, 3]) == 6\nprint('ok')\n"

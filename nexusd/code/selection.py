@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from nexusd.errors import GitError
+from nexusd.git import run_git
 
 # Folders and files that are someone else's code or generated: skipped unless configured.
 DEFAULT_EXCLUDE = (
@@ -64,22 +63,10 @@ class RepoFile:
 
 
 def _git(root: Path, *args: str, stdin: str | None = None) -> str:
-    proc = subprocess.run(
-        ["git", *args],
-        cwd=root,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="surrogateescape",
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise GitError(
-            f"git {args[0]} failed in {root}: {proc.stderr.strip() or proc.returncode}",
-            hint="check that the repository is readable (`git status` should work)",
-        )
-    return proc.stdout
+    data = None if stdin is None else stdin.encode("utf-8", "surrogateescape")
+    hint = "check that the repository is readable (`git status` should work)"
+    out = run_git(root, *args, input=data, hint=hint)
+    return out.decode("utf-8", "surrogateescape")
 
 
 def _changed(root: Path) -> tuple[list[str], list[str]]:

@@ -27,7 +27,7 @@ def _refuse(path: str, why: str, hint: str) -> NexusError:
 
 def check_openable(layout: RepoLayout, config: Config, path: str) -> PurePosixPath:
     """The repository-relative path `path` names, if an agent may open it; else NexusError."""
-    from nexusd.checkpoint.gitrun import run_git
+    from nexusd.git import run_git
     from nexusd.memory.sources import glob_regex, memory_globs
 
     rel = PurePosixPath(Path(path).as_posix())

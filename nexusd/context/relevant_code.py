@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from nexusd.config import Config
 from nexusd.context.llm_librarian import librarian_configured, rerank_files
 from nexusd.paths import RepoLayout
-from nexusd.protocol.models import PlanRequest, Section
+from nexusd.protocol.documents import PlanRequest, Section
 
 if TYPE_CHECKING:  # numpy and LanceDB load only when a request is answered
     from nexusd.code.rank import FileHit

@@ -7,7 +7,12 @@ import json
 from pathlib import Path
 
 from nexusd.config import config_from_mapping
-from nexusd.context.code import code_phase, code_snippets, query_text, relevant_code_section
+from nexusd.context.relevant_code import (
+    code_phase,
+    code_snippets,
+    query_text,
+    relevant_code_section,
+)
 from nexusd.paths import find_repo
 from nexusd.planner.model_plan import context_items
 from nexusd.sandbox.request_checks import CriticReport

@@ -6,10 +6,10 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
-from nexusd.protocol.files import create_request_file
 from nexusd.protocol.naming import is_request_file
 from nexusd.protocol.parse import parse_request
 from nexusd.protocol.render import render_request
+from nexusd.protocol.request_files import create_request_file
 
 NOW = datetime(2025, 4, 20, 8, 11, 37, tzinfo=UTC)
 

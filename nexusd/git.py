@@ -1,4 +1,9 @@
-"""Running git for checkpoints: bytes in, bytes out, failures as GitError."""
+"""Running git: one environment, bytes in and out, failures as GitError saying what to do.
+
+Every git command nexusd runs goes through here (checkpoints, git facts, the code index's
+file listing, sandbox snapshots, hooks), so all of them run without a pager or prompts,
+in the C locale, and without taking optional locks the user's own git commands need.
+"""
 
 from __future__ import annotations
 
@@ -35,6 +40,7 @@ def run_git(
     env: Mapping[str, str] | None = None,
     input: bytes | None = None,
     check: bool = True,
+    hint: str = "run the same git command yourself to see the full problem",
 ) -> bytes:
     """Run `git args…` in `cwd`; return stdout, or raise GitError naming the command."""
     proc = subprocess.run(
@@ -49,7 +55,7 @@ def run_git(
         err = proc.stderr.decode("utf-8", "replace").strip()
         raise GitError(
             f"`git {' '.join(args[:3])}` failed in {cwd}: {err or 'exit ' + str(proc.returncode)}",
-            hint="run the same git command yourself to see the full problem",
+            hint=hint,
         )
     return proc.stdout
 
@@ -77,12 +83,21 @@ def split_z(data: bytes) -> list[str]:
     return [p.decode("utf-8", "surrogateescape") for p in data.split(b"\0") if p]
 
 
-def copy_with_times(source: Path, fd: int, target: Path) -> None:
-    """Copy `source` into the open `fd` of `target`, which takes the source's times; both
-    from one open file, so the times belong to the bytes copied even if `source` is
-    replaced meanwhile."""
-    with source.open("rb") as src:
-        st = os.fstat(src.fileno())
-        while chunk := src.read(1 << 20):
-            os.write(fd, chunk)
-    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+def try_git(cwd: Path, *args: str) -> bytes | None:
+    """Stdout of git, or None when git exits non-zero."""
+    proc = subprocess.run(["git", *args], cwd=cwd, env=git_env(), capture_output=True, check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def start_git(
+    cwd: Path, *args: str, env: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """Start `git args…` without waiting, so several can run at once; read it with `communicate`."""
+    return subprocess.Popen(
+        ["git", *args],
+        cwd=cwd,
+        env=git_env(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
