@@ -131,7 +131,7 @@ def _reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
     ("source", "imports", "room"),
     [
         ("import nexusd.planner.pipeline", "nexusd.planner.pipeline", "planner"),
-        ("from nexusd.config_cache import x", "nexusd.config_cache", "config"),
+        ("from nexusd.config.cache import x", "nexusd.config.cache", "config"),
         (
             "def f():\n    importlib.import_module('nexusd.daemon.inbox')",
             "nexusd.daemon.inbox",

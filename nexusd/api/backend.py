@@ -67,7 +67,7 @@ class Backend:
 
     def memory(self) -> Any:
         """The memory service of this process (opened, synced and its model loaded once)."""
-        if not self.config.get("memory.enabled"):
+        if not self.config.memory.enabled:
             raise ConfigError(
                 "memory is disabled (memory.enabled is false)",
                 hint=f"set `memory: {{enabled: true}}` in {self.layout.config_file}",
@@ -86,7 +86,7 @@ class Backend:
     def require_memory(self) -> None:
         """ConfigError when memory is disabled, IndexStoreError when the daemon refuses;
         opens the memory here when no daemon answers. Called before anything is written."""
-        if not self.config.get("memory.enabled"):
+        if not self.config.memory.enabled:
             self.memory()  # raises the ConfigError with its fix
         if self._ask({"op": "ping"}) is None:
             self.memory()
@@ -117,7 +117,7 @@ class Backend:
     # -- code ------------------------------------------------------------------------
     def code(self, request: dict[str, Any]) -> dict[str, Any]:
         """The answer of one `code_*` op; IndexStoreError when it is refused."""
-        if not self.config.get("code.enabled"):
+        if not self.config.code.enabled:
             raise ConfigError(
                 "the code index is disabled (code.enabled is false)",
                 hint=f"set `code: {{enabled: true}}` in {self.layout.config_file}",

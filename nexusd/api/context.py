@@ -194,7 +194,7 @@ class Context:
     def _check_room(self, path: Path, entry: str) -> None:
         """400 when adding `entry` would push `path` over memory.max_file_bytes (a file over
         it is no longer indexed at all)."""
-        limit = int(self.config.get("memory.max_file_bytes"))
+        limit = self.config.memory.max_file_bytes
         try:
             size = path.stat().st_size
         except FileNotFoundError:
@@ -217,7 +217,7 @@ class Context:
         chunks = chunk_markdown(
             rel,
             text,
-            max_chars=int(self.config.get("memory.chunk_max_chars")),
+            max_chars=self.config.memory.chunk_max_chars,
             default_date=date.today().isoformat(),
         )
         for chunk in chunks:

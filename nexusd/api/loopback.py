@@ -43,8 +43,8 @@ class LoopbackServer:
         self.layout = layout
         self.stats = stats  # the daemon's DaemonStats: `nexusd status` shows the API
         self.config = config
-        self.host = str(config.get("api.host"))
-        self.port = int(config.get("api.port"))
+        self.host = config.api.host
+        self.port = config.api.port
         self.backend = Backend(
             layout, config, memory=memory, code_ops=code_ops, use_socket=False, daemon=daemon
         )
@@ -70,7 +70,7 @@ class LoopbackServer:
             Context(self.layout, self.config, self.backend),
             TokenStore(self.layout),
             host=self.host,
-            max_body_bytes=int(self.config.get("api.max_body_bytes")),
+            max_body_bytes=self.config.api.max_body_bytes,
         )
         config = uvicorn.Config(
             app, host=self.host, port=self.port, log_config=None, access_log=False, lifespan="on"

@@ -99,7 +99,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
 
     def recall() -> Any:
         """The memory an answer made in this process searches (None when it is off)."""
-        return api.backend.memory() if config.get("memory.enabled") else None
+        return api.backend.memory() if config.memory.enabled else None
 
     @server.tool()
     @_guarded

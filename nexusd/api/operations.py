@@ -51,9 +51,9 @@ def request_plan(
     text = render_request(
         goal=goal, cycle=cycle, blockers=blockers, artifacts=artifacts, time_box=time_box
     )
-    parse_request(text, "<mcp request>", max_bytes=config.get("watch.max_request_bytes"))
+    parse_request(text, "<mcp request>", max_bytes=config.watch.max_request_bytes)
     root = layout.root.resolve()
-    folder = (layout.root / config.get("watch.paths")[0]).resolve()
+    folder = (layout.root / config.watch.paths[0]).resolve()
     if not folder.is_relative_to(root) or folder == root / ".git":
         raise NexusError(
             f"refusing to write the request: the watched folder {config.get('watch.paths')[0]}"
@@ -90,7 +90,7 @@ def request_plan(
 def latest_response(layout: RepoLayout, config: Config) -> str:
     """The newest `*_plan_response.md` in the watched folders (by name, then time)."""
     found: list[Path] = []
-    for folder in config.get("watch.paths"):
+    for folder in config.watch.paths:
         base = layout.root / folder
         if base.is_dir():
             found.extend(p for p in base.glob("*_plan_response.md") if p.is_file())
@@ -115,7 +115,7 @@ def checkpoint_create(layout: RepoLayout, config: Config, message: str | None) -
     """Snapshot the working tree (reason `manual`); HEAD, index and stash untouched."""
     from nexusd.checkpoint.snapshot import create_checkpoint
 
-    limit = int(config.get("checkpoint.max_untracked_file_bytes"))
+    limit = config.checkpoint.max_untracked_file_bytes
     cp = create_checkpoint(layout, reason="manual", message=message, max_untracked_bytes=limit)
     return {**cp.to_dict(), "restore_command": cp.restore_command}
 
@@ -134,12 +134,12 @@ def checkpoint_restore(
     """Make the working tree match a checkpoint (a `pre-restore` checkpoint first)."""
     from nexusd.checkpoint.restore import restore_checkpoint
 
-    own = [*config.get("watch.paths"), *config.get("memory.sources")]
+    own = [*config.watch.paths, *config.memory.sources]
     result = restore_checkpoint(
         layout,
         checkpoint_id,
         dry_run=dry_run,
-        max_untracked_bytes=int(config.get("checkpoint.max_untracked_file_bytes")),
+        max_untracked_bytes=config.checkpoint.max_untracked_file_bytes,
         nexus_files=[str(p) for p in own],
     )
     return {

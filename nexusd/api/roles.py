@@ -49,12 +49,12 @@ class Access:
     @classmethod
     def from_config(cls, config: Config) -> Access:
         """Read `api.roles`, `api.categories`, `api.other_categories`, `api.actions`."""
-        table = {str(k): list(v) for k, v in config.get("api.roles").items()}
+        table = {str(k): list(v) for k, v in config.api.roles.items()}
         return cls(
             roles={name: _closure(table, name) for name in table},
-            categories=dict(config.get("api.categories")),
-            other_categories=str(config.get("api.other_categories")),
-            actions=dict(config.get("api.actions")),
+            categories=dict(config.api.categories),
+            other_categories=config.api.other_categories,
+            actions=dict(config.api.actions),
         )
 
     def check_role(self, role: str) -> str:
@@ -121,7 +121,7 @@ class Access:
 
 def stdio_role(config: Config, access: Access, given: str | None) -> str:
     """The role of a stdio server: `--role`, else `api.mcp_role`, else the least for lessons."""
-    role = given or config.get("api.mcp_role") or access.least_role_for("lessons")
+    role = given or config.api.mcp_role or access.least_role_for("lessons")
     return access.check_role(str(role))
 
 

@@ -6,12 +6,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from nexusd.checkpoint.listing import drop, list_checkpoints
 from nexusd.checkpoint.model import ID_RE, Checkpoint
 from nexusd.checkpoint.notes import check_status, notes_for
 from nexusd.config import Config
+from nexusd.config.sections import Retention
 from nexusd.paths import RepoLayout
 
 
@@ -26,14 +26,14 @@ class RetentionPolicy:
     keep_named: bool = True
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> RetentionPolicy:
+    def from_section(cls, section: Retention) -> RetentionPolicy:
         """Build from the `checkpoint.retention` config section."""
         return cls(
-            keep_last=int(data["keep_last"]),
-            keep_days=int(data["keep_days"]),
-            daily_beyond=bool(data["daily_beyond"]),
-            keep_passed=bool(data["keep_passed"]),
-            keep_named=bool(data["keep_named"]),
+            keep_last=section.keep_last,
+            keep_days=section.keep_days,
+            daily_beyond=section.daily_beyond,
+            keep_passed=section.keep_passed,
+            keep_named=section.keep_named,
         )
 
 
@@ -100,7 +100,7 @@ def plan_gc_reasons(
 def named_in_responses(layout: RepoLayout, config: Config) -> set[str]:
     """Checkpoint ids named by any `*_plan_response.md` under the watched folders."""
     found: set[str] = set()
-    for folder in config.get("watch.paths"):
+    for folder in config.watch.paths:
         base = layout.root / folder
         if not base.is_dir():
             continue
@@ -120,7 +120,7 @@ def run_gc(
     layout: RepoLayout, config: Config, dry_run: bool = False, now: datetime | None = None
 ) -> GcReport:
     """Apply the configured retention policy to this repository's checkpoints."""
-    policy = RetentionPolicy.from_mapping(config.get("checkpoint.retention"))
+    policy = RetentionPolicy.from_section(config.checkpoint.retention)
     checkpoints = list_checkpoints(layout)
     notes = notes_for(layout, [c.commit for c in checkpoints])
     passed = {c.id for c in checkpoints if check_status(notes.get(c.commit, {})) == "passed"}

@@ -27,7 +27,7 @@ def repo_option(func: Any) -> Any:
 
 def open_repo(repo: Path | None) -> tuple[RepoLayout, Config]:
     """Find the repository and load its configuration (raises GitError / ConfigError)."""
-    from nexusd.config_cache import load_config_cached
+    from nexusd.config.cache import load_config_cached
 
     layout = find_repo(repo)
     return layout, load_config_cached(layout)

@@ -43,7 +43,7 @@ def create(message: str | None, as_json: bool, repo: Path | None) -> None:
     from nexusd.checkpoint.snapshot import create_checkpoint
 
     layout, config = open_repo(repo)
-    limit = int(config.get("checkpoint.max_untracked_file_bytes"))
+    limit = config.checkpoint.max_untracked_file_bytes
     cp = create_checkpoint(layout, reason="manual", message=message, max_untracked_bytes=limit)
     if as_json:
         echo_json(cp.to_dict())
@@ -105,7 +105,7 @@ def diff(first: str, second: str | None, stat: bool, repo: Path | None) -> None:
 
     layout, config = open_repo(repo)
     old = resolve(layout, first).tree
-    limit = int(config.get("checkpoint.max_untracked_file_bytes"))
+    limit = config.checkpoint.max_untracked_file_bytes
     new = (
         resolve(layout, second).tree if second else snapshot_tree(layout, max_untracked_bytes=limit)
     )
@@ -138,8 +138,8 @@ def restore(
 
     layout, config = open_repo(repo)
     specs = [os.path.relpath(Path(p).absolute(), layout.root) for p in (*paths, *more_paths)]
-    limit = int(config.get("checkpoint.max_untracked_file_bytes"))
-    own = [*config.get("watch.paths"), *config.get("memory.sources")]
+    limit = config.checkpoint.max_untracked_file_bytes
+    own = [*config.watch.paths, *config.memory.sources]
     result = restore_checkpoint(
         layout,
         checkpoint_id,

@@ -39,7 +39,7 @@ def _ask(repo: Path | None, request: dict[str, Any], *, as_json: bool) -> dict[s
     from nexusd.memory.client import ask
 
     layout, config = open_repo(repo)
-    if not config.get("code.enabled"):
+    if not config.code.enabled:
         raise ConfigError(
             "the code index is disabled (code.enabled is false)",
             hint=f"set `code: {{enabled: true}}` in {layout.config_file}",

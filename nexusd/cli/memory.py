@@ -72,7 +72,7 @@ def search(
     )
     opts = {k: v for k, v in options.items() if v is not None}
     # Keyword search needs no model: without a daemon, do not pay seconds to load one.
-    vector = (opts.get("mode") or config.get("memory.search.mode")) != "keyword"
+    vector = (opts.get("mode") or config.memory.search.mode) != "keyword"
     service: Any = None
     for item in batch:
         answer = (

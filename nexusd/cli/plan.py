@@ -139,7 +139,7 @@ def foreground_services(layout: RepoLayout, config: Config, memory: bool) -> Ser
     if listening(layout.socket_path):
         return Services()  # the pipeline asks the running daemon
     code = _code_index(layout, config)
-    if not memory or not config.get("memory.enabled"):
+    if not memory or not config.memory.enabled:
         return Services(code=code)
     if not (layout.memory_file.exists() or any(layout.daily_dir.glob("*.md"))):
         return Services(code=code)
@@ -152,7 +152,7 @@ def foreground_services(layout: RepoLayout, config: Config, memory: bool) -> Ser
 
 def _code_index(layout: RepoLayout, config: Config) -> Any:
     """The code index brought up to date here, a bar on stderr while a first build parses."""
-    if not config.get("code.enabled"):
+    if not config.code.enabled:
         return None
     from nexusd.context.relevant_code import local_index
 

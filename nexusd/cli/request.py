@@ -100,7 +100,7 @@ def new(
     if not goal and not edit:
         raise click.UsageError("give the goal with --goal TEXT, or write it in $EDITOR with --edit")
     layout, config = open_repo(repo)
-    target = folder if folder is not None else layout.root / config.get("watch.paths")[0]
+    target = folder if folder is not None else layout.root / config.watch.paths[0]
     text = render_request(
         goal=goal or "",
         cycle=cycle,
@@ -117,13 +117,13 @@ def new(
         if edited is None:
             raise click.ClickException("nothing written: the editor was closed without saving")
         text = edited
-    parse_request(text, "<new request>", max_bytes=config.get("watch.max_request_bytes"))
+    parse_request(text, "<new request>", max_bytes=config.watch.max_request_bytes)
     path = create_request_file(target, text, datetime.now(UTC)).resolve()
     if wait or print_:
         answer = wait_for_answer(layout, config, path, timeout=timeout)
         _show(path, answer.response, as_json, print_, status=answer.status)
         click.get_current_context().exit(4 if answer.status == "error" else 0)
-    watched = [(layout.root / p).resolve() for p in config.get("watch.paths")]
+    watched = [(layout.root / p).resolve() for p in config.watch.paths]
     if path.parent.resolve() not in watched:
         note = f"note: {path.parent} is not in watch.paths; only `nexusd plan FILE` answers it"
         click.echo(note, err=True)

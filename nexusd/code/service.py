@@ -57,7 +57,7 @@ def _release_free_memory() -> None:
 
 def index_uri(layout: RepoLayout, config: Config) -> str:
     """The same LanceDB location as the memory index (`memory.index_uri` or the git dir)."""
-    uri = config.get("memory.index_uri")
+    uri = config.memory.index_uri
     return str(uri) if uri else str(layout.index_dir)
 
 
@@ -68,13 +68,13 @@ class CodeIndex:
         self.layout = layout
         self.config = config
         self.store = CodeStore(index_uri(layout, config))
-        patterns = list(config.get("code.exclude"))
-        if config.get("code.default_excludes"):
+        patterns = list(config.code.exclude)
+        if config.code.default_excludes:
             patterns += DEFAULT_EXCLUDE
         self.exclude = tuple(patterns)
-        self.max_bytes = int(config.get("code.max_file_bytes"))
-        self.max_files = int(config.get("code.max_files"))
-        self.workers = int(config.get("code.workers")) or (os.cpu_count() or 1)
+        self.max_bytes = config.code.max_file_bytes
+        self.max_files = config.code.max_files
+        self.workers = config.code.workers or (os.cpu_count() or 1)
         self._files: dict[str, tuple[str, ParsedFile]] = {}  # path → (blob, parsed)
         self._skipped: dict[str, str] = {}  # path → reason
         self._tokens = TokenCache()
@@ -241,7 +241,7 @@ class CodeIndex:
         """Files and units most likely meant by `text` (a request, a question, a traceback)."""
         start = time.perf_counter()
         corpus = self._corpus
-        limit = k or int(self.config.get("code.max_results"))
+        limit = k or self.config.code.max_results
         hits = rank(corpus, mine(text, title=title), k=limit) if corpus is not None else []
         ms = round((time.perf_counter() - start) * 1000.0, 3)
         return CodeResults(tuple(hits), self._note(), ms)

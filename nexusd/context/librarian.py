@@ -21,6 +21,7 @@ from nexusd.context.goaltext import topic
 from nexusd.context.history import Lineage, PreviousCycle, find_previous, read_previous
 from nexusd.context.intent import Intent, classify_text
 from nexusd.context.keywords import keywords
+from nexusd.context.recall import MemoryEvidence
 from nexusd.context.toolsfile import ToolsFacts, read_tools_file
 from nexusd.protocol.documents import PlanRequest
 from nexusd.protocol.naming import request_timestamp
@@ -67,7 +68,7 @@ class ContextBundle:
     catalog: tuple[Practice, ...] = ()  # the best-practice catalog in use
     warnings: tuple[str, ...] = ()
     # Filled by later phases (memory, checkpoint, critic); empty in the offline pipeline.
-    memory_hits: tuple[Mapping[str, Any], ...] = ()
+    memory_hits: tuple[MemoryEvidence, ...] = ()
     code_hits: tuple[FileHit, ...] = ()  # best first
     checkpoint: str | None = None
     check_results: tuple[tuple[str, str], ...] = ()
@@ -115,7 +116,7 @@ def gather(
     git = collect_git_facts(root, inside)
     lap("git")
 
-    catalog = load_catalog(root, config.get("planner.catalog"))
+    catalog = load_catalog(root, config.planner.catalog)
     blockers = []
     for text in request.blockers[:MAX_BLOCKERS]:
         words = keywords(topic(text))
@@ -180,7 +181,7 @@ def gather(
         goal_words=goal_words,
         goal_evidence=goal_evidence,
         intent=classify_text(request.goal),
-        checks=tuple(dict(c) for c in config.get("checks")),
+        checks=tuple(dict(c) for c in config.checks),
         catalog=catalog,
         warnings=tuple(warnings),
         timings_ms=timings,

@@ -3,9 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from nexusd.paths import RepoLayout
+
+
+@dataclass(frozen=True)
+class MemoryEvidence:
+    """A memory hit a plan cites: where (`path:line`), what it says, and the queries that found it
+    (`goal`, `blocker: …`, `question`)."""
+
+    citation: str
+    heading: str
+    snippet: str
+    score: float
+    category: str
+    found_for: tuple[str, ...]
 
 
 class SocketRecall:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nexusd.config import Config
 from nexusd.context.llm_librarian import librarian_configured, rerank_files
+from nexusd.context.recall import MemoryEvidence
 from nexusd.paths import RepoLayout
 from nexusd.protocol.documents import PlanRequest, Section
 
@@ -77,13 +78,13 @@ def code_phase(
     layout: RepoLayout, config: Config, request: PlanRequest, index: CodeIndex | None
 ) -> CodeFindings:
     """Search the code index for the request; empty findings and a note on failure."""
-    if not config.get("code.enabled"):
+    if not config.code.enabled:
         return CodeFindings()
     start = time.perf_counter()
     try:
         found = index if index is not None else local_index(layout, config)
         text, title = query_text(request)
-        results = found.search(text, int(config.get("code.max_results")), title=title)
+        results = found.search(text, config.code.max_results, title=title)
     except Exception as exc:  # never lose the answer because the code index failed
         log.exception("code search for %s failed", request.path)
         return CodeFindings(note=f"code search failed: {exc}")
@@ -97,7 +98,7 @@ def code_phase(
     return CodeFindings(hits, results.note, ms)
 
 
-def memory_named(findings: CodeFindings, memory_hits: Sequence[Mapping[str, Any]]) -> CodeFindings:
+def memory_named(findings: CodeFindings, memory_hits: Sequence[MemoryEvidence]) -> CodeFindings:
     """The code findings with the files that recalled memory names moved up, with the reason.
 
     A lesson or decision that names a file (`src/app/auth.py`, `auth.py:12`) is what the
@@ -110,12 +111,12 @@ def memory_named(findings: CodeFindings, memory_hits: Sequence[Mapping[str, Any]
         return findings
     named: dict[str, str] = {}
     for hit in memory_hits:
-        text = f"{hit.get('heading', '')}\n{hit.get('snippet', '')}"
+        text = f"{hit.heading}\n{hit.snippet}"
         for raw in mine(text).paths:
             tail = raw.strip("./")
             for file_hit in findings.hits:
                 if file_hit.path == tail or file_hit.path.endswith("/" + tail):
-                    named.setdefault(file_hit.path, f"`{hit.get('citation', 'memory')}`")
+                    named.setdefault(file_hit.path, f"`{hit.citation}`")
     if not named:
         return findings
     lift = 0.5 * max(h.score for h in findings.hits)

@@ -35,14 +35,14 @@ class Extensions:
         self.memory: Any = None
         self.code: Any = None
         self.pool: Any = None
-        if config.get("memory.enabled"):
+        if config.memory.enabled:
             try:
                 from nexusd.daemon.memory_link import MemoryLink
 
                 self.memory = MemoryLink(layout, config, logger)
             except Exception as exc:
                 self._warn("memory disabled", exc)
-        if config.get("code.enabled"):
+        if config.code.enabled:
             try:
                 from nexusd.daemon.code_link import CodeLink
 
@@ -112,11 +112,11 @@ class Extensions:
             daemon.add_service(self.code)
         if self.memory is not None:
             daemon.add_service(self.memory)
-            minutes = float(self.config.get("memory.optimize_minutes"))
+            minutes = float(self.config.memory.optimize_minutes)
             daemon.add_job(Job("memory-optimize", minutes * 60.0, self.memory.optimize))
             daemon.add_job(Job("memory-reconcile", RECONCILE_SECONDS, self.memory.reconcile))
         daemon.add_job(Job("checkpoint-gc", DAY, self._gc))
-        if self.config.get("api.enabled"):
+        if self.config.api.enabled:
             # The API adapts the daemon's services for HTTP clients (an upper layer, so
             # imported here only when it is switched on).
             from nexusd.api.loopback import LoopbackServer

@@ -225,7 +225,7 @@ def checkpoint_on_commit(
     """post-commit: snapshot the working tree with reason `commit` (`checkpoint.on_commit`)."""
     from nexusd.checkpoint.snapshot import create_checkpoint
 
-    if not config.get("checkpoint.on_commit"):
+    if not config.checkpoint.on_commit:
         return None
 
     trailers = {"Nexus-Commit": event.head} if event.head else {}
@@ -233,7 +233,7 @@ def checkpoint_on_commit(
         _event_layout(layout, event),
         reason="commit",
         trailers=trailers,
-        max_untracked_bytes=int(config.get("checkpoint.max_untracked_file_bytes")),
+        max_untracked_bytes=config.checkpoint.max_untracked_file_bytes,
     )
 
 

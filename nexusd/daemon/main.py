@@ -49,9 +49,7 @@ def run_daemon(layout: RepoLayout, config: Config, *, log_to_stderr: bool) -> in
     lock = DaemonLock(layout.lockfile, layout.pidfile)
     lock.acquire()  # raises DaemonError (exit 7) when another daemon runs
     pid = os.getpid()
-    logger = setup_logging(
-        layout.log_file, str(config.get("daemon.log_level")), to_stderr=log_to_stderr
-    )
+    logger = setup_logging(layout.log_file, config.daemon.log_level, to_stderr=log_to_stderr)
     stats = DaemonStats(pid)
     stop_event = StopEvent()
     previous = _install_signal_handlers(stop_event)
@@ -69,7 +67,7 @@ def run_daemon(layout: RepoLayout, config: Config, *, log_to_stderr: bool) -> in
         )
 
         def build(cfg: Config) -> Daemon:
-            logger.setLevel(str(cfg.get("daemon.log_level")).upper())
+            logger.setLevel(cfg.daemon.log_level.upper())
             ctx = DaemonContext(layout, cfg, logger, stats, stop_event)
             extensions = Extensions(layout, cfg, logger)
             answer = pipeline_answer(layout, cfg, extensions.services())

@@ -60,7 +60,7 @@ _EVENTS: list[type[FileSystemEvent]] = [
 def watch_roots(root: Path, config: Config) -> list[tuple[Path, bool]]:
     """(folder, recursive) pairs covering every memory source, as narrow as the globs allow."""
     roots: dict[Path, bool] = {root: False}
-    for pattern in [*config.get("memory.sources"), *config.get("memory.extra_globs")]:
+    for pattern in [*config.memory.sources, *config.memory.extra_globs]:
         fixed = []
         for part in Path(pattern).parts[:-1]:
             if any(c in part for c in "*?["):
@@ -235,7 +235,7 @@ class MemoryLink:
             self._hashes[path] = self._hash(path)
 
     def _hash(self, path: Path) -> str | None:
-        return content_hash(self.layout.root, path, int(self.config.get("memory.max_file_bytes")))
+        return content_hash(self.layout.root, path, self.config.memory.max_file_bytes)
 
     def _changed(self, paths: set[Path]) -> set[Path]:
         """The paths whose bytes differ from the last sync; their new hashes are recorded."""

@@ -72,7 +72,7 @@ class Daemon:
     ) -> None:
         self.ctx = ctx
         cfg = ctx.config
-        self.queue = WorkQueue(int(cfg.get("watch.queue_size")))
+        self.queue = WorkQueue(cfg.watch.queue_size)
         self.handled = HandledFiles()
         self.status_writer = StatusWriter(ctx.layout.state_dir, ctx.stats)
         self.worker = Worker(
@@ -83,25 +83,25 @@ class Daemon:
             handled=self.handled,
             on_overflow=self.rescan,
         )
-        debounce = float(cfg.get("watch.debounce_ms")) / 1000.0
+        debounce = float(cfg.watch.debounce_ms) / 1000.0
         self.debouncer = Debouncer(
             self._enqueue,
             debounce=debounce,
-            write_grace=float(cfg.get("watch.write_grace_ms")) / 1000.0,
+            write_grace=float(cfg.watch.write_grace_ms) / 1000.0,
             track_closes=closes_are_reported(),
-            settle=float(cfg.get("watch.settle_ms")) / 1000.0,
+            settle=float(cfg.watch.settle_ms) / 1000.0,
         )
         self.inbox = InboxRunner(ctx.layout, cfg, ctx.logger, settle=debounce, handlers=handlers)
         self.watcher = RequestWatcher(
             ctx.layout.root,
-            [Path(p) for p in cfg.get("watch.paths")],
+            [Path(p) for p in cfg.watch.paths],
             self.debouncer,
             ctx.logger,
             extra_dirs={ctx.layout.inbox_dir: self.inbox.kick},
             on_watch_change=self._publish_watch,
         )
         self.scheduler = Scheduler(
-            [Job("rescan", float(cfg.get("watch.rescan_seconds")), self.rescan)], ctx.logger
+            [Job("rescan", float(cfg.watch.rescan_seconds), self.rescan)], ctx.logger
         )
         self.services: list[Service] = [
             self.status_writer,

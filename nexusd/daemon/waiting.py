@@ -52,7 +52,7 @@ def daemon_watches(layout: RepoLayout, config: Config, request: Path) -> bool:
     """True when a daemon runs for this repository and watches the request's folder."""
     root = layout.root.resolve()
     folder = request.parent.resolve()
-    watched = [(layout.root / p).resolve() for p in config.get("watch.paths")]
+    watched = [(layout.root / p).resolve() for p in config.watch.paths]
     # The daemon refuses to watch a folder that resolves outside the repository.
     inside = folder.is_relative_to(root)
     return inside and folder in watched and running_pid(layout) is not None

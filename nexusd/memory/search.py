@@ -42,17 +42,17 @@ class SearchSettings:
     @classmethod
     def from_config(cls, config: Config) -> SearchSettings:
         """Read `memory.search.*`."""
-        s = config.get("memory.search")
+        s = config.memory.search
         return cls(
-            fusion=str(s.get("fusion", "score")),
-            rrf_k=float(s["rrf_k"]),
-            vector_weight=float(s["vector_weight"]),
-            keyword_weight=float(s["keyword_weight"]),
-            depth=int(s.get("depth", 100)),
-            vector_norm=str(s.get("vector_norm", "none")),
-            keyword_norm=str(s.get("keyword_norm", "max")),
-            floor_missing=bool(s.get("floor_missing", True)),
-            recency_half_life_days=s["recency_half_life_days"],
+            fusion=s.fusion,
+            rrf_k=float(s.rrf_k),
+            vector_weight=s.vector_weight,
+            keyword_weight=s.keyword_weight,
+            depth=s.depth,
+            vector_norm=s.vector_norm,
+            keyword_norm=s.keyword_norm,
+            floor_missing=s.floor_missing,
+            recency_half_life_days=s.recency_half_life_days,
         )
 
 

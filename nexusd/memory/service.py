@@ -43,7 +43,7 @@ WRITES_BEFORE_OPTIMIZE = 8
 
 def index_uri(layout: RepoLayout, config: Config) -> str:
     """`memory.index_uri` when set, else this tree's `<git-dir>/nexus/index`."""
-    uri = config.get("memory.index_uri")
+    uri = config.memory.index_uri
     return str(uri) if uri else str(layout.index_dir)
 
 
@@ -55,11 +55,11 @@ class MemoryService:
     ) -> None:
         self.layout = layout
         self.config = config
-        self.embedder = embedder or shared_embedder(str(config.get("memory.model")))
+        self.embedder = embedder or shared_embedder(config.memory.model)
         self.store = MemoryStore(index_uri(layout, config))
         self.syncer = Syncer(layout.root, config, self.store, self.embedder)
         self.settings = SearchSettings.from_config(config)
-        self.vectors = VectorCache(int(config.get("memory.search.cache_max_rows")))
+        self.vectors = VectorCache(config.memory.search.cache_max_rows)
         self.last_report: SyncReport | None = None
         self.writes_since_optimize = 0
         self._lock = threading.RLock()
@@ -275,8 +275,8 @@ class MemoryService:
                 self.store,
                 self.embedder,
                 query,
-                k=k or int(self.config.get("memory.search.k")),
-                mode=mode or str(self.config.get("memory.search.mode")),
+                k=k or self.config.memory.search.k,
+                mode=mode or self.config.memory.search.mode,
                 filters=filters,
                 settings=self.settings,
                 cache=self.vectors,
@@ -287,13 +287,13 @@ class MemoryService:
         self, queries: Sequence[tuple[str, int | None]], mode: str | None = None
     ) -> list[SearchResults]:
         """Several searches at once: one embedding batch and one vector scan for all."""
-        k = int(self.config.get("memory.search.k"))
+        k = self.config.memory.search.k
         return self._reader(
             lambda: run_searches(
                 self.store,
                 self.embedder,
                 [(query, n or k) for query, n in queries],
-                mode=mode or str(self.config.get("memory.search.mode")),
+                mode=mode or self.config.memory.search.mode,
                 filters=Filters(),
                 settings=self.settings,
                 cache=self.vectors,

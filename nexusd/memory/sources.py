@@ -36,7 +36,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
 
 def memory_globs(config: Config) -> tuple[str, ...]:
     """The configured source globs, in order, without duplicates."""
-    globs = [*config.get("memory.sources"), *config.get("memory.extra_globs")]
+    globs = [*config.memory.sources, *config.memory.extra_globs]
     return tuple(dict.fromkeys(g.strip().lstrip("./") for g in globs if g.strip()))
 
 

@@ -142,8 +142,8 @@ class Syncer:
         return read_chunks(
             self.root,
             rel,
-            max_bytes=int(self.config.get("memory.max_file_bytes")),
-            max_chars=int(self.config.get("memory.chunk_max_chars")),
+            max_bytes=self.config.memory.max_file_bytes,
+            max_chars=self.config.memory.chunk_max_chars,
         )
 
     def indexed(self, paths: Sequence[str] | None) -> dict[str, dict[str, Any]]:

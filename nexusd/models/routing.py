@@ -8,7 +8,7 @@ provider. The model comes from the route, else from the provider's settings.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 from nexusd.config import Config
 from nexusd.errors import ConfigError
@@ -58,36 +58,35 @@ class Limits:
 def limits(config: Config) -> Limits:
     """The planner's limits from the configuration."""
     return Limits(
-        max_retries=int(config.get("planner.max_retries")),
-        timeout_ms=int(config.get("planner.timeout_ms")),
-        max_context_tokens=int(config.get("planner.max_context_tokens")),
+        max_retries=config.planner.max_retries,
+        timeout_ms=config.planner.timeout_ms,
+        max_context_tokens=config.planner.max_context_tokens,
     )
 
 
 def provider_settings(config: Config, name: str) -> ProviderSettings:
     """The settings of the provider called `name` (an entry of `providers:` or a type)."""
-    providers: dict[str, Any] = config.get("providers")
-    return settings_from_mapping(name, providers.get(name))
+    return settings_from_mapping(name, config.providers.get(name))
 
 
 def resolve_route(config: Config, role: RoleName) -> Route:
     """The route of `role`, falling back to `planner.provider` when the role sets none."""
     if role not in ROLES:
         raise ConfigError(f"unknown planner role `{role}`", hint="use one of: " + ", ".join(ROLES))
-    raw: dict[str, Any] = config.get(f"routing.{role}")
-    name = raw.get("provider") or config.get("planner.provider")
+    raw = config.routing.role(role)
+    name = raw.provider or config.planner.provider
     try:
-        settings = provider_settings(config, str(name))
+        settings = provider_settings(config, name)
     except ConfigError as exc:
-        source = f"routing.{role}.provider" if raw.get("provider") else "planner.provider"
+        source = f"routing.{role}.provider" if raw.provider else "planner.provider"
         raise ConfigError(f"{source}: {exc.message}", hint=exc.hint) from exc
     return Route(
         role=role,
         provider=settings,
-        model=raw.get("model") or settings.model,
-        temperature=float(raw["temperature"]),
-        max_tokens=int(raw["max_tokens"]),
-        format=cast(OutputFormat, raw["format"]),
+        model=raw.model or settings.model,
+        temperature=raw.temperature,
+        max_tokens=raw.max_tokens,
+        format=cast(OutputFormat, raw.format),
     )
 
 

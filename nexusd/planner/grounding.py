@@ -13,11 +13,11 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from nexusd.config import Config
-from nexusd.context.recall import recall_for
+from nexusd.context.recall import MemoryEvidence, recall_for
 from nexusd.context.relevant_code import CodeFindings, code_phase, memory_named
 from nexusd.memory.chunking import HEADING_SEP
 from nexusd.paths import RepoLayout
@@ -72,7 +72,7 @@ def checkpoint_phase(
     layout: RepoLayout, config: Config, request: PlanRequest
 ) -> tuple[CheckpointInfo | None, str | None]:
     """Snapshot the working tree for this request; (None, warning) when that fails."""
-    if not config.get("checkpoint.on_request"):
+    if not config.checkpoint.on_request:
         return None, None
     from nexusd.checkpoint.snapshot import create_checkpoint
 
@@ -85,7 +85,7 @@ def checkpoint_phase(
             reason="request",
             message=f"nexusd: before {request.path}",
             trailers=trailers,
-            max_untracked_bytes=int(config.get("checkpoint.max_untracked_file_bytes")),
+            max_untracked_bytes=config.checkpoint.max_untracked_file_bytes,
         )
     except Exception as exc:  # never lose the answer because git could not snapshot
         log.exception("checkpoint for %s failed", request.path)
@@ -123,11 +123,11 @@ def is_own_log(hit: Any) -> bool:
 
 def memory_phase(
     recall: Recall | None, request: PlanRequest
-) -> tuple[tuple[Mapping[str, Any], ...], str | None]:
+) -> tuple[tuple[MemoryEvidence, ...], str | None]:
     """Memory hits for the request, each cited once as `path:line`; a warning when degraded."""
     if recall is None:
         return (), None
-    hits: dict[str, dict[str, Any]] = {}
+    hits: dict[str, MemoryEvidence] = {}
     note: str | None = None
     try:
         asked = memory_queries(request)
@@ -135,49 +135,43 @@ def memory_phase(
         for (label, _, k), results in zip(asked, found, strict=True):
             note = note or getattr(results, "note", None)
             for hit in [h for h in results.hits if not is_own_log(h)][:k]:
-                entry = hits.setdefault(
-                    hit.citation,
-                    {
-                        "citation": hit.citation,
-                        "heading": hit.heading,
-                        "snippet": hit.snippet,
-                        "score": hit.score,
-                        "category": hit.category,
-                        "for": [],
-                    },
-                )
-                if label not in entry["for"]:
-                    entry["for"].append(label)
+                seen = hits.get(hit.citation)
+                if seen is None:
+                    hits[hit.citation] = MemoryEvidence(
+                        hit.citation, hit.heading, hit.snippet, hit.score, hit.category, (label,)
+                    )
+                elif label not in seen.found_for:
+                    hits[hit.citation] = replace(seen, found_for=(*seen.found_for, label))
     except Exception as exc:
         log.exception("memory search failed")
         return tuple(hits.values()), f"memory search failed: {exc}"
     return tuple(hits.values()), note
 
 
-def evidence_section(hits: Sequence[Mapping[str, Any]], note: str | None) -> Section | None:
+def evidence_section(hits: Sequence[MemoryEvidence], note: str | None) -> Section | None:
     """`Evidence from memory`: each hit as `path:line`, its heading and a snippet."""
     if not hits:
         return None
     lines = []
     for hit in hits:
-        snippet = " ".join(str(hit["snippet"]).split())
-        why = ", ".join(hit["for"])
-        lines.append(f"- `{hit['citation']}` ({hit['heading'] or 'top'}; for {why}): {snippet}")
+        snippet = " ".join(hit.snippet.split())
+        why = ", ".join(hit.found_for)
+        lines.append(f"- `{hit.citation}` ({hit.heading or 'top'}; for {why}): {snippet}")
     if note:
         lines.append(f"\n_{note}_")
     return Section("Evidence from Memory", "\n".join(lines))
 
 
 def with_lessons_first(
-    sections: Sequence[Section], hits: Sequence[Mapping[str, Any]]
+    sections: Sequence[Section], hits: Sequence[MemoryEvidence]
 ) -> tuple[Section, ...]:
     """Put the memory hits found for blockers at the top of `Blocker Solutions`."""
-    relevant = [h for h in hits if any(str(f).startswith("blocker") for f in h["for"])]
+    relevant = [h for h in hits if any(f.startswith("blocker") for f in h.found_for)]
     if not relevant:
         return tuple(sections)
     lines = ["What this repository already learned about these blockers:"]
     for hit in relevant:
-        lines.append(f"- `{hit['citation']}`: {' '.join(str(hit['snippet']).split())}")
+        lines.append(f"- `{hit.citation}`: {' '.join(hit.snippet.split())}")
     prefix = "\n".join(lines) + "\n\n"
     return tuple(
         Section(s.title, prefix + s.body) if s.title == "Blocker Solutions" else s for s in sections
@@ -190,7 +184,7 @@ class Grounding:
 
     checkpoint: CheckpointInfo | None = None
     critic: CriticReport = field(default_factory=CriticReport)
-    hits: tuple[Mapping[str, Any], ...] = ()
+    hits: tuple[MemoryEvidence, ...] = ()
     memory_note: str | None = None
     code: CodeFindings = field(default_factory=CodeFindings)
     warnings: tuple[str, ...] = ()
@@ -231,7 +225,7 @@ def _snapshot_and_check(
 
 def _recall(
     layout: RepoLayout, request: PlanRequest, services: Services
-) -> tuple[tuple[Mapping[str, Any], ...], str | None, float]:
+) -> tuple[tuple[MemoryEvidence, ...], str | None, float]:
     start = time.perf_counter()
     hits, note = memory_phase(services.memory or recall_for(layout), request)
     return hits, note, _ms(start)

@@ -168,7 +168,7 @@ def plan_with_llm(
         )
     except NexusError as exc:
         return fallback(exc.message)
-    max_actions = int(config.get("planner.max_actions"))
+    max_actions = config.planner.max_actions
     instructions, spec = _instructions(titles, standard, max_actions)
     prompt = build_prompt(
         system=SYSTEM,

@@ -32,8 +32,8 @@ def context_items(
     for i, text in enumerate(critic.reflections):
         items.append(ContextItem("check", f"Failing check {i + 1}", text, 90.0 - i))
     for i, hit in enumerate(bundle.memory_hits):
-        text = f"{hit['citation']} ({hit['heading']}): {hit['snippet']}"
-        items.append(ContextItem("memory", f"Memory {hit['citation']}", text, 80.0 - i))
+        text = f"{hit.citation} ({hit.heading}): {hit.snippet}"
+        items.append(ContextItem("memory", f"Memory {hit.citation}", text, 80.0 - i))
     for i, (label, text) in enumerate(code_snippets(bundle.root, bundle.code_hits)):
         items.append(ContextItem("code", label, text, 78.0 - i))
     git = bundle.git

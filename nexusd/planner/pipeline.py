@@ -91,7 +91,7 @@ def librarian_phase(
 
 def architect_phase(bundle: ContextBundle, config: Config) -> tuple[Section, ...]:
     """Phase 3: the offline planner's sections (the requested ones when the request names any)."""
-    max_actions = int(config.get("planner.max_actions"))
+    max_actions = config.planner.max_actions
     if bundle.request.requested_sections:
         return requested_sections(bundle, bundle.request.requested_sections, max_actions)
     return standard_sections(bundle, max_actions)
@@ -118,7 +118,7 @@ def respond(
     `after_write` collects what must happen only once the response is on disk (learning
     from the checks: only answered cycles count). `start`: when the answer started, from
     which `planner.timeout_ms` counts (default: now)."""
-    max_bytes = int(config.get("watch.max_request_bytes"))
+    max_bytes = config.watch.max_request_bytes
     try:
         request = parse_phase(raw, _rel(layout, request_path), max_bytes)
     except ProtocolError as exc:
@@ -133,7 +133,7 @@ def respond(
         )
     clock.lap("parse")
     # planner.timeout_ms bounds the whole answer; the model calls get what is left of it.
-    with model_budget(float(config.get("planner.timeout_ms")) / 1000.0, start):
+    with model_budget(float(config.planner.timeout_ms) / 1000.0, start):
         return _plan(
             raw,
             request,
@@ -234,7 +234,7 @@ def build_response(
     """The response for a request file, without writing it (raises OSError if unreadable)."""
     start = start or AnswerStart.now("the answer started")
     clock = PhaseClock()
-    raw = read_request(request_path, int(config.get("watch.max_request_bytes")))
+    raw = read_request(request_path, config.watch.max_request_bytes)
     clock.lap("read")
     return respond(
         raw,
@@ -267,7 +267,7 @@ def answer_request(
     start = start or AnswerStart.now("the answer started")
     clock = PhaseClock()
     response_path = response_path_for(request_path)
-    max_bytes = int(config.get("watch.max_request_bytes"))
+    max_bytes = config.watch.max_request_bytes
 
     def done(status: OutcomeStatus, revision: int, sha: str, message: str = "") -> Outcome:
         timings = {**clock.timings, "total": clock.total()}

@@ -199,18 +199,18 @@ class WarmPool:
 
 def pool_from_config(config: Config) -> WarmPool | None:
     """A (not yet started) pool for `sandbox.warm_pool` > 0, shaped by the sandbox defaults."""
-    size = int(config.get("sandbox.warm_pool"))
+    size = config.sandbox.warm_pool
     if size <= 0:
         return None
-    sandbox = config.get("sandbox")
+    sandbox = config.sandbox
     template = CheckSpec(
         name="warm-pool",
         run="true",
-        image=sandbox["image"],
-        timeout=float(sandbox["timeout"]),
-        memory_bytes=parse_memory(sandbox["memory"], "sandbox.memory"),
-        cpus=float(sandbox["cpus"]),
-        pids=int(sandbox["pids"]),
-        output_limit=int(sandbox["output_limit_bytes"]),
+        image=sandbox.image,
+        timeout=float(sandbox.timeout),
+        memory_bytes=parse_memory(sandbox.memory, "sandbox.memory"),
+        cpus=float(sandbox.cpus),
+        pids=int(sandbox.pids),
+        output_limit=int(sandbox.output_limit_bytes),
     )
     return WarmPool(template, size)

@@ -77,8 +77,8 @@ def bwrap_status() -> Capability:
 
 def choose(config: Config, images: list[str] | None = None) -> Choice:
     """Resolve `sandbox.backend` to a backend, connecting to docker when it is picked."""
-    wanted = config.get("sandbox.backend")
-    images = images or [config.get("sandbox.image")]
+    wanted = config.sandbox.backend
+    images = images or [config.sandbox.image]
     if wanted == "subprocess":
         return Choice("subprocess", "sandbox.backend is subprocess (NOT isolated)")
     if wanted == "bwrap":
@@ -114,14 +114,13 @@ def fallback_note(backend: str, why: str) -> str:
 def report(config: Config) -> dict[str, Any]:
     """Everything `nexusd doctor` prints: capabilities, the choice and fixes."""
     images = sorted(
-        {config.get("sandbox.image")}
-        | {c.get("image") or config.get("sandbox.image") for c in config.get("checks")}
+        {config.sandbox.image} | {c.get("image") or config.sandbox.image for c in config.checks}
     )
     caps, _client = docker_status(images)
     caps += [bwrap_status(), userns_status()]
     choice = choose(config, images)
     return {
-        "configured": config.get("sandbox.backend"),
+        "configured": config.sandbox.backend,
         "backend": choice.backend,
         "reason": choice.reason,
         "isolated": choice.backend != "subprocess",

@@ -40,7 +40,7 @@ class CriticReport:
 def has_request_checks(config: Config) -> bool:
     """True when some configured check runs for each request."""
     # load_config normalises `when` to a list (default ["request"]).
-    return any("request" in check["when"] for check in config.get("checks"))
+    return any("request" in check["when"] for check in config.checks)
 
 
 def run_critic(
@@ -113,7 +113,7 @@ def _learn(
     from nexusd.memory.writes import add_memory
     from nexusd.sandbox.lessons import OWN_PATHS, pending_lessons
 
-    own = (*OWN_PATHS, *(str(p) for p in config.get("watch.paths")))
+    own = (*OWN_PATHS, *(str(p) for p in config.watch.paths))
     written: list[str] = []
     try:
         found = pending_lessons(layout, results, own=own, request=request_key, record=record)

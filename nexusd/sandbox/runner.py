@@ -37,12 +37,12 @@ def run_checks(
     specs = check_specs(config, names, when)
     if not specs:
         return ()
-    limit = int(config.get("checkpoint.max_untracked_file_bytes"))
+    limit = config.checkpoint.max_untracked_file_bytes
     tree = resolve_tree(layout, treeish, max_untracked_bytes=limit)
     tree_tar = archive(layout, tree)
     choice = choose(config, sorted({spec.image for spec in specs}))
-    record_choice(layout, choice, config.get("sandbox.backend"))
-    ro_binds = tuple(config.get("sandbox.ro_binds"))
+    record_choice(layout, choice, config.sandbox.backend)
+    ro_binds = tuple(config.sandbox.ro_binds)
     results = []
     for spec in specs:
         result = run_one(spec, tree_tar, choice, pool=pool, ro_binds=ro_binds)

@@ -49,8 +49,8 @@ def check_specs(
     config: Config, names: Sequence[str] = (), when: str | None = None
 ) -> tuple[CheckSpec, ...]:
     """The configured checks, filtered by name (unknown names are errors) and by `when`."""
-    sandbox = config.get("sandbox")
-    entries = list(config.get("checks"))
+    sandbox = config.sandbox
+    entries = list(config.checks)
     known = {entry["name"] for entry in entries}
     unknown = [name for name in names if name not in known]
     if unknown:
@@ -68,17 +68,17 @@ def check_specs(
             CheckSpec(
                 name=entry["name"],
                 run=entry["run"],
-                image=entry.get("image") or sandbox["image"],
-                timeout=float(entry.get("timeout", sandbox["timeout"])),
+                image=entry.get("image") or sandbox.image,
+                timeout=float(entry.get("timeout", sandbox.timeout)),
                 memory_bytes=parse_memory(
-                    entry.get("memory", sandbox["memory"]), f"checks[{i}].memory"
+                    entry.get("memory", sandbox.memory), f"checks[{i}].memory"
                 ),
-                cpus=float(entry.get("cpus", sandbox["cpus"])),
-                pids=int(entry.get("pids", sandbox["pids"])),
+                cpus=float(entry.get("cpus", sandbox.cpus)),
+                pids=int(entry.get("pids", sandbox.pids)),
                 network=bool(entry.get("network", False)),
                 when=tuple(entry["when"]),
                 env=tuple(entry["env"]),
-                output_limit=int(sandbox["output_limit_bytes"]),
+                output_limit=int(sandbox.output_limit_bytes),
             )
         )
     return tuple(specs)

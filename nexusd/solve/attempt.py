@@ -87,12 +87,12 @@ def sandbox_runner(config: Config) -> Runner:
         spec = CheckSpec(
             name="solve",
             run=command,
-            image=str(config.get("sandbox.image")),
+            image=config.sandbox.image,
             timeout=timeout_s,
-            memory_bytes=parse_memory(str(config.get("sandbox.memory")), "sandbox.memory"),
-            cpus=float(config.get("sandbox.cpus")),
-            pids=int(config.get("sandbox.pids")),
-            output_limit=int(config.get("sandbox.output_limit_bytes")),
+            memory_bytes=parse_memory(config.sandbox.memory, "sandbox.memory"),
+            cpus=float(config.sandbox.cpus),
+            pids=config.sandbox.pids,
+            output_limit=config.sandbox.output_limit_bytes,
         )
         choice = choose(config, [spec.image])
         result = run_one(spec, _tree_tar(name, code), choice)

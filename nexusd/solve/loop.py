@@ -213,7 +213,7 @@ def solve(
         sleep=sleep,
     )
     run = runner or sandbox_runner(config)
-    timeout_s = float(config.get("sandbox.timeout"))
+    timeout_s = float(config.sandbox.timeout)
     attempts: tuple[Attempt, ...] = ()
     notes: list[str] = []
     critic_usage: Usage | None = None

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from nexusd.context.librarian import ContextBundle
+from nexusd.context.recall import MemoryEvidence
 from tests.conftest import git
 from tests.plan_helpers import bundle_for, config, kitchen_repo, request
 
@@ -86,7 +87,13 @@ def test_bundle_is_frozen_and_extensible(repo: Path) -> None:
     bundle = bundle_for(repo, request(artifacts=(), blockers=()))
     with pytest.raises(dataclasses.FrozenInstanceError):
         bundle.checkpoint = "x"  # type: ignore[misc]
-    later = dataclasses.replace(bundle, memory_hits=({"text": "lesson"},), checkpoint="cp-1")
+    later = dataclasses.replace(
+        bundle,
+        memory_hits=(
+            MemoryEvidence("MEMORY.md:3", "lessons", "a lesson", 1.0, "lessons", ("goal",)),
+        ),
+        checkpoint="cp-1",
+    )
     assert isinstance(later, ContextBundle)
     assert later.checkpoint == "cp-1" and bundle.checkpoint is None
 

@@ -75,11 +75,11 @@ def service(repo: Path) -> Iterator[MemoryService]:
 
 def test_own_daily_entries_are_not_cited_the_users_notes_are(service: MemoryService) -> None:
     hits, _ = memory_phase(service, request(goal=GOAL, blockers=()))
-    cited = {str(h["citation"]).split(":")[0] + " " + str(h["heading"]) for h in hits}
+    cited = {h.citation.split(":")[0] + " " + h.heading for h in hits}
     assert any(c.startswith("MEMORY.md ") for c in cited)
     assert any("notes" in c for c in cited if c.startswith("memory/daily/"))
     for hit in hits:
-        heading = str(hit["heading"])
+        heading = hit.heading
         assert " request: " not in heading and " cycle " not in heading, hit
         assert not heading.endswith(" commit"), hit
 

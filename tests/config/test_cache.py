@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import git
 
-from nexusd import config_cache
-from nexusd.config_cache import CACHE_FILE, load_config_cached
+from nexusd.config import cache as config_cache
+from nexusd.config.cache import CACHE_FILE, load_config_cached
 from nexusd.errors import ConfigError
 from nexusd.paths import find_repo
 

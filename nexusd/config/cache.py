@@ -28,7 +28,12 @@ from nexusd.paths import RepoLayout
 
 CACHE_FILE = "config.cache"
 RACY_SECONDS = 2.0
-_MODULES = ("nexusd.config", "nexusd.config_entries", "nexusd.config_access")
+_MODULES = (
+    "nexusd.config.load",
+    "nexusd.config.entries",
+    "nexusd.config.access",
+    "nexusd.config.sections",
+)
 
 Identity = tuple[tuple[str, int, int, int, int, int] | tuple[str], ...]
 

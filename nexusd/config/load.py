@@ -8,18 +8,32 @@ file, and one load reports every problem it finds, not only the first.
 from __future__ import annotations
 
 import copy
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nexusd.config_access import check_access, validate_roles, validate_table
-from nexusd.config_entries import (
+from nexusd.config.access import check_access, validate_roles, validate_table
+from nexusd.config.entries import (
     type_error,
     validate_checks,
     validate_provider_refs,
     validate_providers,
+)
+from nexusd.config.sections import (
+    Api,
+    Checkpoint,
+    Code,
+    Daemon,
+    Memory,
+    Planner,
+    Routing,
+    Sandbox,
+    Settings,
+    Watch,
+    build,
 )
 from nexusd.errors import ConfigError
 
@@ -197,13 +211,76 @@ CHOICES: dict[str, frozenset[str]] = {
 
 @dataclass(frozen=True)
 class Config:
-    """The merged, validated configuration and where each value came from."""
+    """The merged, validated configuration and where each value came from.
+
+    Read it typed, section by section: `config.watch.debounce_ms`, `config.memory.search.k`.
+    """
 
     data: Mapping[str, Any]
     sources: Mapping[str, str] = field(default_factory=dict)
 
+    @functools.cached_property
+    def settings(self) -> Settings:
+        """Every section as typed values (built once, on first use)."""
+        return build(Settings, self.data)
+
+    @property
+    def watch(self) -> Watch:
+        """`watch:`"""
+        return self.settings.watch
+
+    @property
+    def planner(self) -> Planner:
+        """`planner:`"""
+        return self.settings.planner
+
+    @property
+    def routing(self) -> Routing:
+        """`routing:`"""
+        return self.settings.routing
+
+    @property
+    def providers(self) -> Mapping[str, Mapping[str, Any]]:
+        """`providers:`, by name."""
+        return self.settings.providers
+
+    @property
+    def checks(self) -> tuple[Mapping[str, Any], ...]:
+        """`checks:`, in order."""
+        return self.settings.checks
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """`sandbox:`"""
+        return self.settings.sandbox
+
+    @property
+    def memory(self) -> Memory:
+        """`memory:`"""
+        return self.settings.memory
+
+    @property
+    def code(self) -> Code:
+        """`code:`"""
+        return self.settings.code
+
+    @property
+    def checkpoint(self) -> Checkpoint:
+        """`checkpoint:`"""
+        return self.settings.checkpoint
+
+    @property
+    def daemon(self) -> Daemon:
+        """`daemon:`"""
+        return self.settings.daemon
+
+    @property
+    def api(self) -> Api:
+        """`api:`"""
+        return self.settings.api
+
     def get(self, dotted: str) -> Any:
-        """Value of a dotted key such as `watch.debounce_ms`."""
+        """Value of a dotted key such as `watch.debounce_ms`, for `nexusd config` (untyped)."""
         node: Any = self.data
         for part in dotted.split("."):
             node = node[part]
@@ -283,7 +360,7 @@ def _read_layer(path: Path) -> dict[str, Any] | None:
             " points), or delete it to use the defaults",
         ) from exc
     # Imported here: its ~20 ms are paid only when a file is read, not on a cached or
-    # default configuration (`nexusd.config_cache`).
+    # default configuration (`nexusd.config.cache`).
     import yaml
 
     try:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from nexusd.config_entries import type_error
+from nexusd.config.entries import type_error
 from nexusd.errors import ConfigError
 
 # A role or category name: what a URL, a YAML key and a markdown heading all take.

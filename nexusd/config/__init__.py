@@ -1,0 +1,12 @@
+"""The configuration: defaults < user file < repository file, validated once, read typed.
+
+`load.py` loads and validates, `sections.py` holds the typed sections, `entries.py` and
+`access.py` validate the list-like sections and the API's roles, `cache.py` keeps a
+validated configuration for the CLI's next run.
+"""
+
+from __future__ import annotations
+
+from nexusd.config.load import DEFAULTS, Config, config_from_mapping, load_config, user_config_path
+
+__all__ = ["DEFAULTS", "Config", "config_from_mapping", "load_config", "user_config_path"]

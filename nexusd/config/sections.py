@@ -1,0 +1,215 @@
+"""The configuration's sections as typed, frozen values: `config.watch.debounce_ms` is an int.
+
+The defaults live in `load.DEFAULTS` and validation there; these classes give the validated
+data the types mypy checks at every use. `tests/config/test_sections.py` holds the two in
+step: every key has exactly one field, and every default has its field's type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
+# Entries validated key by key but normalised by their users (sandbox/spec, models/registry).
+_AS_GIVEN = frozenset({"providers", "checks"})
+
+
+@dataclass(frozen=True)
+class Watch:
+    """The watched folders and how long a request's writer is given."""
+
+    paths: tuple[str, ...]
+    debounce_ms: int
+    settle_ms: int
+    write_grace_ms: int
+    rescan_seconds: int
+    max_request_bytes: int
+    queue_size: int
+
+
+@dataclass(frozen=True)
+class Planner:
+    """The plan: its provider, catalog, size, and the whole answer's time box."""
+
+    provider: str
+    catalog: str | None
+    max_actions: int
+    max_retries: int
+    timeout_ms: int
+    max_context_tokens: int
+
+
+@dataclass(frozen=True)
+class Route:
+    """Which provider and model one role uses (None: `planner.provider`)."""
+
+    provider: str | None
+    model: str | None
+    temperature: float
+    max_tokens: int
+    format: str
+
+
+@dataclass(frozen=True)
+class Routing:
+    """A route per role."""
+
+    librarian: Route
+    architect: Route
+    builder: Route
+    critic: Route
+
+    def role(self, name: str) -> Route:
+        """The route of the role called `name`."""
+        return cast(Route, getattr(self, name))
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """Where checks run and the limits each gets unless it says otherwise."""
+
+    backend: str
+    image: str
+    timeout: int
+    memory: str
+    cpus: float
+    pids: int
+    output_limit_bytes: int
+    warm_pool: int
+    ro_binds: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MemorySearch:
+    """How memory search ranks and fuses its hits."""
+
+    mode: str
+    k: int
+    fusion: str
+    rrf_k: int
+    depth: int
+    vector_weight: float
+    keyword_weight: float
+    vector_norm: str
+    keyword_norm: str
+    floor_missing: bool
+    recency_half_life_days: float | None
+    cache_max_rows: int
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Which markdown files are memory, and how they are indexed and searched."""
+
+    enabled: bool
+    index_uri: str | None
+    model: str
+    sources: tuple[str, ...]
+    extra_globs: tuple[str, ...]
+    max_file_bytes: int
+    chunk_max_chars: int
+    optimize_minutes: int
+    search: MemorySearch
+
+
+@dataclass(frozen=True)
+class Code:
+    """Which files the code index reads, and how many a response lists."""
+
+    enabled: bool
+    exclude: tuple[str, ...]
+    default_excludes: bool
+    max_file_bytes: int
+    max_files: int
+    max_results: int
+    workers: int
+
+
+@dataclass(frozen=True)
+class Retention:
+    """Which checkpoints `nexusd checkpoint gc` keeps."""
+
+    keep_last: int
+    keep_days: int
+    daily_beyond: bool
+    keep_passed: bool
+    keep_named: bool
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """When checkpoints are made, what they leave out, and how long they are kept."""
+
+    on_request: bool
+    on_commit: bool
+    max_untracked_file_bytes: int
+    retention: Retention
+
+
+@dataclass(frozen=True)
+class Daemon:
+    """The daemon's own settings."""
+
+    log_level: str
+
+
+@dataclass(frozen=True)
+class Api:
+    """The loopback API: where it listens, and which role may do what."""
+
+    enabled: bool
+    host: str
+    port: int
+    max_body_bytes: int
+    mcp_role: str | None
+    roles: Mapping[str, tuple[str, ...]]
+    categories: Mapping[str, str]
+    other_categories: str
+    actions: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every section; `providers` and `checks` stay mappings, normalised where they are used."""
+
+    version: int
+    watch: Watch
+    planner: Planner
+    routing: Routing
+    providers: Mapping[str, Mapping[str, Any]]
+    checks: tuple[Mapping[str, Any], ...]
+    sandbox: Sandbox
+    memory: Memory
+    code: Code
+    checkpoint: Checkpoint
+    daemon: Daemon
+    api: Api
+
+
+def build(cls: type[T], data: Mapping[str, Any]) -> T:
+    """`cls` filled from validated data: nested sections built, lists made tuples."""
+    module = sys.modules[__name__]
+    values: dict[str, Any] = {}
+    for spec in dataclasses.fields(cast(Any, cls)):
+        value = data[spec.name]
+        nested = getattr(module, str(spec.type), None)
+        if isinstance(nested, type) and dataclasses.is_dataclass(nested):
+            value = build(nested, value)
+        elif spec.name in _AS_GIVEN:
+            value = tuple(value) if isinstance(value, list) else dict(value)
+        else:
+            value = _frozen(value)
+        values[spec.name] = value
+    return cls(**values)
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _frozen(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,90 @@
+"""The typed sections and the defaults hold the same keys, and each value keeps its type."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from nexusd.config import DEFAULTS, config_from_mapping
+from nexusd.config import sections as S
+from nexusd.config.load import NULLABLE
+
+
+def _leaves(cls: type, prefix: str = "") -> dict[str, Any]:
+    """Dotted key -> annotated type, for every field that is not itself a section."""
+    hints = typing.get_type_hints(cls)
+    out: dict[str, Any] = {}
+    for spec in dataclasses.fields(cls):
+        kind = hints[spec.name]
+        if dataclasses.is_dataclass(kind):
+            out.update(_leaves(kind, f"{prefix}{spec.name}."))
+        else:
+            out[f"{prefix}{spec.name}"] = kind
+    return out
+
+
+def _flat(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and dotted not in (
+            "providers",
+            "api.roles",
+            "api.categories",
+            "api.actions",
+        ):
+            out.update(_flat(value, dotted + "."))
+        else:
+            out[dotted] = value
+    return out
+
+
+def test_every_default_has_exactly_one_typed_field() -> None:
+    assert set(_leaves(S.Settings)) == set(_flat(DEFAULTS))
+
+
+def _accepts(kind: Any, value: Any) -> bool:
+    origin = typing.get_origin(kind)
+    if origin in (types.UnionType, typing.Union):
+        return any(_accepts(arg, value) for arg in typing.get_args(kind))
+    if kind is type(None):
+        return value is None
+    if origin is tuple:
+        return isinstance(value, list | tuple)
+    if origin is not None:  # Mapping[...]
+        return isinstance(value, Mapping)
+    if kind is float:
+        return isinstance(value, float)
+    return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+
+
+@pytest.mark.parametrize("key", sorted(_flat(DEFAULTS)))
+def test_each_default_has_its_fields_type(key: str) -> None:
+    kind = _leaves(S.Settings)[key]
+    assert _accepts(kind, _flat(DEFAULTS)[key]), (key, kind)
+    if key in NULLABLE:
+        assert _accepts(kind, None), f"{key} may be null: its field must say `| None`"
+
+
+def test_a_loaded_value_reads_back_typed() -> None:
+    config = config_from_mapping(
+        {
+            "watch": {"paths": ["requests"], "debounce_ms": 80},
+            "memory": {"search": {"recency_half_life_days": 7}},
+            "routing": {"critic": {"provider": "local"}},
+            "providers": {"local": {"type": "openai", "base_url": "http://127.0.0.1:9"}},
+        }
+    )
+    assert config.watch.paths == ("requests",) and config.watch.debounce_ms == 80
+    assert config.memory.search.recency_half_life_days == 7.0
+    assert config.routing.role("critic").provider == "local"
+    assert config.routing.architect.provider is None
+    assert config.providers["local"]["base_url"] == "http://127.0.0.1:9"
+    assert config.checkpoint.retention.keep_last == DEFAULTS["checkpoint"]["retention"]["keep_last"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.watch.debounce_ms = 1  # type: ignore[misc]
