@@ -1,10 +1,19 @@
-"""Whether a process is still there, asked the same way everywhere: the daemon's lock, the
-sandbox's container sweep and the code index's parser workers."""
+"""Processes, handled the same way everywhere: whether one is still there (the daemon's
+lock, the sandbox's container sweep, the code index's parser workers), and ending a whole
+process group (checks, command providers, `nexusd solve`'s attempts)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 from pathlib import Path
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group `pid` leads (started with `start_new_session`); gone is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def pid_alive(pid: int) -> bool:

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from nexusd.protocol.yamlio import load_yaml, split_front_matter
+
 HEADING_SEP = " > "
 # Template hints (`<!-- e.g. … -->`) are for the person editing, not for search.
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -118,13 +120,15 @@ def _as_tags(value: Any) -> tuple[str, ...]:
 
 def parse_front_matter(lines: Sequence[str]) -> FrontMatter:
     """Read a leading `---` YAML block; malformed front matter is reported, not fatal."""
-    if not lines or lines[0].strip() != "---":
-        return FrontMatter(None, (), None, 0)
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
-    if end is None:
-        return FrontMatter(None, (), None, 0, "front matter has no closing `---`; read as text")
     try:
-        data = yaml.safe_load("\n".join(lines[1:end]))
+        split = split_front_matter("\n".join(lines))  # the protocol's reader, one for both
+    except ValueError:
+        return FrontMatter(None, (), None, 0, "front matter has no closing `---`; read as text")
+    if split is None:
+        return FrontMatter(None, (), None, 0)
+    end = split.body_first_line - 2  # the closing fence's index in `lines`
+    try:
+        data = load_yaml(split.yaml_text)
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()[0] if str(exc) else "YAML error"
         return FrontMatter(None, (), None, end + 1, f"front matter is not valid YAML ({first})")

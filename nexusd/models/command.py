@@ -9,9 +9,7 @@ timeout passes, so a hung CLI never blocks the queue.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
 
 from nexusd.models.base import (
@@ -21,6 +19,7 @@ from nexusd.models.base import (
     ProviderSettings,
     ProviderTimeout,
 )
+from nexusd.processes import kill_group
 
 EX_TEMPFAIL = 75
 _STDERR_TAIL = 400
@@ -80,7 +79,7 @@ class CommandProvider:
                 input=(stdin_text or "").encode("utf-8"), timeout=call.timeout_s
             )
         except subprocess.TimeoutExpired as exc:
-            _kill_group(proc)
+            kill_group(proc.pid)
             proc.communicate()
             raise ProviderTimeout(
                 f"provider `{self.settings.name}`: {argv[0]} gave no answer within "
@@ -101,8 +100,3 @@ class CommandProvider:
                 + (f" (stderr: {stderr})" if stderr else "")
             )
         return Completion(text=text, model=call.model or self.settings.model or argv[0])
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)

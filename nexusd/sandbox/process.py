@@ -9,7 +9,6 @@ RLIMIT_NPROC, so without the drop a fork bomb would not be bounded.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import re
@@ -21,6 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from nexusd.processes import kill_group
 from nexusd.sandbox.result import CheckResult, OutputCapture, captured
 from nexusd.sandbox.workspace import SANDBOX_UID
 
@@ -96,11 +96,6 @@ def limited_argv(argv: Sequence[str], limits: Limits, uid: int | None = None) ->
     return wrapped + list(argv)
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
 def run_tree(
     argv: Sequence[str],
     *,
@@ -137,7 +132,7 @@ def run_tree(
         try:
             spawned()
         except BaseException:
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             proc.communicate()
             raise
     captures = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
@@ -152,10 +147,10 @@ def run_tree(
             if drain_until is None:
                 if proc.poll() is not None:
                     # Main process gone: whatever it left in its group goes too.
-                    _kill_group(proc.pid)
+                    kill_group(proc.pid)
                     drain_until = now + DRAIN_SECONDS
                 elif now >= deadline:
-                    _kill_group(proc.pid)
+                    kill_group(proc.pid)
                     timed_out = True
                     drain_until = now + DRAIN_SECONDS
             elif now >= drain_until:
@@ -168,7 +163,7 @@ def run_tree(
                     sel.unregister(key.fileobj)
     proc.stdout.close()
     proc.stderr.close()
-    _kill_group(proc.pid)
+    kill_group(proc.pid)
     code = proc.wait()
     duration = int((time.monotonic() - started) * 1000)
     sig = -code if code < 0 else None

@@ -15,7 +15,7 @@ from typing import Any
 from nexusd.config import Config
 from nexusd.errors import SandboxError
 from nexusd.paths import RepoLayout
-from nexusd.sandbox import bwrap_backend, docker_backend, subprocess_backend
+from nexusd.sandbox.backends import BACKENDS, ISOLATED, RunContext
 from nexusd.sandbox.pool import WarmPool
 from nexusd.sandbox.probe import FALLBACK_PREFIX, Choice, choose
 from nexusd.sandbox.record import record_choice
@@ -63,22 +63,15 @@ def run_one(
     """One check on one backend; a sandbox failure becomes an `error` result, not a crash."""
     started = time.monotonic()
     try:
-        if choice.backend == "docker":
-            if pool is not None and pool.accepts(spec):
-                warm = pool.run(spec, tree_tar, reason=choice.reason)
-                if warm is not None:
-                    return warm
-            return docker_backend.run(spec, tree_tar, client=choice.client, reason=choice.reason)
-        if choice.backend == "bwrap":
-            return bwrap_backend.run(spec, tree_tar, ro_binds=ro_binds, reason=choice.reason)
-        return subprocess_backend.run(spec, tree_tar, reason=choice.reason)
+        backend = BACKENDS[choice.backend]
+        return backend(spec, tree_tar, RunContext(choice, pool=pool, ro_binds=ro_binds))
     except SandboxError as exc:
         return CheckResult(
             name=spec.name,
             backend=choice.backend,
             exit_code=None,
             duration_ms=int((time.monotonic() - started) * 1000),
-            isolated=choice.backend != "subprocess",
+            isolated=ISOLATED[choice.backend],
             reason=choice.reason,
             error=str(exc),
         )

@@ -9,8 +9,6 @@ is unavailable. Both return a RunResult; swap in any callable of that shape.
 from __future__ import annotations
 
 import io
-import os
-import signal
 import subprocess
 import sys
 import tarfile
@@ -22,6 +20,7 @@ from pathlib import Path
 
 from nexusd.config import Config
 from nexusd.errors import ConfigError
+from nexusd.processes import kill_group
 
 # language -> (file name, command run in the tree's root)
 LANGUAGES: dict[str, tuple[str, str]] = {
@@ -128,7 +127,7 @@ def subprocess_runner(code: str, language: str, timeout_s: float) -> RunResult:
             out, err = proc.communicate(timeout=timeout_s)
             timed_out = False
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            kill_group(proc.pid)
             out, err = proc.communicate()
             timed_out = True
     return RunResult(

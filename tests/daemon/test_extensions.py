@@ -32,6 +32,10 @@ checks:
   - name: smoke
     run: python3 -c "import sys; print('checking'); sys.exit('shelf overflow lost an order')"
     timeout: 30
+  - name: on-commit
+    run: python3 -c "print('the commit is checked')"
+    when: [commit]
+    timeout: 30
 """
 
 REQUEST = """---
@@ -117,3 +121,9 @@ def test_commit_hook_checkpoints_and_writes_the_daily_note(full: Path) -> None:
         timeout=60,
         what="the commit in the daily note",
     )
+    # The `when: commit` checks ran on the commit's checkpoint: the line says how they ended.
+    line = next(x for x in daily.read_text(encoding="utf-8").splitlines() if head[:12] in x)
+    checkpoint = commit_checkpoint()[0]
+    assert f"checkpoint `{checkpoint['id']}`" in line
+    assert "checks: on-commit: passed" in line, line  # the request-only check did not run
+    assert checkpoint["checks"] == "passed", checkpoint  # the results went onto the checkpoint
