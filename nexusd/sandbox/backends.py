@@ -55,7 +55,3 @@ def _subprocess(spec: CheckSpec, tree_tar: bytes, context: RunContext) -> CheckR
 BACKENDS: Mapping[str, Backend] = MappingProxyType(
     {"docker": _docker, "bwrap": _bwrap, "subprocess": _subprocess}
 )
-# Only the plain subprocess runs a check outside any sandbox.
-ISOLATED: Mapping[str, bool] = MappingProxyType(
-    {"docker": True, "bwrap": True, "subprocess": False}
-)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from nexusd.config import Config
@@ -24,6 +26,12 @@ class Capability:
     ok: bool
     detail: str
     fix: str = ""
+
+
+# Each backend by name, and whether it isolates a check (only the plain subprocess does not).
+ISOLATED: Mapping[str, bool] = MappingProxyType(
+    {"docker": True, "bwrap": True, "subprocess": False}
+)
 
 
 @dataclass(frozen=True)
@@ -79,13 +87,11 @@ def choose(config: Config, images: list[str] | None = None) -> Choice:
     """Resolve `sandbox.backend` to a backend, connecting to docker when it is picked."""
     wanted = config.sandbox.backend
     images = images or [config.sandbox.image]
-    if wanted == "subprocess":
-        return Choice("subprocess", "sandbox.backend is subprocess (NOT isolated)")
-    if wanted == "bwrap":
-        return Choice("bwrap", "sandbox.backend is bwrap")
-    if wanted == "docker":
-        client = docker_backend.connect()
-        return Choice("docker", "sandbox.backend is docker", client)
+    if wanted != "auto":
+        # Chosen by name: docker alone needs its engine now, to fail here and not per check.
+        client = docker_backend.connect() if wanted == "docker" else None
+        isolation = "" if ISOLATED[wanted] else " (NOT isolated)"
+        return Choice(wanted, f"sandbox.backend is {wanted}{isolation}", client)
     caps, client = docker_status(images)
     missing = [c for c in caps if not c.ok]
     if not missing:

@@ -15,9 +15,9 @@ from typing import Any
 from nexusd.config import Config
 from nexusd.errors import SandboxError
 from nexusd.paths import RepoLayout
-from nexusd.sandbox.backends import BACKENDS, ISOLATED, RunContext
+from nexusd.sandbox.backends import BACKENDS, RunContext
 from nexusd.sandbox.pool import WarmPool
-from nexusd.sandbox.probe import FALLBACK_PREFIX, Choice, choose
+from nexusd.sandbox.probe import FALLBACK_PREFIX, ISOLATED, Choice, choose
 from nexusd.sandbox.record import record_choice
 from nexusd.sandbox.result import CheckResult
 from nexusd.sandbox.spec import CheckSpec, check_specs
