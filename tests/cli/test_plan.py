@@ -81,7 +81,7 @@ def test_error_response_exits_4(repo: Path, stdout: bool) -> None:
     ("name", "create", "code", "needle"),
     [
         ("notes.md", True, 4, "not named like a plan request"),
-        (NAME, False, 1, "does not exist"),
+        (NAME, False, NexusError.exit_code, "does not exist"),
     ],
 )
 def test_bad_arguments(repo: Path, name: str, create: bool, code: int, needle: str) -> None:
@@ -97,7 +97,7 @@ def test_unwritable_response_is_an_error(repo: Path) -> None:
     request = _request(repo, GOOD)
     request.with_name(RESPONSE).mkdir()  # the response path is taken by a folder
     code, _, err = _plan(str(request), "--force")
-    assert code == 1
+    assert code == NexusError.exit_code  # refused: nothing nexusd can write there
     assert "cannot write" in err
 
 
