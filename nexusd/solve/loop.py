@@ -8,7 +8,6 @@ problem, the errors met on the way, the final code and the number of attempts.
 
 from __future__ import annotations
 
-import importlib
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +16,7 @@ from typing import Any
 
 from nexusd.config import Config
 from nexusd.errors import ConfigError, NexusError
+from nexusd.memory.writes import add_memory
 from nexusd.models.offline import CONFIGURE_HINT
 from nexusd.models.prompts import ContextItem
 from nexusd.models.registry import Message
@@ -172,11 +172,7 @@ def _save_memory(
     layout: RepoLayout, text: str, language: str, category: str = "solution"
 ) -> tuple[bool, str | None]:
     try:
-        writes = importlib.import_module("nexusd.memory.writes")
-    except ImportError:
-        return False, "memory writes are not available: add the entry to MEMORY.md by hand"
-    try:
-        writes.add_memory(layout, text, category=category, tags=("solve", language))
+        add_memory(layout, text, category=category, tags=("solve", language))
     except (NexusError, OSError) as exc:
         return False, f"could not save the solution to memory: {exc}"
     return True, None
