@@ -15,16 +15,16 @@ from nexusd.config import sections as S
 from nexusd.config.load import NULLABLE
 
 
-def _leaves(cls: type, prefix: str = "") -> dict[str, Any]:
+def _leaves(cls: type[S.Section], prefix: str = "") -> dict[str, Any]:
     """Dotted key -> annotated type, for every field that is not itself a section."""
     hints = typing.get_type_hints(cls)
     out: dict[str, Any] = {}
-    for spec in dataclasses.fields(cls):
-        kind = hints[spec.name]
-        if dataclasses.is_dataclass(kind):
-            out.update(_leaves(kind, f"{prefix}{spec.name}."))
+    for name in S.fields(cls):
+        kind = hints[name]
+        if isinstance(kind, type) and issubclass(kind, S.Section):
+            out.update(_leaves(kind, f"{prefix}{name}."))
         else:
-            out[f"{prefix}{spec.name}"] = kind
+            out[f"{prefix}{name}"] = kind
     return out
 
 
@@ -87,4 +87,9 @@ def test_a_loaded_value_reads_back_typed() -> None:
     assert config.providers["local"]["base_url"] == "http://127.0.0.1:9"
     assert config.checkpoint.retention.keep_last == DEFAULTS["checkpoint"]["retention"]["keep_last"]
     with pytest.raises(dataclasses.FrozenInstanceError):
-        config.watch.debounce_ms = 1  # type: ignore[misc]
+        config.watch.debounce_ms = 1
+    assert (
+        config.watch
+        == config_from_mapping({"watch": {"paths": ["requests"], "debounce_ms": 80}}).watch
+    )
+    assert "debounce_ms=80" in repr(config.watch)
