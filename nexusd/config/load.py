@@ -34,6 +34,7 @@ from nexusd.config.sections import (
     Settings,
     Watch,
     build,
+    value_rules,
 )
 from nexusd.errors import ConfigError
 
@@ -179,32 +180,6 @@ DEFAULTS: dict[str, Any] = {
             "checkpoint": "developer",
             "restore": "admin",
         },
-    },
-}
-
-# Keys whose default is None: the type a set value must have.
-NULLABLE: dict[str, type] = {
-    "planner.catalog": str,
-    "memory.index_uri": str,
-    "memory.search.recency_half_life_days": float,
-    "api.mcp_role": str,
-    **{
-        f"routing.{role}.{key}": str
-        for role in ("librarian", "architect", "builder", "critic")
-        for key in ("provider", "model")
-    },
-}
-
-CHOICES: dict[str, frozenset[str]] = {
-    "sandbox.backend": frozenset({"auto", "docker", "bwrap", "subprocess"}),
-    "memory.search.mode": frozenset({"hybrid", "vector", "keyword"}),
-    "memory.search.fusion": frozenset({"score", "rrf"}),
-    "memory.search.vector_norm": frozenset({"none", "max", "minmax", "zscore"}),
-    "memory.search.keyword_norm": frozenset({"none", "max", "minmax", "zscore"}),
-    "daemon.log_level": frozenset({"debug", "info", "warning", "error"}),
-    **{
-        f"routing.{role}.format": frozenset({"json", "text"})
-        for role in ("librarian", "architect", "builder", "critic")
     },
 }
 
@@ -442,9 +417,10 @@ def _merge(
 
 
 def _validate(dotted: str, default: Any, value: Any, origin: str) -> Any:
-    if value is None and (default is None or dotted in NULLABLE):
+    nullable, choices = value_rules().get(dotted, (None, None))
+    if value is None and (default is None or nullable is not None):
         return None
-    want: type = NULLABLE.get(dotted) or type(default)
+    want: type = nullable or type(default)
     if want is bool:
         if not isinstance(value, bool):
             raise type_error(origin, dotted, "true or false", value)
@@ -462,7 +438,6 @@ def _validate(dotted: str, default: Any, value: Any, origin: str) -> Any:
         not isinstance(value, list) or not all(isinstance(v, str) for v in value)
     ):
         raise type_error(origin, dotted, "a list of strings", value)
-    choices = CHOICES.get(dotted)
     if choices is not None and value not in choices:
         raise type_error(origin, dotted, "one of " + ", ".join(sorted(choices)), value)
     return value

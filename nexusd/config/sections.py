@@ -11,12 +11,16 @@ command and git hook that reads its configuration would pay.
 
 from __future__ import annotations
 
+import functools
 import sys
+import types
+import typing
 from collections.abc import Mapping
 from dataclasses import FrozenInstanceError
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 T = TypeVar("T", bound="Section")
+Norm = Literal["none", "max", "minmax", "zscore"]
 # Entries validated key by key but normalised by their users (sandbox/spec, models/registry).
 _AS_GIVEN = frozenset({"providers", "checks"})
 
@@ -79,7 +83,7 @@ class Route(Section):
     model: str | None
     temperature: float
     max_tokens: int
-    format: str
+    format: Literal["json", "text"]
 
 
 class Routing(Section):
@@ -98,7 +102,7 @@ class Routing(Section):
 class Sandbox(Section):
     """Where checks run and the limits each gets unless it says otherwise."""
 
-    backend: str
+    backend: Literal["auto", "docker", "bwrap", "subprocess"]
     image: str
     timeout: int
     memory: str
@@ -112,15 +116,15 @@ class Sandbox(Section):
 class MemorySearch(Section):
     """How memory search ranks and fuses its hits."""
 
-    mode: str
+    mode: Literal["hybrid", "vector", "keyword"]
     k: int
-    fusion: str
+    fusion: Literal["score", "rrf"]
     rrf_k: int
     depth: int
     vector_weight: float
     keyword_weight: float
-    vector_norm: str
-    keyword_norm: str
+    vector_norm: Norm
+    keyword_norm: Norm
     floor_missing: bool
     recency_half_life_days: float | None
     cache_max_rows: int
@@ -174,7 +178,7 @@ class Checkpoint(Section):
 class Daemon(Section):
     """The daemon's own settings."""
 
-    log_level: str
+    log_level: Literal["debug", "info", "warning", "error"]
 
 
 class Api(Section):
@@ -231,3 +235,25 @@ def _frozen(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _frozen(v) for k, v in value.items()}
     return value
+
+
+@functools.cache
+def value_rules() -> dict[str, tuple[type | None, frozenset[str] | None]]:
+    """Dotted key -> (the type a set value must have when the key may be null, its choices),
+    read from the annotations: `X | None` and `Literal[...]` say it once, here."""
+    rules: dict[str, tuple[type | None, frozenset[str] | None]] = {}
+
+    def walk(cls: type[Section], prefix: str) -> None:
+        for name, kind in typing.get_type_hints(cls).items():
+            if isinstance(kind, type) and issubclass(kind, Section):
+                walk(kind, f"{prefix}{name}.")
+                continue
+            args = typing.get_args(kind)
+            nullable = typing.get_origin(kind) in (types.UnionType, typing.Union)
+            inner = next((a for a in args if a is not type(None)), kind) if nullable else kind
+            literal = typing.get_origin(inner) is Literal
+            choices = frozenset(typing.get_args(inner)) if literal else None
+            rules[f"{prefix}{name}"] = (cast(type, inner) if nullable else None, choices)
+
+    walk(Settings, "")
+    return rules

@@ -8,7 +8,7 @@ provider. The model comes from the route, else from the provider's settings.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal
 
 from nexusd.config import Config
 from nexusd.errors import ConfigError
@@ -86,7 +86,7 @@ def resolve_route(config: Config, role: RoleName) -> Route:
         model=raw.model or settings.model,
         temperature=raw.temperature,
         max_tokens=raw.max_tokens,
-        format=cast(OutputFormat, raw.format),
+        format=raw.format,
     )
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from nexusd.config import DEFAULTS, config_from_mapping
 from nexusd.config import sections as S
-from nexusd.config.load import NULLABLE
+from nexusd.errors import ConfigError
 
 
 def _leaves(cls: type[S.Section], prefix: str = "") -> dict[str, Any]:
@@ -54,6 +54,8 @@ def _accepts(kind: Any, value: Any) -> bool:
         return any(_accepts(arg, value) for arg in typing.get_args(kind))
     if kind is type(None):
         return value is None
+    if origin is typing.Literal:
+        return value in typing.get_args(kind)
     if origin is tuple:
         return isinstance(value, list | tuple)
     if origin is not None:  # Mapping[...]
@@ -67,8 +69,37 @@ def _accepts(kind: Any, value: Any) -> bool:
 def test_each_default_has_its_fields_type(key: str) -> None:
     kind = _leaves(S.Settings)[key]
     assert _accepts(kind, _flat(DEFAULTS)[key]), (key, kind)
-    if key in NULLABLE:
-        assert _accepts(kind, None), f"{key} may be null: its field must say `| None`"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("sandbox.backend", "vm", "one of auto, bwrap, docker, subprocess"),
+        ("memory.search.fusion", "max", "one of rrf, score"),
+        ("routing.critic.format", "xml", "one of json, text"),
+        ("daemon.log_level", "loud", "one of debug, error, info, warning"),
+        ("planner.catalog", 3, "a non-empty string"),
+        ("memory.search.recency_half_life_days", "soon", "a number"),
+    ],
+)
+def test_the_annotations_are_the_rules(key: str, value: object, message: str) -> None:
+    # Literal[...] gives a key its choices and `X | None` the type of a set value.
+    *parents, leaf = key.split(".")
+    layer: dict[str, Any] = {leaf: value}
+    for part in reversed(parents):
+        layer = {part: layer}
+    with pytest.raises(ConfigError) as info:
+        config_from_mapping(layer)
+    assert key in info.value.message and message in info.value.message
+
+
+@pytest.mark.parametrize("key", ["planner.catalog", "routing.builder.model", "api.mcp_role"])
+def test_a_nullable_key_takes_null_back(key: str) -> None:
+    *parents, leaf = key.split(".")
+    layer: dict[str, Any] = {leaf: None}
+    for part in reversed(parents):
+        layer = {part: layer}
+    assert config_from_mapping(layer).get(key) is None
 
 
 def test_a_loaded_value_reads_back_typed() -> None:
