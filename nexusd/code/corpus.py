@@ -318,6 +318,10 @@ class Corpus:
         for k in range(len(parts)):
             hits = self._by_path_suffix.get("/".join(parts[k:]), [])
             if len(hits) == 1:
+                # `/home/me/proj/pkg/logging.py` is someone else's `logging.py` unless a
+                # folder matches too (or the repository's file is a bare name as well).
+                if k == len(parts) - 1 and k > 0 and "/" in self.paths[hits[0]]:
+                    return None
                 return hits[0]
             if hits:
                 return None  # ambiguous from here on: a shorter suffix matches even more

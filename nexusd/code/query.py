@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from nexusd.code import boilerplate
 from nexusd.code.tokens import IDENT, STOP, tokens
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
@@ -32,6 +34,15 @@ _FRAMES = (
 _EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt|Failure))\b")
 _MESSAGE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning):\s*(.{8,200})")
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+# `x = …`, `a, b = …`, `>>> expr = …`, `In [3]: t = …`: names the reporter's snippet binds.
+_ASSIGNED = re.compile(
+    r"^[ \t]*(?:>>>[ \t]*|In \[\d+\]:[ \t]*)?"  # a prompt, if any
+    r"([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*=(?!=)",
+    re.M,
+)
+# `os.path.join`, `shutil.rmtree`: a module name and the attributes read through it.
+_ATTRIBUTES = re.compile(r"\b([a-z_][a-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+
 
 # How much a word counts, by where it was seen.
 W_PROSE = 1.0
@@ -99,11 +110,30 @@ def _frames(text: str) -> list[Frame]:
     return list(dict.fromkeys(found))
 
 
+def _foreign(text: str, code_text: str) -> set[str]:
+    """Names that are not the repository's: the reporter's own variables (`expr = …`), and
+    names the report reaches only through the standard library (`os.path.join`), which
+    otherwise claim whatever method of the repository shares the name."""
+    out: set[str] = set()
+    for m in _ASSIGNED.finditer(code_text):
+        # Lower case only: `FILE_UPLOAD_PERMISSIONS = 0o644` sets one of the project's settings.
+        out.update(n.strip() for n in m.group(1).split(",") if n.strip().islower())
+    through: Counter[str] = Counter()
+    for m in _ATTRIBUTES.finditer(text):
+        if m.group(1) in sys.stdlib_module_names:
+            for part in m.group(2).split(".")[1:]:
+                through[part] += 1
+    seen = Counter(IDENT.findall(text))
+    out.update(name for name, n in through.items() if n >= seen[name])
+    return out
+
+
 def mine(text: str, *, title: str = "") -> CodeQuery:
     """The code query of a request's text (goal, blockers, outcome); `title` weighs W_TITLE."""
     if len(text) > MAX_HEAD_CHARS + MAX_TAIL_CHARS:
         text = f"{text[:MAX_HEAD_CHARS]}\n{text[-MAX_TAIL_CHARS:]}"
     title = title[:MAX_TAIL_CHARS]
+    text = boilerplate.strip(text)
     spans = _code_spans(text)
     frames = _frames(text)
     trace_text = "\n".join(f"{f.path} {f.function}" for f in frames)
@@ -144,6 +174,8 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
     for frame in frames:
         if frame.function and not frame.function.startswith("<"):
             idents[frame.function] = max(idents[frame.function], W_TRACE)
+    for name in _foreign(text, code_text):
+        idents.pop(name, None)
     for word in set(IDENT.findall(title)):
         if word in idents:
             # The title says what the report is about: a name in it weighs W_TITLE times more.

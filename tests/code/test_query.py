@@ -98,3 +98,31 @@ def test_a_word_the_report_repeats_weighs_more_but_not_in_proportion() -> None:
     terms = dict(mine("the parser fails; parser output is wrong; parser again. lexer ok").terms)
     assert terms["lexer"] == W_PROSE
     assert W_PROSE < terms["parser"] < 3 * W_PROSE
+
+
+def test_names_the_reporters_snippet_binds_are_not_searched_as_definitions() -> None:
+    q = mine(
+        "```\n>>> expr = Poly(x**2, x)\nIn [2]: a, b = symbols('a b')\n>>> expr.subs(a, b)\n"
+        "FILE_UPLOAD_PERMISSIONS = 0o644\n```"
+    )
+    names = dict(q.identifiers)
+    assert "expr" not in names and "symbols" in names and "subs" in names and "Poly" in names
+    # A constant-style name is one of the project's settings, not a throwaway variable.
+    assert "FILE_UPLOAD_PERMISSIONS" in names
+
+
+def test_names_reached_only_through_the_standard_library_are_not_the_repositorys() -> None:
+    q = mine("```\nold = os.getcwd()\nshutil.rmtree(out)\nos.path.join(a, b)\npath.join(c)\n```")
+    names = dict(q.identifiers)
+    assert "getcwd" not in names and "rmtree" not in names
+    assert "join" in names  # `path.join(c)` reaches it through something of the project's
+
+
+def test_environment_listings_are_not_searched() -> None:
+    q = mine(
+        "str(e) differs\n```\nPackage Version\n------- -------\nasn1crypto 0.24.0\n"
+        "boto3 1.9.51\nmoto 1.3.7\n```\n"
+    )
+    words = dict(q.terms)
+    assert "asn1crypto" not in words and "moto" not in words
+    assert "differs" in words

@@ -175,3 +175,17 @@ def test_the_code_raising_a_quoted_message_ranks_first_and_says_so() -> None:
     # The same message raised in many files is a stock phrase: it points nowhere.
     stock = rank(_message_corpus(extra_holders=2), mine(report), k=10)
     assert all("raises or logs" not in " ".join(h.reasons) for h in stock)
+
+
+def test_someone_elses_file_of_the_same_name_is_not_this_repositorys() -> None:
+    corpus = Corpus(
+        parse_python(path, "x = 1\n")
+        for path in ("src/_pytest/logging.py", "setup.py", "src/_pytest/python.py")
+    )
+    assert corpus.file_for_path("/Users/me/code/pmxbot/pmxbot/logging.py") is None
+    found = corpus.file_for_path("/venv/lib/python3.9/site-packages/_pytest/logging.py")
+    assert found is not None and corpus.paths[found] == "src/_pytest/logging.py"
+    found = corpus.file_for_path("/home/me/checkout/setup.py")
+    assert found is not None and corpus.paths[found] == "setup.py"
+    found = corpus.file_for_path("logging.py")
+    assert found is not None and corpus.paths[found] == "src/_pytest/logging.py"

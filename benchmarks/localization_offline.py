@@ -1,0 +1,238 @@
+"""File localization scored offline: the index's own parser, corpus and ranker, no pipeline.
+
+The same 110 reports as `localization.py`, but each base commit's blobs are read straight
+from the clones (`git ls-tree`, `git cat-file --batch`) and parsed once per (path, blob) into
+a cache kept under --cache, so a whole run after the first takes a few minutes instead of
+twenty: the tool for trying a ranking change on every report before a full end-to-end run.
+It ranks exactly as the daemon does (the request parsed as a free-form request, the query
+mined from `query_text`, `rank` with the default weights and `code.max_results`), and
+`localization.py` confirms a change end to end.
+
+    python benchmarks/localization_offline.py --repos /work/.mirror
+    python benchmarks/localization_offline.py --repos /work/.mirror --save ranks.json
+    python benchmarks/localization_offline.py --repos /work/.mirror --against ranks.json
+
+`--against` prints every report whose rank moved since a saved run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from localization import DATA, rank_of, scores, source_for  # noqa: E402
+
+from nexusd.code.corpus import Corpus, TokenCache, slim_unit, unit_counts  # noqa: E402
+from nexusd.code.parsers import empty, language_for, parse_file  # noqa: E402
+from nexusd.code.query import mine  # noqa: E402
+from nexusd.code.rank import rank  # noqa: E402
+from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile, excluded  # noqa: E402
+from nexusd.code.tokens import pack_counts  # noqa: E402
+from nexusd.code.units import ParsedFile  # noqa: E402
+from nexusd.config import config_from_mapping  # noqa: E402
+from nexusd.context.relevant_code import query_text  # noqa: E402
+from nexusd.protocol.parse import parse_request  # noqa: E402
+
+Counted = tuple[ParsedFile, tuple[str, ...]]
+CONFIG = config_from_mapping({}, "benchmark")
+
+
+def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
+    """(path, blob, language) of the files the index reads at `commit` (service._wanted)."""
+    out = subprocess.run(
+        ["git", "ls-tree", "-r", "-z", commit], cwd=repo, capture_output=True, check=True
+    ).stdout.decode("utf-8", "surrogateescape")
+    wanted = []
+    for line in out.split("\0"):
+        if not line:
+            continue
+        meta, path = line.split("\t", 1)
+        mode, _kind, blob = meta.split()
+        if RepoFile(path, blob, mode).skip_reason:
+            continue
+        language = language_for(path)
+        if language is None or excluded(path, DEFAULT_EXCLUDE):
+            continue
+        wanted.append((path, blob, language))
+    return wanted[: CONFIG.code.max_files]
+
+
+def blobs(repo: Path, ids: list[str]) -> Iterator[tuple[str, bytes]]:
+    """The content of each blob id, through one `git cat-file --batch`."""
+    proc = subprocess.Popen(
+        ["git", "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert proc.stdin and proc.stdout
+    for blob in ids:
+        proc.stdin.write(f"{blob}\n".encode())
+        proc.stdin.flush()
+        header = proc.stdout.readline().split()
+        size = int(header[2])
+        data = proc.stdout.read(size)
+        proc.stdout.read(1)
+        yield blob, data
+    proc.stdin.close()
+    proc.wait()
+
+
+def parse_counted(path: str, data: bytes, language: str) -> Counted:
+    """reader.parse_counted on bytes already read."""
+    if len(data) > CONFIG.code.max_file_bytes:
+        parsed = empty(path, language, "too-large", "too large")
+    else:
+        try:
+            parsed = parse_file(path, data, language)
+        except RecursionError:
+            parsed = empty(path, language, "unreadable", "nested too deeply to parse")
+    terms = tuple(pack_counts(unit_counts(u)) for u in parsed.units)
+    return ParsedFile(
+        parsed.path,
+        parsed.language,
+        tuple(map(slim_unit, parsed.units)),
+        parsed.status,
+        parsed.note,
+    ), terms
+
+
+def _parse_batch(items: list[tuple[str, bytes, str]]) -> list[Counted]:
+    return [parse_counted(*item) for item in items]
+
+
+def fill_cache(
+    repo: Path, items: list[dict[str, Any]], cache: dict[tuple[str, str], Counted]
+) -> int:
+    """Parse every (path, blob) the instances' base commits hold that the cache lacks."""
+    todo: dict[tuple[str, str], str] = {}
+    for item in items:
+        for path, blob, language in listed(repo, item["base_commit"]):
+            if (path, blob) not in cache:
+                todo[(path, blob)] = language
+    if not todo:
+        return 0
+    keys = list(todo)
+    contents = dict(blobs(repo, sorted({blob for _, blob in keys})))
+    batches = [keys[i : i + 64] for i in range(0, len(keys), 64)]
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        jobs = [[(p, contents[b], todo[(p, b)]) for p, b in batch] for batch in batches]
+        for batch, done in zip(batches, pool.map(_parse_batch, jobs), strict=True):
+            for key, counted in zip(batch, done, strict=True):
+                cache[key] = counted
+    return len(todo)
+
+
+def request_query(report: str) -> tuple[str, str]:
+    """(text, title) as the pipeline searches for a free-form request of `report`."""
+    request = parse_request(report, ".scratchpad_logs/x_plan_request.md")
+    return query_text(request)
+
+
+def run_repo(
+    name: str, items: list[dict[str, Any]], repo: Path, cache_dir: Path
+) -> list[dict[str, Any]]:
+    """Rank every instance of one repository; one row per instance."""
+    store = cache_dir / f"{name.replace('/', '+')}.pickle"
+    cache: dict[tuple[str, str], Counted] = {}
+    if store.exists():
+        cache = pickle.loads(store.read_bytes())
+    started = time.perf_counter()
+    added = fill_cache(repo, items, cache)
+    if added:
+        store.parent.mkdir(parents=True, exist_ok=True)
+        store.write_bytes(pickle.dumps(cache, protocol=pickle.HIGHEST_PROTOCOL))
+        print(
+            f"{name}: parsed {added} blobs in {time.perf_counter() - started:.0f}s", file=sys.stderr
+        )
+    tokens = TokenCache()
+    rows = []
+    for item in items:
+        files = []
+        for path, blob, _language in listed(repo, item["base_commit"]):
+            parsed, terms = cache[(path, blob)]
+            tokens.arrays(parsed, terms)
+            files.append(parsed)
+        corpus = Corpus(files, tokens)
+        text, title = request_query(item["problem_statement"])
+        hits = rank(corpus, mine(text, title=title), k=CONFIG.code.max_results)
+        ranked = [h.path for h in hits]
+        gold = item["gold_files"][0]
+        rows.append(
+            {
+                "id": item["instance_id"],
+                "repo": name,
+                "gold": gold,
+                "rank": rank_of(gold, ranked),
+                "top": ranked[:5],
+            }
+        )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--repos", type=Path, required=True, help="folder of local clones")
+    parser.add_argument("--instances", type=Path, default=DATA)
+    parser.add_argument(
+        "--cache", type=Path, default=Path.home() / ".cache" / "nexusd-bench" / "loc"
+    )
+    parser.add_argument("--only", default=None, help="one repository, e.g. pytest-dev/pytest")
+    parser.add_argument("--save", type=Path, default=None, help="write the ranks as JSON")
+    parser.add_argument("--against", type=Path, default=None, help="a saved run to compare with")
+    args = parser.parse_args()
+    items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
+    by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in items:
+        if args.only in (None, item["repo"]):
+            by_repo[item["repo"]].append(item)
+    rows = []
+    for name, group in sorted(by_repo.items()):
+        rows += run_repo(name, group, source_for(args.repos, name), args.cache)
+    report(rows, json.loads(args.against.read_text()) if args.against else None)
+    if args.save:
+        args.save.write_text(json.dumps(rows, indent=1))
+
+
+def report(rows: list[dict[str, Any]], before: list[dict[str, Any]] | None) -> None:
+    """Acc@1/3/5 and MRR per repository and overall; what moved against `before`."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for row in rows:
+        groups[row["repo"]].append(row["rank"])
+        groups["all"].append(row["rank"])
+    heads = ("acc@1", "acc@3", "acc@5", "acc@10", "mrr")
+    print(f"{'repository':<20} {'n':>4} " + " ".join(f"{h:>6}" for h in heads))
+    for name, ranks in groups.items():
+        got = scores(ranks)
+        at10 = sum(1 for r in ranks if r) / len(ranks)
+        print(
+            f"{name:<20} {len(ranks):>4} {got['acc@1']:>6.3f} {got['acc@3']:>6.3f} "
+            f"{got['acc@5']:>6.3f} {at10:>6.3f} {got['mrr']:>6.3f}"
+        )
+    if before is None:
+        return
+    old = {row["id"]: row["rank"] for row in before}
+    moved = [
+        (row["id"], old.get(row["id"], 0), row["rank"])
+        for row in rows
+        if old.get(row["id"], 0) != row["rank"]
+    ]
+    better = sum(1 for _, a, b in moved if b and (not a or b < a))
+    print(f"moved: {len(moved)} ({better} better, {len(moved) - better} worse)")
+    for iid, a, b in moved:
+        print(f"  {iid:<32} {a or '-':>2} -> {b or '-':>2}")
+
+
+if __name__ == "__main__":
+    main()

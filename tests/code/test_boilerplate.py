@@ -1,0 +1,106 @@
+"""What a report pastes about its environment is blanked before it is searched."""
+
+from __future__ import annotations
+
+import pytest
+
+from nexusd.code.boilerplate import strip
+
+PIP_LIST = """Pip list gives
+```
+Package            Version  Location
+------------------ -------- --------------------
+apipkg             1.5
+asn1crypto         0.24.0
+pytest             4.6.2    /home/me/src/pytest
+```
+but `str(e)` differs."""
+
+FREEZE = "nox > pip freeze\nattrs==19.3.0\npluggy==0.13.1\npy==1.8.1\nnox > pytest\n"
+
+SHOW_VERSIONS = """Versions:
+System:
+    python: 3.7.3 (default, Mar 27 2019, 22:11:17)
+Python deps:
+       pip: 19.1.1
+setuptools: 41.0.1
+   sklearn: 0.21.2
+     numpy: 1.16.4
+"""
+
+IPYTHON = """```
+Python 3.6.0 |Continuum Analytics, Inc.| (default, Dec 23 2016, 12:22:00)
+Type "copyright", "credits" or "license" for more information.
+
+IPython 5.1.0 -- An enhanced Interactive Python.
+?         -> Introduction and overview of IPython's features.
+%quickref -> Quick reference.
+help      -> Python's own help system.
+object?   -> Details about 'object', use 'object??' for extra details.
+
+In [1]: from sympy import apart
+```"""
+
+PYTHON = """>>> import sys
+Python 3.6.9 (default, Jan 26 2021, 15:33:00)
+[GCC 8.4.0] on linux
+Type "help", "copyright", "credits" or "license" for more information.
+>>> parse_latex("x")
+"""
+
+PYTEST_HEADER = """============================= test session starts ==============================
+platform darwin -- Python 3.8.1, pytest-5.4.1, py-1.8.1, pluggy-0.13.1
+cachedir: .pytest_cache
+rootdir: /home/me/project, configfile: pytest.ini
+plugins: asyncio-0.10.0, mock-3.0.0
+collected 1 item
+
+test_foo.py F
+"""
+
+
+def lines_of(text: str) -> list[str]:
+    return [line for line in text.split("\n") if line.strip()]
+
+
+def test_a_pip_list_goes_and_the_prose_around_it_stays() -> None:
+    out = strip(PIP_LIST)
+    assert lines_of(out) == ["Pip list gives", "```", "```", "but `str(e)` differs."]
+
+
+def test_pip_freeze_and_show_versions_listings_go() -> None:
+    assert lines_of(strip(FREEZE)) == ["nox > pip freeze", "nox > pytest"]
+    assert "sklearn" not in strip(SHOW_VERSIONS)
+    assert "python: 3.7.3" in strip(SHOW_VERSIONS)  # one version line alone is prose
+
+
+@pytest.mark.parametrize("banner", [IPYTHON, PYTHON])
+def test_interpreter_banners_go_and_the_session_stays(banner: str) -> None:
+    out = strip(banner)
+    assert "Continuum" not in out and "copyright" not in out and "GCC" not in out
+    assert "IPython's features" not in out and "Quick reference" not in out
+    assert ("from sympy import apart" in out) or ('parse_latex("x")' in out)
+
+
+def test_a_test_session_header_goes_and_the_result_stays() -> None:
+    assert lines_of(strip(PYTEST_HEADER)) == ["test_foo.py F"]
+
+
+def test_template_comments_go_and_line_numbers_are_kept() -> None:
+    text = "title\n<!--\nThanks for submitting an issue!\n-->\nthe bug\n"
+    out = strip(text)
+    assert "Thanks" not in out
+    assert out.split("\n")[4] == "the bug"
+    assert len(strip(PIP_LIST).split("\n")) == len(PIP_LIST.split("\n"))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "x = 1.5\ny = 2.5\nz = 3.5\n",  # assignments are code, not a listing
+        "- 1.8\n- 1.6.2\n- 1.5\n",  # versions the bug was seen in, no package names
+        "Out[5]: '1.1.1'\nOut[6]: '1.2.0'\nOut[7]: '1.3'\n",
+    ],
+)
+def test_code_and_output_that_look_like_versions_stay(code: str) -> None:
+    assert strip(code) == code
