@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nexusd.code.query import W_CODE, W_PROSE, W_TITLE, Frame, mine
+from nexusd.code.query import W_CODE, W_PROSE, W_SNIPPET_ONLY, W_TITLE, Frame, mine
 
 PYTHON_TRACE = """Calling `block_collapse(b * b * b)` fails:
 
@@ -126,3 +126,14 @@ def test_environment_listings_are_not_searched() -> None:
     words = dict(q.terms)
     assert "asn1crypto" not in words and "moto" not in words
     assert "differs" in words
+
+
+def test_a_name_only_the_snippet_uses_weighs_less_than_one_the_prose_says() -> None:
+    q = mine(
+        "Saving a `ModelForm` loses the default\n```\nclass Thing(models.Model):\n"
+        "    plop = ArrayField(default=list)\n```\n>>> Thing.objects.create()\n"
+    )
+    names = dict(q.identifiers)
+    assert names["ModelForm"] == W_CODE
+    assert names["ArrayField"] == W_CODE * W_SNIPPET_ONLY
+    assert names["objects"] == W_CODE * W_SNIPPET_ONLY
