@@ -11,20 +11,24 @@ mined from `query_text`, `rank` with the default weights and `code.max_results`)
     python benchmarks/localization_offline.py --repos /work/.mirror
     python benchmarks/localization_offline.py --repos /work/.mirror --save ranks.json
     python benchmarks/localization_offline.py --repos /work/.mirror --against ranks.json
+    python benchmarks/localization_offline.py --repos DIR --instances other.jsonl --baseline
 
-`--against` prints every report whose rank moved since a saved run.
+`--against` prints every report whose rank moved since a saved run; `--baseline` adds the
+data set's untuned BM25 (as `localization.py` computes it) beside nexusd's figures, for
+reports of other repositories in the same format (held-out checks).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import pickle
 import subprocess
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -34,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from localization import DATA, rank_of, scores, source_for  # noqa: E402
+from localization import DATA, bm25_tokens, rank_of, scores, source_for  # noqa: E402
 
 from nexusd.code.corpus import Corpus, TokenCache, slim_unit, unit_counts  # noqa: E402
 from nexusd.code.parsers import empty, language_for, parse_file  # noqa: E402
@@ -134,6 +138,50 @@ def fill_cache(
     return len(todo)
 
 
+class Baseline:
+    """The data set's untuned BM25 (localization.bm25_rank) over a commit's `*.py` blobs,
+    each blob tokenized once per run."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.docs: dict[str, Counter[str]] = {}
+
+    def rank(self, commit: str, report: str) -> list[str]:
+        """Paths best first, as localization.bm25_rank orders them."""
+        out = subprocess.run(
+            ["git", "ls-tree", "-r", "-z", commit], cwd=self.repo, capture_output=True, check=True
+        ).stdout.decode("utf-8", "surrogateescape")
+        files = []
+        for line in out.split("\0"):
+            meta, _, path = line.partition("\t")
+            if path.endswith(".py") and meta.split()[1:2] == ["blob"]:
+                files.append((path, meta.split()[2]))
+        todo = sorted({blob for _, blob in files if blob not in self.docs})
+        paths = {blob: path for path, blob in files}
+        for blob, data in blobs(self.repo, todo):
+            text = data.decode("utf-8", errors="replace")
+            self.docs[blob] = Counter(bm25_tokens(paths[blob].replace("/", " ") + " " + text))
+        docs = [(path, self.docs[blob]) for path, blob in files]
+        n = len(docs)
+        avg = sum(sum(d.values()) for _, d in docs) / max(n, 1)
+        df: Counter[str] = Counter()
+        for _, d in docs:
+            df.update(d.keys())
+        terms = set(bm25_tokens(report))
+        ranked = []
+        for path, d in docs:
+            length = sum(d.values())
+            score = 0.0
+            for t in terms:
+                tf = d.get(t, 0)
+                if tf:
+                    idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                    score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
+            ranked.append((score, path))
+        ranked.sort(key=lambda s: (-s[0], s[1]))
+        return [p for s, p in ranked if s > 0]
+
+
 def request_query(report: str) -> tuple[str, str]:
     """(text, title) as the pipeline searches for a free-form request of `report`."""
     request = parse_request(report, ".scratchpad_logs/x_plan_request.md")
@@ -141,7 +189,7 @@ def request_query(report: str) -> tuple[str, str]:
 
 
 def run_repo(
-    name: str, items: list[dict[str, Any]], repo: Path, cache_dir: Path
+    name: str, items: list[dict[str, Any]], repo: Path, cache_dir: Path, baseline: bool = False
 ) -> list[dict[str, Any]]:
     """Rank every instance of one repository; one row per instance."""
     store = cache_dir / f"{name.replace('/', '+')}.pickle"
@@ -157,6 +205,7 @@ def run_repo(
             f"{name}: parsed {added} blobs in {time.perf_counter() - started:.0f}s", file=sys.stderr
         )
     tokens = TokenCache()
+    bm25 = Baseline(repo) if baseline else None
     rows = []
     for item in items:
         files = []
@@ -169,6 +218,10 @@ def run_repo(
         hits = rank(corpus, mine(text, title=title), k=CONFIG.code.max_results)
         ranked = [h.path for h in hits]
         gold = item["gold_files"][0]
+        extra = {}
+        if bm25 is not None:
+            theirs = bm25.rank(item["base_commit"], item["problem_statement"])
+            extra["bm25"] = rank_of(gold, theirs)
         rows.append(
             {
                 "id": item["instance_id"],
@@ -176,6 +229,7 @@ def run_repo(
                 "gold": gold,
                 "rank": rank_of(gold, ranked),
                 "top": ranked[:5],
+                **extra,
             }
         )
     return rows
@@ -191,6 +245,9 @@ def main() -> None:
     parser.add_argument("--only", default=None, help="one repository, e.g. pytest-dev/pytest")
     parser.add_argument("--save", type=Path, default=None, help="write the ranks as JSON")
     parser.add_argument("--against", type=Path, default=None, help="a saved run to compare with")
+    parser.add_argument(
+        "--baseline", action="store_true", help="also rank by the data set's untuned BM25"
+    )
     args = parser.parse_args()
     items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
     by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -199,27 +256,37 @@ def main() -> None:
             by_repo[item["repo"]].append(item)
     rows = []
     for name, group in sorted(by_repo.items()):
-        rows += run_repo(name, group, source_for(args.repos, name), args.cache)
+        rows += run_repo(name, group, source_for(args.repos, name), args.cache, args.baseline)
     report(rows, json.loads(args.against.read_text()) if args.against else None)
     if args.save:
         args.save.write_text(json.dumps(rows, indent=1))
 
 
+def _cells(ranks: list[int]) -> str:
+    got = scores(ranks)
+    at10 = sum(1 for r in ranks if 0 < r <= 10) / len(ranks)
+    values = (got["acc@1"], got["acc@3"], got["acc@5"], at10, got["mrr"])
+    return " ".join(f"{v:>6.3f}" for v in values)
+
+
 def report(rows: list[dict[str, Any]], before: list[dict[str, Any]] | None) -> None:
     """Acc@1/3/5 and MRR per repository and overall; what moved against `before`."""
     groups: dict[str, list[int]] = defaultdict(list)
+    base: dict[str, list[int]] = defaultdict(list)
     for row in rows:
         groups[row["repo"]].append(row["rank"])
         groups["all"].append(row["rank"])
+        if "bm25" in row:
+            base[row["repo"]].append(row["bm25"])
+            base["all"].append(row["bm25"])
     heads = ("acc@1", "acc@3", "acc@5", "acc@10", "mrr")
-    print(f"{'repository':<20} {'n':>4} " + " ".join(f"{h:>6}" for h in heads))
-    for name, ranks in groups.items():
-        got = scores(ranks)
-        at10 = sum(1 for r in ranks if r) / len(ranks)
-        print(
-            f"{name:<20} {len(ranks):>4} {got['acc@1']:>6.3f} {got['acc@3']:>6.3f} "
-            f"{got['acc@5']:>6.3f} {at10:>6.3f} {got['mrr']:>6.3f}"
-        )
+    line = f"{'repository':<26} {'n':>4} " + " ".join(f"{h:>6}" for h in heads)
+    print(line + (" | bm25 " + " ".join(f"{h:>6}" for h in heads) if base else ""))
+    for name in sorted(groups, key=lambda n: (n == "all", n)):
+        cells = [f"{name:<26} {len(groups[name]):>4}", _cells(groups[name])]
+        if base:
+            cells.append("|      " + _cells(base[name]))
+        print(" ".join(cells))
     if before is None:
         return
     old = {row["id"]: row["rank"] for row in before}
