@@ -12,19 +12,29 @@ from __future__ import annotations
 
 import re
 
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-# One package and its version: `attrs 19.1.0`, `attrs==19.1.0`, `numpy: 1.19.2`,
-# `pytest 4.6.2 /path`, `- Python version: 3.8.2`, and a listing's own header and rule.
+# A closed comment from the start of a line: an unclosed `<!--` in prose is quoted markup.
+_COMMENT = re.compile(r"^[ \t]*<!--.*?-->", re.S | re.M)
+_SPACE = re.compile(r"\s+")
+# One package and its version, as listings print them (whitespace squeezed first, so the
+# match is linear): `attrs 19.1.0` (pip list), `attrs==19.1.0` (freeze), `numpy: 1.19.2`
+# (show_versions), `pytest 4.6.2 /path`, `- Sphinx version: 3.2.1` (issue templates).
 _VERSION = re.compile(
-    r"^\s*(?:[-*]\s+)?[A-Za-z][\w.\-\[\] ]{0,40}?\s*(?:==|>=|:|\s)\s*v?\d+(?:\.\w+)+\S*(?:\s.*)?$"
+    r"(?:[-*] )?(?:[A-Za-z_][\w.\-]*(?:\[[\w,.\-]+\])?|[A-Z][\w.\-]*(?: [\w.\-]+){0,3} version)"
+    r"(?:==| ?: ?| )v?(?P<version>\d+(?:\.\w+)+)\S*(?: .*)?"
 )
-_LISTING_HEAD = re.compile(r"^\s*(?:Package\s+Version\b.*|[-=]{3,}(?:\s+[-=]{3,})+\s*)$")
-# A listing is this many version lines in a row (a lone `Python 3.8` line is prose).
+# Lines a listing holds that are not versions: its header and rule, `pandas_gbq : None`.
+_IN_LISTING = re.compile(
+    r"\s*(?:Package\s+Version\b.*|[-=]{3,}(?:\s+[-=]{3,})*|INSTALLED VERSIONS"
+    r"|[A-Za-z_][\w.\-]*\s*:\s*(?:None|not installed|N/A)?)\s*"
+)
+# A listing is this many version lines, at least half of them `x.y.z`: three decimals in a
+# row (`learning_rate: 0.01`, `assert r.mean == 1.5`) are the report's data, not a listing.
 MIN_LISTING = 3
+MAX_LINE = 300
 # Interpreter banners and test-runner headers, line by line.
 _BANNER = re.compile(
     r"^\s*(?:"
-    r"Python \d+\.\d+(?:\.\d+)?\S*\s*(?:\||\(|on\b).*"  # Python 3.6.9 (default, …) / |Anaconda|
+    r"Python \d+\.\d+\.\d+\S*\s+(?:\|.*|\((?:default|main|tags/|heads/|v\d).*)"  # a build
     r"|\[(?:GCC|Clang|MSC)\b.*\] on \w+"
     r"|Type ['\"]?(?:help|copyright)['\"]?,.*for more information\.?"
     r"|IPython \d+(?:\.\d+)*\S* -- An enhanced Interactive Python.*"
@@ -36,23 +46,40 @@ _BANNER = re.compile(
     r"|platform \w+ -- Python \d.*"
     r"|(?:cachedir|rootdir|configfile|plugins|hypothesis profile|Using --randomly-seed)[:=] .*"
     r"|collect(?:ed|ing) (?:\d+ items?|\.\.\.).*"
-    r")\s*$",
-    re.I,
+    r")\s*$"
 )
+
+
+def _version(line: str) -> str | None:
+    """The version a listing line gives, or None."""
+    if len(line) > MAX_LINE:
+        return None
+    m = _VERSION.fullmatch(_SPACE.sub(" ", line.strip()))
+    return m.group("version") if m else None
+
+
+def _blank_listings(lines: list[str], keep: list[bool]) -> None:
+    run: list[int] = []
+    versions: list[str] = []
+    for number, line in enumerate([*lines, ""]):
+        if line.strip():
+            version = _version(line)
+            if version is not None or (len(line) <= MAX_LINE and _IN_LISTING.fullmatch(line)):
+                run.append(number)
+                if version is not None:
+                    versions.append(version)
+                continue
+        full = sum(1 for v in versions if v.count(".") >= 2)
+        if len(versions) >= MIN_LISTING and 2 * full >= len(versions):
+            for i in run:
+                keep[i] = False
+        run, versions = [], []
 
 
 def strip(text: str) -> str:
     """`text` with template comments, package listings and banners blanked out."""
     text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     lines = text.split("\n")
-    keep = [not _BANNER.match(line) for line in lines]
-    run: list[int] = []
-    for number, line in enumerate([*lines, ""]):
-        if line.strip() and (_VERSION.match(line) or _LISTING_HEAD.match(line)):
-            run.append(number)
-            continue
-        if sum(1 for i in run if _VERSION.match(lines[i])) >= MIN_LISTING:
-            for i in run:
-                keep[i] = False
-        run = []
+    keep = [not (len(line) <= MAX_LINE and _BANNER.match(line)) for line in lines]
+    _blank_listings(lines, keep)
     return "\n".join(line if kept else "" for line, kept in zip(lines, keep, strict=True))

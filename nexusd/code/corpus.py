@@ -7,6 +7,7 @@ rebuilt when the index changes; every query reads it without touching disk.
 from __future__ import annotations
 
 import posixpath
+import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -32,6 +33,7 @@ _IMPORT_EXTENSIONS = (
     "/index.js", "/index.ts", "/index.tsx", "/mod.rs",
 )  # fmt: skip
 _HEADERS = (".h", ".hh", ".hpp", ".hxx")
+_INSTALLED = re.compile(r"site-packages|dist-packages|python\d(?:\.\d+)?")
 EMPTY: TermArray = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
 
@@ -319,8 +321,10 @@ class Corpus:
             hits = self._by_path_suffix.get("/".join(parts[k:]), [])
             if len(hits) == 1:
                 # `/home/me/proj/pkg/logging.py` is someone else's `logging.py` unless a
-                # folder matches too (or the repository's file is a bare name as well).
-                if k == len(parts) - 1 and k > 0 and "/" in self.paths[hits[0]]:
+                # folder matches too, the repository's file is a bare name as well, or it
+                # is a top-level module installed (`site-packages/typing_extensions.py`).
+                bare = k == len(parts) - 1 and k > 0 and "/" in self.paths[hits[0]]
+                if bare and not _INSTALLED.fullmatch(parts[k - 1]):
                     return None
                 return hits[0]
             if hits:

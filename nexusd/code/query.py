@@ -30,17 +30,30 @@ _FRAMES = (
     re.compile(r"at (?:(?P<func>[\w.$<>]+) )?\(?(?P<path>[\w./\\-]+\.[jt]sx?):(?P<line>\d+):\d+"),
     re.compile(r"at (?P<func>[\w.$]+)\((?P<path>\w+\.java):(?P<line>\d+)\)"),
     re.compile(r"^\s*(?P<path>[\w./-]+\.(?:go|rs|c|cc|cpp)):(?P<line>\d+)", re.M),
+    # IPython 8 and later: `File ~/src/pkg/plot.py:804, in Plot.plot(self, pyplot)`.
+    re.compile(r"File (?P<path>[^\s\"',]+\.pyx?):(?P<line>\d+), in (?P<func>[\w<>.]+)"),
+    # IPython 7 and earlier: `/venv/…/pkg/mathml.py in doprint(self, expr)`, then the
+    # source around the frame's line, which is marked `---> 38`.
+    re.compile(
+        r"^(?P<path>[~\w./\\:-]+\.pyx?) in (?P<func>[\w<>.]+)\(.*\n"
+        r"(?:[ \t]+\d+ .*\n|[ \t]*\n){0,20}?-+>\s*(?P<line>\d+)",
+        re.M,
+    ),
 )
 _EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt|Failure))\b")
 _MESSAGE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning):\s*(.{8,200})")
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 # `x = …`, `a, b = …`, `>>> expr = …`, `In [3]: t = …`: names the reporter's snippet binds.
 _ASSIGNED = re.compile(
-    r"^[ \t]*(?:>>>[ \t]*|In \[\d+\]:[ \t]*)?"  # a prompt, if any
+    r"^(?:[ \t]*(?:>>>|In \[\d+\]:)[ \t]*)?"  # at the margin or after a prompt: not `    key=1,`
     r"([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*=(?!=)",
     re.M,
 )
-# `os.path.join`, `shutil.rmtree`: a module name and the attributes read through it.
+_IMPORTED = re.compile(
+    r"^[ \t]*(?:(?:>>>|In \[\d+\]:)[ \t]*)?(?:import|from)[ \t]+"
+    r"([A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*)",
+    re.M,
+)
 _ATTRIBUTES = re.compile(r"\b([a-z_][a-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 
 
@@ -117,15 +130,22 @@ def _frames(text: str) -> list[Frame]:
 
 def _foreign(text: str, code_text: str) -> set[str]:
     """Names that are not the repository's: the reporter's own variables (`expr = …`), and
-    names the report reaches only through the standard library (`os.path.join`), which
-    otherwise claim whatever method of the repository shares the name."""
+    names the report reaches only through a standard-library module it imports
+    (`os.path.join`), which otherwise claim whatever method of the repository shares the
+    name. The caller keeps any the report's prose or title says."""
     out: set[str] = set()
     for m in _ASSIGNED.finditer(code_text):
         # Lower case only: `FILE_UPLOAD_PERMISSIONS = 0o644` sets one of the project's settings.
         out.update(n.strip() for n in m.group(1).split(",") if n.strip().islower())
+    # Only modules the report imports: `array.reshape` is more often a variable than the module.
+    imported = {
+        name.strip().split(".")[0]
+        for m in _IMPORTED.finditer(text)
+        for name in m.group(1).split(",")
+    } & sys.stdlib_module_names
     through: Counter[str] = Counter()
     for m in _ATTRIBUTES.finditer(text):
-        if m.group(1) in sys.stdlib_module_names:
+        if m.group(1) in imported:
             for part in m.group(2).split(".")[1:]:
                 through[part] += 1
     seen = Counter(IDENT.findall(text))
@@ -179,12 +199,17 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
     for frame in frames:
         if frame.function and not frame.function.startswith("<"):
             idents[frame.function] = max(idents[frame.function], W_TRACE)
-    for name in _foreign(text, code_text):
-        idents.pop(name, None)
-    # A name only the reporter's snippet uses (`models.Model`, `CharField` in a model they
-    # paste) is the API any such code touches; a name the prose or title says is the topic.
+    exceptions = list(dict.fromkeys(_EXC.findall(text)))
+    messages = [m.group(1).strip() for m in _MESSAGE.finditer(text)]
+    # What the prose, the title, a frame or an error message names is what the report is
+    # about, wherever else the name appears.
     said = set(IDENT.findall(_PROMPT_LINE.sub(" ", _FENCE.sub(" ", text))))
     said |= set(IDENT.findall(title)) | {frame.function for frame in frames}
+    said |= set(exceptions) | set(IDENT.findall("\n".join(messages)))
+    for name in _foreign(text, code_text) - said:
+        idents.pop(name, None)
+    # A name only the reporter's snippet uses (`models.Model`, `CharField` in a model they
+    # paste) is the API any such code touches; a name the report says is the topic.
     for name in idents:
         if name not in said:
             idents[name] *= W_SNIPPET_ONLY
@@ -192,10 +217,8 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
         if word in idents:
             # The title says what the report is about: a name in it weighs W_TITLE times more.
             idents[word] *= W_TITLE
-    exceptions = list(dict.fromkeys(_EXC.findall(text)))
     paths = list(dict.fromkeys(m.group(1) for m in _PATH.finditer(text)))
     modules = [d for d in dict.fromkeys(_DOTTED.findall(text)) if not _PATH.fullmatch(d)]
-    messages = [m.group(1).strip() for m in _MESSAGE.finditer(text)]
     return CodeQuery(
         terms=tuple(sorted(weights.items())),
         identifiers=tuple(sorted(idents.items())),

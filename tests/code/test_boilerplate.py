@@ -94,13 +94,42 @@ def test_template_comments_go_and_line_numbers_are_kept() -> None:
     assert len(strip(PIP_LIST).split("\n")) == len(PIP_LIST.split("\n"))
 
 
+PANDAS = """INSTALLED VERSIONS
+------------------
+commit           : None
+python           : 3.8.5.final.0
+pandas           : 1.1.3
+numpy            : 1.19.2
+pandas_gbq       : None
+pyarrow          : 1.0.1
+sqlalchemy       : None
+"""
+
+
+def test_a_show_versions_block_with_unset_entries_goes_whole() -> None:
+    assert lines_of(strip(PANDAS)) == []
+
+
 @pytest.mark.parametrize(
     "code",
     [
         "x = 1.5\ny = 2.5\nz = 3.5\n",  # assignments are code, not a listing
         "- 1.8\n- 1.6.2\n- 1.5\n",  # versions the bug was seen in, no package names
         "Out[5]: '1.1.1'\nOut[6]: '1.2.0'\nOut[7]: '1.3'\n",
+        "assert r.mean == 1.5\nassert r.std >= 0.5\nassert r.median == 2.0\n",
+        "learning_rate: 0.01\nweight_decay: 0.0005\nmomentum: 0.9\n",  # the report's data
+        "Python 3.11 on Windows: `tmp_path` raises PermissionError in `rm_rf`\n",
+        "Python 3.9 (and 3.10) both fail in `parse_latex`\n",
+        'The sanitizer mishandles `<!--` in values:\n  File "s.py", line 3, in clean\n',
     ],
 )
 def test_code_and_output_that_look_like_versions_stay(code: str) -> None:
     assert strip(code) == code
+
+
+def test_long_runs_of_spaces_are_read_in_linear_time() -> None:
+    # A pasted table padded with spaces made the listing pattern backtrack quadratically
+    # (minutes for one 20 KB line, the most a request is mined by): now a few milliseconds.
+    line = "x" + " " * 19_000 + "y"
+    assert strip(line) == line
+    assert strip("\n".join(["col" + " " * 200 + "1.2.3"] * 40)).strip() == ""

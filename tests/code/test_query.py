@@ -112,10 +112,42 @@ def test_names_the_reporters_snippet_binds_are_not_searched_as_definitions() -> 
 
 
 def test_names_reached_only_through_the_standard_library_are_not_the_repositorys() -> None:
-    q = mine("```\nold = os.getcwd()\nshutil.rmtree(out)\nos.path.join(a, b)\npath.join(c)\n```")
+    q = mine(
+        "```\nimport os, shutil\nold = os.getcwd()\nshutil.rmtree(out)\nos.path.join(a, b)\n"
+        "path.join(c)\narray.reshape(2)\n```"
+    )
     names = dict(q.identifiers)
     assert "getcwd" not in names and "rmtree" not in names
     assert "join" in names  # `path.join(c)` reaches it through something of the project's
+    assert "reshape" in names  # `array` is not imported: a variable, not the module
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "name"),
+    [
+        # What the title or prose says is the topic, however the snippet binds or reaches it.
+        ("to_csv ignores `date_format`", "```\ndate_format = '%Y'\n```", "date_format"),
+        (
+            "entry_points() misses groups",
+            "```\nimport importlib\nimportlib.entry_points()\n```",
+            "entry_points",
+        ),
+    ],
+)
+def test_a_name_the_report_says_is_kept_wherever_else_it_appears(
+    title: str, text: str, name: str
+) -> None:
+    assert name in dict(mine(text, title=title).identifiers)
+
+
+def test_keyword_arguments_and_class_attributes_are_not_throwaway_variables() -> None:
+    q = mine(
+        "```\ndf.to_csv(\n    date_format='%Y',\n)\nclass Meta:\n    default_related_name = 'x'\n"
+        ">>> tmp = 1\n    >>> other = 2\n```"
+    )
+    names = dict(q.identifiers)
+    assert "date_format" in names and "default_related_name" in names
+    assert "tmp" not in names and "other" not in names
 
 
 def test_environment_listings_are_not_searched() -> None:
@@ -137,3 +169,42 @@ def test_a_name_only_the_snippet_uses_weighs_less_than_one_the_prose_says() -> N
     assert names["ModelForm"] == W_CODE
     assert names["ArrayField"] == W_CODE * W_SNIPPET_ONLY
     assert names["objects"] == W_CODE * W_SNIPPET_ONLY
+
+
+def test_the_missing_attribute_of_an_error_message_keeps_its_full_weight() -> None:
+    q = mine(
+        "Saving fails\n```\n>>> w.frobnicate_widgets()\n"
+        "AttributeError: 'W' object has no attribute 'frobnicate_widgets'\n```"
+    )
+    names = dict(q.identifiers)
+    assert names["frobnicate_widgets"] == W_CODE
+    assert names["AttributeError"] == W_CODE
+
+
+@pytest.mark.parametrize(
+    ("text", "frames"),
+    [
+        (
+            "File ~/code/seaborn/seaborn/_core/plot.py:804, in Plot.plot(self, pyplot)\n"
+            "File ~/code/seaborn/seaborn/_stats/regression.py:30, in PolyFit._fit_predict(self)\n",
+            [
+                Frame("~/code/seaborn/seaborn/_core/plot.py", 804, "plot"),
+                Frame("~/code/seaborn/seaborn/_stats/regression.py", 30, "_fit_predict"),
+            ],
+        ),
+        (
+            "/venv/site-packages/sympy/printing/mathml.py in doprint(self, expr)\n"
+            "     36         Prints the expression as MathML.\n"
+            "---> 38         mathML = Printer._print(self, expr)\n"
+            "     39         unistr = mathML.toxml()\n\n"
+            "/venv/site-packages/sympy/printing/printer.py in _print(self, expr)\n"
+            "--> 257                     return getattr(self, printmethod)(expr)\n",
+            [
+                Frame("/venv/site-packages/sympy/printing/mathml.py", 38, "doprint"),
+                Frame("/venv/site-packages/sympy/printing/printer.py", 257, "_print"),
+            ],
+        ),
+    ],
+)
+def test_ipython_tracebacks_are_frames_in_order(text: str, frames: list[Frame]) -> None:
+    assert list(mine(text).frames) == frames

@@ -189,3 +189,6 @@ def test_someone_elses_file_of_the_same_name_is_not_this_repositorys() -> None:
     assert found is not None and corpus.paths[found] == "setup.py"
     found = corpus.file_for_path("logging.py")
     assert found is not None and corpus.paths[found] == "src/_pytest/logging.py"
+    installed = Corpus(parse_python("src/typing_extensions.py", "x = 1\n") for _ in range(1))
+    found = installed.file_for_path("/usr/lib/python3.10/site-packages/typing_extensions.py")
+    assert found is not None and installed.paths[found] == "src/typing_extensions.py"
