@@ -78,7 +78,10 @@ def _blank_listings(lines: list[str], keep: list[bool]) -> None:
 
 def strip(text: str) -> str:
     """`text` with template comments, package listings and banners blanked out."""
-    text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    # Only up to the last `-->`: an unclosed `<!--` after it would scan to the end, once each.
+    end = text.rfind("-->") + 3
+    if end >= 3:
+        text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text[:end]) + text[end:]
     lines = text.split("\n")
     keep = [not (len(line) <= MAX_LINE and _BANNER.match(line)) for line in lines]
     _blank_listings(lines, keep)

@@ -133,3 +133,9 @@ def test_long_runs_of_spaces_are_read_in_linear_time() -> None:
     line = "x" + " " * 19_000 + "y"
     assert strip(line) == line
     assert strip("\n".join(["col" + " " * 200 + "1.2.3"] * 40)).strip() == ""
+
+
+def test_unclosed_comments_leave_the_text_as_it_is() -> None:
+    # Each unclosed `<!--` once scanned the rest of the text (quadratic in their number).
+    text = "-->\n" + "<!--\nword\n" * 2000
+    assert strip(text) == text

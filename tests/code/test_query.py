@@ -208,3 +208,11 @@ def test_the_missing_attribute_of_an_error_message_keeps_its_full_weight() -> No
 )
 def test_ipython_tracebacks_are_frames_in_order(text: str, frames: list[Frame]) -> None:
     assert list(mine(text).frames) == frames
+
+
+def test_a_request_of_blank_lines_is_mined_without_reading_frames_into_them() -> None:
+    # Frame patterns once let `\s*` run across lines: 19,000 blank lines (what blanking a
+    # pasted listing leaves, at the size a request is mined by) took seconds.
+    assert mine("\n" * 19_000).is_empty()
+    q = mine("\n" * 50 + "  src/pkg/a.py:3: in f\n\tmain.go:17 +0x1d\n")
+    assert [(f.path, f.line) for f in q.frames] == [("src/pkg/a.py", 3), ("main.go", 17)]
