@@ -98,14 +98,19 @@ def bm25_rank(root: Path, query: str) -> list[str]:
         except OSError:
             text = ""
         docs.append(Counter(bm25_tokens(path.replace("/", " ") + " " + text)))
+    return bm25_order(list(zip(paths, docs, strict=True)), query)
+
+
+def bm25_order(docs: list[tuple[str, Counter[str]]], query: str) -> list[str]:
+    """The paths of `docs` (path, token counts) by the README's BM25 score, best first."""
     n = len(docs)
-    avg = sum(sum(d.values()) for d in docs) / max(n, 1)
+    avg = sum(sum(d.values()) for _, d in docs) / max(n, 1)
     df: Counter[str] = Counter()
-    for d in docs:
+    for _, d in docs:
         df.update(d.keys())
     terms = set(bm25_tokens(query))
     scores = []
-    for path, d in zip(paths, docs, strict=True):
+    for path, d in docs:
         length = sum(d.values())
         score = 0.0
         for t in terms:

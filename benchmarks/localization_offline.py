@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import pickle
 import subprocess
@@ -38,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from localization import DATA, bm25_tokens, rank_of, scores, source_for  # noqa: E402
+from localization import DATA, bm25_order, bm25_tokens, rank_of, scores, source_for  # noqa: E402
 
 from nexusd.code.corpus import Corpus, TokenCache, slim_unit, unit_counts  # noqa: E402
 from nexusd.code.parsers import empty, language_for, parse_file  # noqa: E402
@@ -161,25 +160,7 @@ class Baseline:
         for blob, data in blobs(self.repo, todo):
             text = data.decode("utf-8", errors="replace")
             self.docs[blob] = Counter(bm25_tokens(paths[blob].replace("/", " ") + " " + text))
-        docs = [(path, self.docs[blob]) for path, blob in files]
-        n = len(docs)
-        avg = sum(sum(d.values()) for _, d in docs) / max(n, 1)
-        df: Counter[str] = Counter()
-        for _, d in docs:
-            df.update(d.keys())
-        terms = set(bm25_tokens(report))
-        ranked = []
-        for path, d in docs:
-            length = sum(d.values())
-            score = 0.0
-            for t in terms:
-                tf = d.get(t, 0)
-                if tf:
-                    idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                    score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
-            ranked.append((score, path))
-        ranked.sort(key=lambda s: (-s[0], s[1]))
-        return [p for s, p in ranked if s > 0]
+        return bm25_order([(path, self.docs[blob]) for path, blob in files], report)
 
 
 def request_query(report: str) -> tuple[str, str]:
