@@ -39,32 +39,37 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from localization import DATA, bm25_order, bm25_tokens, rank_of, scores, source_for  # noqa: E402
 
-from nexusd.code.corpus import Corpus, TokenCache, slim_unit, unit_counts  # noqa: E402
-from nexusd.code.parsers import empty, language_for, parse_file  # noqa: E402
+from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
+from nexusd.code.parsers import language_for  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
 from nexusd.code.rank import rank  # noqa: E402
+from nexusd.code.reader import Counted, counted, parse_content, too_large  # noqa: E402
 from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile, excluded  # noqa: E402
-from nexusd.code.tokens import pack_counts  # noqa: E402
-from nexusd.code.units import ParsedFile  # noqa: E402
 from nexusd.config import config_from_mapping  # noqa: E402
 from nexusd.context.relevant_code import query_text  # noqa: E402
 from nexusd.protocol.parse import parse_request  # noqa: E402
 
-Counted = tuple[ParsedFile, tuple[str, ...]]
 CONFIG = config_from_mapping({}, "benchmark")
+
+
+def tree(repo: Path, commit: str) -> list[tuple[str, str, str]]:
+    """(path, blob id, mode) of every blob of `commit`."""
+    out = subprocess.run(
+        ["git", "ls-tree", "-r", "-z", commit], cwd=repo, capture_output=True, check=True
+    ).stdout.decode("utf-8", "surrogateescape")
+    entries = []
+    for line in out.split("\0"):
+        meta, _, path = line.partition("\t")
+        if path and meta.split()[1] == "blob":
+            mode, _kind, blob = meta.split()
+            entries.append((path, blob, mode))
+    return entries
 
 
 def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
     """(path, blob, language) of the files the index reads at `commit` (service._wanted)."""
-    out = subprocess.run(
-        ["git", "ls-tree", "-r", "-z", commit], cwd=repo, capture_output=True, check=True
-    ).stdout.decode("utf-8", "surrogateescape")
     wanted = []
-    for line in out.split("\0"):
-        if not line:
-            continue
-        meta, path = line.split("\t", 1)
-        mode, _kind, blob = meta.split()
+    for path, blob, mode in tree(repo, commit):
         if RepoFile(path, blob, mode).skip_reason:
             continue
         language = language_for(path)
@@ -92,27 +97,15 @@ def blobs(repo: Path, ids: list[str]) -> Iterator[tuple[str, bytes]]:
     proc.wait()
 
 
-def parse_counted(path: str, data: bytes, language: str) -> Counted:
-    """reader.parse_counted on bytes already read."""
-    if len(data) > CONFIG.code.max_file_bytes:
-        parsed = empty(path, language, "too-large", "too large")
-    else:
-        try:
-            parsed = parse_file(path, data, language)
-        except RecursionError:
-            parsed = empty(path, language, "unreadable", "nested too deeply to parse")
-    terms = tuple(pack_counts(unit_counts(u)) for u in parsed.units)
-    return ParsedFile(
-        parsed.path,
-        parsed.language,
-        tuple(map(slim_unit, parsed.units)),
-        parsed.status,
-        parsed.note,
-    ), terms
+def parse_blob(path: str, data: bytes, language: str) -> Counted:
+    """reader.parse_counted on a blob already read."""
+    limit = CONFIG.code.max_file_bytes
+    content = data if len(data) <= limit else too_large(len(data), limit)
+    return counted(parse_content(path, content, language))
 
 
 def _parse_batch(items: list[tuple[str, bytes, str]]) -> list[Counted]:
-    return [parse_counted(*item) for item in items]
+    return [parse_blob(*item) for item in items]
 
 
 def fill_cache(
@@ -147,14 +140,7 @@ class Baseline:
 
     def rank(self, commit: str, report: str) -> list[str]:
         """Paths best first, as localization.bm25_rank orders them."""
-        out = subprocess.run(
-            ["git", "ls-tree", "-r", "-z", commit], cwd=self.repo, capture_output=True, check=True
-        ).stdout.decode("utf-8", "surrogateescape")
-        files = []
-        for line in out.split("\0"):
-            meta, _, path = line.partition("\t")
-            if path.endswith(".py") and meta.split()[1:2] == ["blob"]:
-                files.append((path, meta.split()[2]))
+        files = [(path, blob) for path, blob, _ in tree(self.repo, commit) if path.endswith(".py")]
         todo = sorted({blob for _, blob in files if blob not in self.docs})
         paths = {blob: path for path, blob in files}
         for blob, data in blobs(self.repo, todo):

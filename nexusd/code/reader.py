@@ -91,7 +91,7 @@ def read_inside(
         if head:
             return fh.read(max_bytes)  # the first `max_bytes`, however long the file is
         if st.st_size > max_bytes:
-            return f"too large: {st.st_size} bytes ({setting} is {max_bytes})"
+            return too_large(st.st_size, max_bytes, setting)
         return fh.read(max_bytes + 1)
 
 
@@ -104,9 +104,13 @@ def _plain_parts(rel: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p != ".")
 
 
-def parse_one(root: str, rel: str, language: str, max_bytes: int) -> ParsedFile:
-    """Read and parse one file; unreadable or oversized files come back without units."""
-    data = read_inside(Path(root), rel, max_bytes)
+def too_large(size: int, max_bytes: int, setting: str = "code.max_file_bytes") -> str:
+    """Why a file of `size` bytes is not read (`parse_content` records it as too large)."""
+    return f"too large: {size} bytes ({setting} is {max_bytes})"
+
+
+def parse_content(rel: str, data: bytes | str, language: str) -> ParsedFile:
+    """Parse a file's content, or record why it was not read (`data` is then that reason)."""
     if isinstance(data, str):
         status: FileStatus = "too-large" if data.startswith("too large") else "unreadable"
         return empty(rel, language, status, data)
@@ -116,12 +120,21 @@ def parse_one(root: str, rel: str, language: str, max_bytes: int) -> ParsedFile:
         return empty(rel, language, "unreadable", "nested too deeply to parse")
 
 
-def parse_counted(root: str, rel: str, language: str, max_bytes: int) -> Counted:
-    """Parse one file and count its units' tokens: the file without its units' text (only
-    the tokens need it) and each unit's packed counts (`tokens.pack_counts`)."""
-    parsed = parse_one(root, rel, language, max_bytes)
+def parse_one(root: str, rel: str, language: str, max_bytes: int) -> ParsedFile:
+    """Read and parse one file; unreadable or oversized files come back without units."""
+    return parse_content(rel, read_inside(Path(root), rel, max_bytes), language)
+
+
+def counted(parsed: ParsedFile) -> Counted:
+    """`parsed` without its units' text (only the tokens need it) and each unit's packed
+    token counts (`tokens.pack_counts`)."""
     terms = tuple(pack_counts(unit_counts(u)) for u in parsed.units)
     return replace(parsed, units=tuple(map(slim_unit, parsed.units))), terms
+
+
+def parse_counted(root: str, rel: str, language: str, max_bytes: int) -> Counted:
+    """Parse one file and count its units' tokens (`counted`)."""
+    return counted(parse_one(root, rel, language, max_bytes))
 
 
 @contextmanager
