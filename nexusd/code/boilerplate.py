@@ -30,6 +30,7 @@ _IN_LISTING = re.compile(
 # A listing is this many version lines, at least half of them `x.y.z`: three decimals in a
 # row (`learning_rate: 0.01`, `assert r.mean == 1.5`) are the report's data, not a listing.
 MIN_LISTING = 3
+# No listing or banner line is longer: longer lines are not matched at all.
 MAX_LINE = 300
 # Interpreter banners and test-runner headers, line by line.
 _BANNER = re.compile(
@@ -52,8 +53,6 @@ _BANNER = re.compile(
 
 def _version(line: str) -> str | None:
     """The version a listing line gives, or None."""
-    if len(line) > MAX_LINE:
-        return None
     m = _VERSION.fullmatch(_SPACE.sub(" ", line.strip()))
     return m.group("version") if m else None
 
@@ -62,9 +61,9 @@ def _blank_listings(lines: list[str], keep: list[bool]) -> None:
     run: list[int] = []
     versions: list[str] = []
     for number, line in enumerate([*lines, ""]):
-        if line.strip():
+        if line.strip() and len(line) <= MAX_LINE:
             version = _version(line)
-            if version is not None or (len(line) <= MAX_LINE and _IN_LISTING.fullmatch(line)):
+            if version is not None or _IN_LISTING.fullmatch(line):
                 run.append(number)
                 if version is not None:
                     versions.append(version)

@@ -44,19 +44,20 @@ _EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrup
 _MESSAGE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning):\s*(.{8,200})")
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 # `x = …`, `a, b = …`, `>>> expr = …`, `In [3]: t = …`: names the reporter's snippet binds.
+_PROMPT = r"(?:>>>|In \[\d+\]:)"  # a Python or IPython prompt
 _ASSIGNED = re.compile(
-    r"^(?:[ \t]*(?:>>>|In \[\d+\]:)[ \t]*)?"  # at the margin or after a prompt: not `    key=1,`
+    rf"^(?:[ \t]*{_PROMPT}[ \t]*)?"  # at the margin or after a prompt: not `    key=1,`
     r"([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*=(?!=)",
     re.M,
 )
 _IMPORTED = re.compile(
-    r"^[ \t]*(?:(?:>>>|In \[\d+\]:)[ \t]*)?(?:import|from)[ \t]+"
+    rf"^[ \t]*(?:{_PROMPT}[ \t]*)?(?:import|from)[ \t]+"
     r"([A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*)",
     re.M,
 )
 _ATTRIBUTES = re.compile(r"\b([a-z_][a-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 # The lines of a pasted REPL session: `>>> …`, `... …`, `In [3]: …`, `Out[3]: …`.
-_PROMPT_LINE = re.compile(r"^[ \t]*(?:>>>|\.\.\.|In \[\d+\]:|Out\[\d+\]:).*$", re.M)
+_PROMPT_LINE = re.compile(rf"^[ \t]*(?:{_PROMPT}|\.\.\.|Out\[\d+\]:).*$", re.M)
 
 # How much a word counts, by where it was seen.
 W_PROSE = 1.0
