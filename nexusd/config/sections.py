@@ -1,6 +1,6 @@
 """The configuration's sections as typed, frozen values: `config.watch.debounce_ms` is an int.
 
-The defaults live in `load.DEFAULTS` and validation there; these classes give the validated
+The defaults live in `defaults.DEFAULTS` and validation in `load`; these classes give the validated
 data the types mypy checks at every use. `tests/config/test_sections.py` holds the two in
 step: every key has exactly one field, and every default has its field's type.
 
