@@ -43,12 +43,14 @@ _BANNER = re.compile(
     r"|%quickref -> Quick reference\."
     r"|help\s+-> Python's own help system\."
     r"|object\?\s+-> Details about 'object'.*"
-    r"|=+ test session starts =+"
-    r"|platform \w+ -- Python \d.*"
-    r"|(?:cachedir|rootdir|configfile|plugins|hypothesis profile|Using --randomly-seed)[:=] .*"
-    r"|collect(?:ed|ing) (?:\d+ items?|\.\.\.).*"
     r")\s*$"
 )
+# A test session's header: its first line, then `key: value` lines (pytest's own and one per
+# plugin: `rootdir: …`, `benchmark: 3.2 (defaults: …)`, `hypothesis profile 'x' -> …`) up
+# to `collected N items`. Outside such a header, `plugins: …` is the report's prose.
+_SESSION = re.compile(r"\s*(?:=+ test session starts =+|platform \w+ -- Python \d.*)\s*")
+_SESSION_LINE = re.compile(r"\s*[A-Za-z][\w .'\-]*(?::|=| ->)(?: .*)?")  # `rootdir:` redacted
+_SESSION_END = re.compile(r"\s*collect(?:ed|ing) (?:\d+ items?|\.\.\.).*")
 
 
 def _version(line: str) -> str | None:
@@ -75,6 +77,21 @@ def _blank_listings(lines: list[str], keep: list[bool]) -> None:
         run, versions = [], []
 
 
+def _blank_session_headers(lines: list[str], keep: list[bool]) -> None:
+    inside = False
+    for number, line in enumerate(lines):
+        if len(line) > MAX_LINE:
+            inside = False
+        elif _SESSION.fullmatch(line):
+            keep[number], inside = False, True
+        elif inside and _SESSION_END.fullmatch(line):
+            keep[number], inside = False, False
+        elif inside and _SESSION_LINE.fullmatch(line):
+            keep[number] = False
+        else:
+            inside = False
+
+
 def strip(text: str) -> str:
     """`text` with template comments, package listings and banners blanked out."""
     # Only up to the last `-->`: an unclosed `<!--` after it would scan to the end, once each.
@@ -84,4 +101,5 @@ def strip(text: str) -> str:
     lines = text.split("\n")
     keep = [not (len(line) <= MAX_LINE and _BANNER.match(line)) for line in lines]
     _blank_listings(lines, keep)
+    _blank_session_headers(lines, keep)
     return "\n".join(line if kept else "" for line, kept in zip(lines, keep, strict=True))

@@ -51,8 +51,11 @@ Type "help", "copyright", "credits" or "license" for more information.
 PYTEST_HEADER = """============================= test session starts ==============================
 platform darwin -- Python 3.8.1, pytest-5.4.1, py-1.8.1, pluggy-0.13.1
 cachedir: .pytest_cache
-rootdir: /home/me/project, configfile: pytest.ini
-plugins: asyncio-0.10.0, mock-3.0.0
+rootdir:
+configfile: pytest.ini
+plugins: asyncio-0.10.0, mock-3.0.0, benchmark-3.2.3
+benchmark: 3.2.3 (defaults: timer=time.perf_counter disable_gc=False min_rounds=5)
+hypothesis profile 'default' -> database=DirectoryBasedExampleDatabase('.hypothesis')
 collected 1 item
 
 test_foo.py F
@@ -84,6 +87,16 @@ def test_interpreter_banners_go_and_the_session_stays(banner: str) -> None:
 
 def test_a_test_session_header_goes_and_the_result_stays() -> None:
     assert lines_of(strip(PYTEST_HEADER)) == ["test_foo.py F"]
+
+
+def test_a_header_cut_short_ends_at_its_first_line_of_output() -> None:
+    text = "platform linux -- Python 3.9.6, pytest-6.2.5\nrootdir: /src\nE   assert 1 == 2\n"
+    assert lines_of(strip(text)) == ["E   assert 1 == 2"]
+
+
+def test_header_keys_outside_a_header_are_prose() -> None:
+    text = "plugins: loading them twice breaks `pytest_configure`\nrootdir: is not /src\n"
+    assert strip(text) == text
 
 
 def test_template_comments_go_and_line_numbers_are_kept() -> None:
