@@ -120,13 +120,17 @@ def _looks_like_code(word: str) -> bool:
 
 
 def _frames(text: str) -> list[Frame]:
-    found: list[Frame] = []
+    found: list[tuple[int, Frame]] = []
     for pattern in _FRAMES:
         for m in pattern.finditer(text):
             parts = m.groupdict()
             func = (parts.get("func") or "").split(".")[-1]
-            found.append(Frame(parts["path"].replace("\\", "/"), int(parts["line"]), func))
-    return list(dict.fromkeys(found))
+            frame = Frame(parts["path"].replace("\\", "/"), int(parts["line"]), func)
+            found.append((m.start(), frame))
+    # In the order the report prints them, whatever their format: a traceback's depth is
+    # its order, and one report can paste a script's traceback beside an IPython one.
+    found.sort(key=lambda item: item[0])
+    return list(dict.fromkeys(frame for _, frame in found))
 
 
 def _foreign(text: str, code_text: str) -> set[str]:

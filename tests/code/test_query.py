@@ -210,6 +210,17 @@ def test_ipython_tracebacks_are_frames_in_order(text: str, frames: list[Frame]) 
     assert list(mine(text).frames) == frames
 
 
+def test_frames_of_mixed_formats_keep_the_order_the_report_prints_them() -> None:
+    # A script's traceback and then the IPython one of the same call: the innermost frame is
+    # the last printed, not the last of whichever format was read last.
+    text = (
+        'File "/src/pkg/api.py", line 10, in load\n'
+        "File ~/src/pkg/io.py:20, in read(path)\n"
+        '  File "/src/pkg/parse.py", line 30, in parse\n'
+    )
+    assert [f.function for f in mine(text).frames] == ["load", "read", "parse"]
+
+
 def test_a_request_of_blank_lines_is_mined_without_reading_frames_into_them() -> None:
     # Frame patterns once let `\s*` run across lines: 19,000 blank lines (what blanking a
     # pasted listing leaves, at the size a request is mined by) took seconds.
