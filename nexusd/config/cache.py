@@ -28,12 +28,9 @@ from nexusd.paths import RepoLayout
 
 CACHE_FILE = "config.cache"
 RACY_SECONDS = 2.0
-_MODULES = (
-    "nexusd.config.load",
-    "nexusd.config.entries",
-    "nexusd.config.access",
-    "nexusd.config.sections",
-)
+# Every module of this package: the defaults and the rules live in several, and a list of
+# names falls behind when one is split (defaults.py once was, and its edits went unseen).
+_PACKAGE_DIR = Path(__file__).parent
 
 Identity = tuple[tuple[str, int, int, int, int, int] | tuple[str], ...]
 
@@ -51,7 +48,7 @@ def _identity(files: list[Path]) -> Identity:
 
 
 def _depends_on(layout: RepoLayout) -> list[Path]:
-    modules = [Path(str(getattr(sys.modules[name], "__file__", ""))) for name in _MODULES]
+    modules = sorted(_PACKAGE_DIR.glob("*.py"))
     return [user_config_path(), layout.config_file, *modules]
 
 

@@ -71,6 +71,19 @@ def test_checkpoint_create_imports_only_what_it_needs(repo: Path) -> None:
     assert len(git(repo, "for-each-ref", "refs/nexus/checkpoints/").splitlines()) == 2
 
 
+def test_every_module_the_configuration_is_built_from_is_a_dependency(repo: Path) -> None:
+    # defaults.py, split out of load.py, was once missing: editing a default kept the old one.
+    load_config_cached(find_repo(repo))
+    depends = set(config_cache._depends_on(find_repo(repo)))
+    built_from = {
+        Path(str(module.__file__))
+        for name, module in list(sys.modules.items())
+        if name.startswith("nexusd.config.") and getattr(module, "__file__", None)
+    }
+    assert "nexusd.config.defaults" in sys.modules
+    assert built_from <= depends, sorted(map(str, built_from - depends))
+
+
 @pytest.mark.usefixtures("settled_at_once")
 def test_an_edit_keeping_size_and_mtime_is_still_seen(repo: Path) -> None:
     layout = find_repo(repo)
