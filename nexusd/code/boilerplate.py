@@ -45,12 +45,24 @@ _BANNER = re.compile(
     r"|object\?\s+-> Details about 'object'.*"
     r")\s*$"
 )
-# A test session's header: its first line, then `key: value` lines (pytest's own and one per
-# plugin: `rootdir: …`, `benchmark: 3.2 (defaults: …)`, `hypothesis profile 'x' -> …`) up
-# to `collected N items`. Outside such a header, `plugins: …` is the report's prose.
-_SESSION = re.compile(r"\s*(?:=+ test session starts =+|platform \w+ -- Python \d.*)\s*")
-_SESSION_LINE = re.compile(r"\s*[A-Za-z][\w .'\-]*(?::|=| ->)(?: .*)?")  # `rootdir:` redacted
-_SESSION_END = re.compile(r"\s*collect(?:ed|ing) (?:\d+ items?|\.\.\.).*")
+# A test session's header: from its first line to `collected N items` (pytest prints no blank
+# line in between, and plugins add lines of any shape: `benchmark: …`, `Using --randomly-seed=1`,
+# `hypothesis profile 'default'`). Without that end in reach only pytest's own keys go: a
+# report's next lines (`E   KeyError: …`, pasted YAML) are evidence, and `plugins: …` in prose
+# outside a header is the report's own.
+_SESSION = re.compile(
+    r"\s*(?:=+ test session starts =+|platform \w+ -- Python \d.*"
+    r"|Test session starts \(platform: .*)\s*"  # pytest-sugar
+)
+# `collected 3 items`, or pytest-xdist's `2 workers [4 items]` and `gw0 [4] / gw1 [4]`.
+_SESSION_END = re.compile(
+    r"\s*(?:collect(?:ed|ing) (?:\d+ items?|\.\.\.)|\d+ workers \[|gw\d+ \[\d+\]).*"
+)
+_SESSION_KEY = re.compile(
+    r"\s*(?:cachedir|rootdir|configfile|testpaths|plugins|hypothesis profile|Using --\w[\w-]*)"
+    r"\b.*"
+)
+MAX_HEADER = 20
 
 
 def _version(line: str) -> str | None:
@@ -77,19 +89,33 @@ def _blank_listings(lines: list[str], keep: list[bool]) -> None:
         run, versions = [], []
 
 
+def _fits(pattern: re.Pattern[str], line: str) -> bool:
+    return len(line) <= MAX_LINE and pattern.fullmatch(line) is not None
+
+
+def _header_last(lines: list[str], first: int) -> int:
+    """The last line of the session header that starts at `first`."""
+    for number in range(first + 1, min(first + MAX_HEADER, len(lines))):
+        if not lines[number].strip():
+            break
+        if _fits(_SESSION_END, lines[number]):
+            return number
+    last = first
+    while last + 1 < len(lines) and (
+        _fits(_SESSION_KEY, lines[last + 1]) or _fits(_SESSION, lines[last + 1])
+    ):
+        last += 1
+    return last
+
+
 def _blank_session_headers(lines: list[str], keep: list[bool]) -> None:
-    inside = False
-    for number, line in enumerate(lines):
-        if len(line) > MAX_LINE:
-            inside = False
-        elif _SESSION.fullmatch(line):
-            keep[number], inside = False, True
-        elif inside and _SESSION_END.fullmatch(line):
-            keep[number], inside = False, False
-        elif inside and _SESSION_LINE.fullmatch(line):
-            keep[number] = False
-        else:
-            inside = False
+    number = 0
+    while number < len(lines):
+        if _fits(_SESSION, lines[number]):
+            last = _header_last(lines, number)
+            keep[number : last + 1] = [False] * (last + 1 - number)
+            number = last
+        number += 1
 
 
 def strip(text: str) -> str:

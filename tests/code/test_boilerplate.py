@@ -89,6 +89,49 @@ def test_a_test_session_header_goes_and_the_result_stays() -> None:
     assert lines_of(strip(PYTEST_HEADER)) == ["test_foo.py F"]
 
 
+@pytest.mark.parametrize(
+    "header",
+    [
+        # pytest 9 -v with hypothesis and pytest-randomly: lines of no `key: value` shape.
+        "============================= test session starts ==============================\n"
+        "platform linux -- Python 3.11.7, pytest-9.2.0, pluggy-1.7.0 -- /venv/bin/python\n"
+        "cachedir: .pytest_cache\n"
+        "Using --randomly-seed=1234567\n"
+        "hypothesis profile 'default'\n"
+        "rootdir: /src\n"
+        "plugins: randomly-3.15.0, anyio-4.16.0, hypothesis-6.170.17\n"
+        "collecting ... collected 1 item\n",
+        # pytest-xdist -v: the workers' lines, then how the items were shared.
+        "platform linux -- Python 3.11.7, pytest-7.4.0, pluggy-1.3.0\n"
+        "rootdir: /src\n"
+        "plugins: xdist-3.5.0\n"
+        "created: 2/2 workers\n"
+        "[gw0] linux Python 3.11.7 cwd: /src\n"
+        "[gw0] Python 3.11.7 (main, Dec 19 2023, 20:33:49) -- [GCC 12.2.0]\n"
+        "gw0 [4] / gw1 [4]\n",
+        "Test session starts (platform: linux, Python 3.8.5, pytest 6.2.2, pytest-sugar 0.9.4)\n"
+        "rootdir: /src\n"
+        "plugins: sugar-0.9.4\n"
+        "collecting ... \n",
+    ],
+)
+def test_a_whole_session_header_goes_whatever_its_plugins_print(header: str) -> None:
+    assert lines_of(strip(header + "\ntest_foo.py F\n")) == ["test_foo.py F"]
+
+
+def test_what_follows_a_header_without_its_end_is_evidence() -> None:
+    text = (
+        "platform linux -- Python 3.9.6, pytest-6.2.5\nrootdir: /src\n"
+        "E   KeyError: 'title' missing from Document.render_header\n"
+        "database:\n  workers: 4\n"
+    )
+    assert lines_of(strip(text)) == [
+        "E   KeyError: 'title' missing from Document.render_header",
+        "database:",
+        "  workers: 4",
+    ]
+
+
 def test_a_header_cut_short_ends_at_its_first_line_of_output() -> None:
     text = "platform linux -- Python 3.9.6, pytest-6.2.5\nrootdir: /src\nE   assert 1 == 2\n"
     assert lines_of(strip(text)) == ["E   assert 1 == 2"]
