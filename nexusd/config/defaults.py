@@ -1,6 +1,7 @@
 """Every configuration key and its default: the one table `load_config` validates against.
 
-`nexusd init` writes the same values to `nexusd/templates/config.yaml` (a test keeps the two equal).
+`nexusd init` writes `nexusd/templates/config.yaml`, which holds the same values (a test
+keeps the two equal).
 """
 
 from __future__ import annotations

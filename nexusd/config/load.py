@@ -1,7 +1,7 @@
 """One configuration loader: defaults < user file < repository file, validated once.
 
-Every key has a default in `defaults.DEFAULTS`; unknown keys are errors that name the key and the
-file, and one load reports every problem it finds, not only the first.
+Every key has a default in `defaults.DEFAULTS`; unknown keys are errors that name the key
+and the file, and one load reports every problem it finds, not only the first.
 `Config.sources` says where each effective value came from, for `nexusd config show`.
 """
 
