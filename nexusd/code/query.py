@@ -24,12 +24,9 @@ _PATH = re.compile(
     r"(?::(\d+))?\b"
 )
 # Stack frames of several runtimes, each with named groups path, line and (maybe) func.
-_FRAMES = (
+_PYTHON_FRAMES = (
     re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?'),
     re.compile(r"^[ \t]*(?P<path>[\w./\\-]+\.py):(?P<line>\d+):(?: in (?P<func>[\w<>.]+))?", re.M),
-    re.compile(r"at (?:(?P<func>[\w.$<>]+) )?\(?(?P<path>[\w./\\-]+\.[jt]sx?):(?P<line>\d+):\d+"),
-    re.compile(r"at (?P<func>[\w.$]+)\((?P<path>\w+\.java):(?P<line>\d+)\)"),
-    re.compile(r"^[ \t]*(?P<path>[\w./-]+\.(?:go|rs|c|cc|cpp)):(?P<line>\d+)", re.M),
     # IPython 8 and later: `File ~/src/pkg/plot.py:804, in Plot.plot(self, pyplot)`.
     re.compile(r"File (?P<path>[^\s\"',]+\.pyx?):(?P<line>\d+), in (?P<func>[\w<>.]+)"),
     # IPython 7 and earlier: `/venv/…/pkg/mathml.py in doprint(self, expr)`, then the
@@ -39,6 +36,12 @@ _FRAMES = (
         r"(?:[ \t]+\d+ .*\n|[ \t]*\n){0,20}?-+>\s*(?P<line>\d+)",
         re.M,
     ),
+)
+# These runtimes print the failing call first (JavaScript, Java, Go, Rust, C debuggers).
+_INNERMOST_FIRST_FRAMES = (
+    re.compile(r"at (?:(?P<func>[\w.$<>]+) )?\(?(?P<path>[\w./\\-]+\.[jt]sx?):(?P<line>\d+):\d+"),
+    re.compile(r"at (?P<func>[\w.$]+)\((?P<path>\w+\.java):(?P<line>\d+)\)"),
+    re.compile(r"^[ \t]*(?P<path>[\w./-]+\.(?:go|rs|c|cc|cpp)):(?P<line>\d+)", re.M),
 )
 _EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt|Failure))\b")
 _MESSAGE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning):\s*(.{8,200})")
@@ -94,7 +97,7 @@ class CodeQuery:
     identifiers: tuple[tuple[str, float], ...]  # whole names as written, for definitions
     paths: tuple[str, ...] = ()  # file paths the text names (as written)
     modules: tuple[str, ...] = ()  # dotted names that may be modules (`pkg.mod`)
-    frames: tuple[Frame, ...] = ()
+    frames: tuple[Frame, ...] = ()  # outermost first: the last is nearest the fault
     exceptions: tuple[str, ...] = ()
     messages: tuple[str, ...] = ()
     text: str = ""  # the text mined (head and tail of a huge one), for quoted messages
@@ -120,17 +123,30 @@ def _looks_like_code(word: str) -> bool:
 
 
 def _frames(text: str) -> list[Frame]:
-    found: list[tuple[int, Frame]] = []
-    for pattern in _FRAMES:
-        for m in pattern.finditer(text):
-            parts = m.groupdict()
-            func = (parts.get("func") or "").split(".")[-1]
-            frame = Frame(parts["path"].replace("\\", "/"), int(parts["line"]), func)
-            found.append((m.start(), frame))
-    # In the order the report prints them, whatever their format: a traceback's depth is
-    # its order, and one report can paste a script's traceback beside an IPython one.
+    """The frames the report prints, each traceback outermost first, whatever its runtime."""
+    found: list[tuple[int, bool, Frame]] = []
+    for patterns, reversed_ in ((_PYTHON_FRAMES, False), (_INNERMOST_FIRST_FRAMES, True)):
+        for pattern in patterns:
+            for m in pattern.finditer(text):
+                parts = m.groupdict()
+                func = (parts.get("func") or "").split(".")[-1]
+                frame = Frame(parts["path"].replace("\\", "/"), int(parts["line"]), func)
+                found.append((m.start(), reversed_, frame))
+    # In the order the report prints them: one report can paste a script's traceback beside an
+    # IPython one. A run of innermost-first frames is turned round, so that for every runtime
+    # the last frame of a trace is the one nearest the fault.
     found.sort(key=lambda item: item[0])
-    return list(dict.fromkeys(frame for _, frame in found))
+    ordered: list[Frame] = []
+    run: list[Frame] = []
+    for _, innermost_first, frame in found:
+        if innermost_first:
+            run.append(frame)
+            continue
+        ordered.extend(reversed(run))
+        run = []
+        ordered.append(frame)
+    ordered.extend(reversed(run))
+    return list(dict.fromkeys(ordered))
 
 
 def _foreign(text: str, code_text: str) -> set[str]:

@@ -221,6 +221,23 @@ def test_frames_of_mixed_formats_keep_the_order_the_report_prints_them() -> None
     assert [f.function for f in mine(text).frames] == ["load", "read", "parse"]
 
 
+@pytest.mark.parametrize(
+    "trace",
+    [
+        "TypeError: x is undefined\n    at parse (src/lib/parser.js:10:5)\n"
+        "    at load (src/lib/loader.js:20:3)\n",
+        "java.lang.NullPointerException\n\tat com.acme.Cart.parse(Parser.java:10)\n"
+        "\tat com.acme.Cart.load(Loader.java:20)\n",
+        "panic: runtime error\n\nmain.parse()\n\t/src/parser.go:10 +0x1d\n"
+        "main.load()\n\t/src/loader.go:20 +0x2f\n",
+    ],
+)
+def test_innermost_first_traces_are_read_outermost_first_like_python(trace: str) -> None:
+    # JavaScript, Java and Go print the failing call first; the frame signal weighs the last
+    # frame most, as Python prints it.
+    assert [f.line for f in mine(trace).frames] == [20, 10]
+
+
 def test_a_request_of_blank_lines_is_mined_without_reading_frames_into_them() -> None:
     # Frame patterns once let `\s*` run across lines: 19,000 blank lines (what blanking a
     # pasted listing leaves, at the size a request is mined by) took seconds.
