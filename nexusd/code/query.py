@@ -125,13 +125,13 @@ def _looks_like_code(word: str) -> bool:
 def _frames(text: str) -> list[Frame]:
     """The frames the report prints, each traceback outermost first, whatever its runtime."""
     found: list[tuple[int, bool, Frame]] = []
-    for patterns, reversed_ in ((_PYTHON_FRAMES, False), (_INNERMOST_FIRST_FRAMES, True)):
+    for patterns, innermost_first in ((_PYTHON_FRAMES, False), (_INNERMOST_FIRST_FRAMES, True)):
         for pattern in patterns:
             for m in pattern.finditer(text):
                 parts = m.groupdict()
                 func = (parts.get("func") or "").split(".")[-1]
                 frame = Frame(parts["path"].replace("\\", "/"), int(parts["line"]), func)
-                found.append((m.start(), reversed_, frame))
+                found.append((m.start(), innermost_first, frame))
     # In the order the report prints them: one report can paste a script's traceback beside an
     # IPython one. A run of innermost-first frames is turned round, so that for every runtime
     # the last frame of a trace is the one nearest the fault.
