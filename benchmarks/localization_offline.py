@@ -40,11 +40,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from localization import DATA, bm25_order, bm25_tokens, rank_of, scores, source_for  # noqa: E402
 
 from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
-from nexusd.code.parsers import language_for  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
 from nexusd.code.rank import rank  # noqa: E402
 from nexusd.code.reader import Counted, counted, parse_content, too_large  # noqa: E402
-from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile, excluded  # noqa: E402
+from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile  # noqa: E402
+from nexusd.code.service import wanted_files  # noqa: E402
 from nexusd.config import config_from_mapping  # noqa: E402
 from nexusd.context.relevant_code import query_text  # noqa: E402
 from nexusd.protocol.parse import parse_request  # noqa: E402
@@ -67,16 +67,10 @@ def tree(repo: Path, commit: str) -> list[tuple[str, str, str]]:
 
 
 def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
-    """(path, blob, language) of the files the index reads at `commit` (service._wanted)."""
-    wanted = []
-    for path, blob, mode in tree(repo, commit):
-        if RepoFile(path, blob, mode).skip_reason:
-            continue
-        language = language_for(path)
-        if language is None or excluded(path, DEFAULT_EXCLUDE):
-            continue
-        wanted.append((path, blob, language))
-    return wanted[: CONFIG.code.max_files]
+    """(path, blob, language) of the files the index reads at `commit` (service.wanted_files)."""
+    files = [RepoFile(path, blob, mode) for path, blob, mode in tree(repo, commit)]
+    wanted, _skipped = wanted_files(files, DEFAULT_EXCLUDE, CONFIG.code.max_files)
+    return [(path, blob, language) for path, (blob, language) in wanted.items()]
 
 
 def blobs(repo: Path, ids: list[str]) -> Iterator[tuple[str, bytes]]:

@@ -55,6 +55,30 @@ def _release_free_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
+def wanted_files(
+    files: list[RepoFile], exclude: tuple[str, ...], max_files: int
+) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    """path → (blob, language) of the files the index reads, in the order given, and
+    path → why for the ones it skips (files of no language it reads are neither)."""
+    skipped: dict[str, str] = {}
+    wanted: dict[str, tuple[str, str]] = {}
+    for f in files:
+        reason = f.skip_reason
+        language = language_for(f.path) if reason is None else None
+        if reason is None and excluded(f.path, exclude):
+            reason = "excluded by code.exclude or the default excludes"
+        if reason is None and language is None:
+            continue  # not a kind of file the index reads (images, archives, …)
+        if reason is not None or language is None:
+            skipped[f.path] = reason or "not indexed"
+            continue
+        if len(wanted) >= max_files:
+            skipped[f.path] = f"beyond code.max_files ({max_files})"
+            continue
+        wanted[f.path] = (f.blob, language)
+    return wanted, skipped
+
+
 def index_uri(layout: RepoLayout, config: Config) -> str:
     """The same LanceDB location as the memory index (`memory.index_uri` or the git dir)."""
     uri = config.memory.index_uri
@@ -113,23 +137,7 @@ class CodeIndex:
     # -- update ---------------------------------------------------------------------------
     def _wanted(self, files: list[RepoFile]) -> dict[str, tuple[str, str]]:
         """path → (blob, language) of the files to index; the rest noted in `_skipped`."""
-        skipped: dict[str, str] = {}
-        wanted: dict[str, tuple[str, str]] = {}
-        for f in files:
-            reason = f.skip_reason
-            language = language_for(f.path) if reason is None else None
-            if reason is None and excluded(f.path, self.exclude):
-                reason = "excluded by code.exclude or the default excludes"
-            if reason is None and language is None:
-                continue  # not a kind of file the index reads (images, archives, …)
-            if reason is not None or language is None:
-                skipped[f.path] = reason or "not indexed"
-                continue
-            if len(wanted) >= self.max_files:
-                skipped[f.path] = f"beyond code.max_files ({self.max_files})"
-                continue
-            wanted[f.path] = (f.blob, language)
-        self._skipped = skipped
+        wanted, self._skipped = wanted_files(files, self.exclude, self.max_files)
         return wanted
 
     def update(self, progress: Progress | None = None) -> UpdateReport:
