@@ -56,6 +56,7 @@ from nexusd.code.query import mine  # noqa: E402
 from nexusd.code.rank import Weights, rank  # noqa: E402
 from nexusd.code.service import CodeIndex  # noqa: E402
 from nexusd.config import config_from_mapping  # noqa: E402
+from nexusd.context.llm_librarian import RERANKED  # noqa: E402
 from nexusd.paths import find_repo  # noqa: E402
 from nexusd.planner.grounding import Services  # noqa: E402
 from nexusd.planner.pipeline import build_response  # noqa: E402
@@ -177,9 +178,6 @@ def semantic_ranks(index: CodeIndex, vectors: Any, report: str) -> dict[str, int
     return out
 
 
-LIBRARIAN_REASON = "the librarian model ranks it"
-
-
 def run_repo(
     name: str,
     items: list[dict[str, Any]],
@@ -218,7 +216,7 @@ def run_repo(
         response = build_response(request, layout, config, services=Services(code=index))
         out["plan_ms"].append((time.perf_counter() - started) * 1000.0)
         ranked = list(response.meta.relevant_files)
-        out["librarian"].append(any(LIBRARIAN_REASON in x.body for x in response.sections))
+        out["librarian"].append(any(RERANKED in x.body for x in response.sections))
         started = time.perf_counter()
         index.search(item["problem_statement"])
         out["search_ms"].append((time.perf_counter() - started) * 1000.0)

@@ -36,6 +36,8 @@ RERANK_SYSTEM = (
     "(each with its best functions), list the paths most likely to need changing, best first, "
     'using only the given paths. Answer {"files": ["path", ...]}.'
 )
+# The reason a file the model picked leads with, before its rank (`… ranks it #1`).
+RERANKED = "the librarian model ranks it"
 # What the model reads of the request and of each candidate: enough to judge, cheap to send.
 MAX_REQUEST_CHARS = 3000
 MAX_CANDIDATES = 10
@@ -120,7 +122,7 @@ def rerank_files(
     if not order:
         return None
     chosen = [
-        replace(known[p], reasons=(f"the librarian model ranks it #{n}", *known[p].reasons))
+        replace(known[p], reasons=(f"{RERANKED} #{n}", *known[p].reasons))
         for n, p in enumerate(order, start=1)
     ]
     return (*chosen, *(hit for hit in hits if hit.path not in order))
