@@ -125,7 +125,7 @@ def strip(text: str) -> str:
     if end >= 3:
         text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text[:end]) + text[end:]
     lines = text.split("\n")
-    keep = [not (len(line) <= MAX_LINE and _BANNER.match(line)) for line in lines]
+    keep = [not _fits(_BANNER, line) for line in lines]
     _blank_listings(lines, keep)
     _blank_session_headers(lines, keep)
     return "\n".join(line if kept else "" for line, kept in zip(lines, keep, strict=True))
