@@ -59,7 +59,19 @@ class RepoFile:
             return "symlink (not followed)"
         if self.mode == MODE_SUBMODULE:
             return "submodule (not indexed)"
+        if not utf8_name(self.path):
+            # git keeps names as bytes; the index (LanceDB, JSON answers) keeps text.
+            return "file name is not UTF-8 (not indexed)"
         return None
+
+
+def utf8_name(path: str) -> bool:
+    """Whether a path git listed is valid UTF-8 (else it carries surrogate escapes)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _git(root: Path, *args: str, stdin: str | None = None) -> str:

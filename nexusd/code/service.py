@@ -220,12 +220,20 @@ class CodeIndex:
     ) -> None:
         """Write a batch of parsed files, replacing the `stale` rows, and empty both lists:
         LanceDB pays per write, not per row."""
-        if stale:
-            self.store.remove(stale)
-        if batch:
-            self.store.add(batch)
-        batch.clear()
-        stale.clear()
+        try:
+            if stale:
+                self.store.remove(stale)
+            if batch:
+                self.store.add(batch)
+        except Exception:
+            # What was not stored is not indexed: the next update parses it again and fails
+            # as loudly, instead of trusting rows that were never written.
+            for p, _, _ in batch:
+                self._files.pop(p.path, None)
+            raise
+        finally:
+            batch.clear()
+            stale.clear()
 
     def _rebuild(self) -> None:
         self._corpus = Corpus([p for _, p in self._files.values()], self._tokens)

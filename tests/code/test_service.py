@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from nexusd.code.service import CodeIndex
 from nexusd.config import config_from_mapping
+from nexusd.errors import IndexStoreError
 from nexusd.paths import find_repo
 from tests.code.conftest import write
 from tests.conftest import git
@@ -125,6 +128,36 @@ def test_odd_repositories(tmp_path: Path, code_repo: Path, kind: str) -> None:
         git(code_repo, "checkout", "-q", "--detach", "HEAD")
         index = index_for(code_repo)
         assert index.update().parsed == 7
+
+
+@pytest.mark.parametrize("tracked", [True, False])
+def test_a_file_name_that_is_not_utf8_is_skipped_not_fatal(code_repo: Path, tracked: bool) -> None:
+    # git keeps names as bytes: one Latin-1 name once made every write of the index fail.
+    name = os.fsencode(code_repo) + b"/pkg/caf\xe9.py"
+    Path(os.fsdecode(name)).write_text("def latin_named():\n    return 1\n")
+    if tracked:
+        git(code_repo, "add", "-A")
+        git(code_repo, "commit", "-qm", "a Latin-1 name")
+    index = index_for(code_repo)
+    assert index.update().parsed == 7
+    assert index.status().skipped["file name is not UTF-8 (not indexed)"] == 1
+    assert index.search("tokenize").hits[0].path == "pkg/util.py"
+    assert index_for(code_repo).update().parsed == 0  # what was stored reopens
+
+
+def test_files_a_failed_write_did_not_store_are_parsed_again(code_repo: Path) -> None:
+    index = index_for(code_repo)
+    index.update()
+    write(code_repo, "pkg/new.py", "def brand_new_helper():\n    return 1\n")
+    # A real LanceDB write failure (its folder replaced by a file), as a full disk gives.
+    shutil.rmtree(index.store.uri)
+    Path(index.store.uri).write_text("not a directory")
+    with pytest.raises(IndexStoreError):
+        index.update()
+    assert index.parsed("pkg/new.py") is None
+    Path(index.store.uri).unlink()
+    index.reset()
+    assert index.update().parsed == 8
 
 
 def test_a_minified_and_a_latin1_file_are_explained(code_repo: Path) -> None:
