@@ -115,15 +115,23 @@ class CodeIndex:
         with self._lock, collector_paused():
             if self._opened:
                 return
-            self.store.open()
-            for parsed, blob, terms in self.store.iter_files():
-                self._files[parsed.path] = (blob, self._tokens.adopt(parsed, terms=terms))
+            with self.store.writing():
+                self._load()
             self._rebuild()
             self._opened = True
 
+    def _load(self) -> None:
+        """What is stored, in place of what this process holds (tables reopened: LanceDB
+        shows a table as it was when opened)."""
+        self._files.clear()
+        self._tokens = TokenCache()
+        self.store.open()
+        for parsed, blob, terms in self.store.iter_files():
+            self._files[parsed.path] = (blob, self._tokens.adopt(parsed, terms=terms))
+
     def reset(self) -> None:
         """Drop the stored tables and everything in memory (then `update` rebuilds)."""
-        with self._lock:
+        with self._lock, self.store.writing():
             self.store.drop()
             self.store.open()
             self._files.clear()
@@ -143,8 +151,10 @@ class CodeIndex:
     def update(self, progress: Progress | None = None) -> UpdateReport:
         """Bring the index in line with the working tree; parse only new (path, blob) pairs."""
         self.open()
-        with self._lock, collector_paused():
+        with self._lock, collector_paused(), self.store.writing() as stale:
             start = time.perf_counter()
+            if stale:  # another process wrote: start from what it stored, not parse twice
+                self._load()
             wanted = self._wanted(list_files(self.layout.root))
             removed = [p for p in self._files if p not in wanted]
             todo = [
@@ -172,7 +182,7 @@ class CodeIndex:
                 # Also when the caller stopped the update: what was stored so far stays valid.
                 self.progress = None
             self.complete = True
-            if todo or removed or self._corpus is None:
+            if todo or removed or stale or self._corpus is None:
                 self._rebuild()
             errors = sum(1 for _, p in self._files.values() if p.status == "syntax-error")
             report = UpdateReport(

@@ -8,7 +8,11 @@ derived and `nexusd code reindex` rebuilds them.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import sys
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,9 @@ from nexusd.lance import import_lancedb
 
 FILES = "code_files"
 UNITS = "code_units"
+# Beside the tables: the lock writers hold, and a token each write replaces (see `writing`).
+LOCK_FILE = "code.lock"
+GENERATION_FILE = "code.generation"
 _BATCH = 500
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 
@@ -96,6 +103,43 @@ class CodeStore:
         self._db: Any = None
         self._files: Any = None
         self._units: Any = None
+        self._seen: str | None = None  # the generation this process last read or wrote
+        self._wrote = False
+
+    def _local_dir(self) -> Path | None:
+        if "://" in self.uri and not self.uri.startswith("file://"):
+            return None  # object storage: no file to lock (one writer is assumed)
+        return Path(self.uri.removeprefix("file://"))
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[bool]:
+        """Hold the index's lock across processes (two `nexusd code` commands at once once
+        stored every file twice); yields whether another process wrote since this one last
+        read or wrote, in which case what it holds in memory is stale."""
+        folder = self._local_dir()
+        if folder is None:
+            yield False
+            return
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise self._wrap("lock", exc) from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            marker = folder / GENERATION_FILE
+            current = marker.read_text(encoding="utf-8") if marker.exists() else ""
+            changed = self._seen is not None and current != self._seen
+            self._seen, self._wrote = current, False
+            try:
+                yield changed
+            finally:
+                if self._wrote:
+                    self._seen = uuid.uuid4().hex
+                    with contextlib.suppress(OSError):
+                        marker.write_text(self._seen, encoding="utf-8")
+        finally:
+            os.close(fd)  # releases the flock
 
     def _wrap(self, what: str, exc: Exception) -> IndexStoreError:
         return IndexStoreError(
@@ -122,6 +166,7 @@ class CodeStore:
                     if name in names:
                         self._db.drop_table(name)
                 names -= {FILES, UNITS}
+                self._wrote = True
             self._files = (
                 self._db.open_table(FILES)
                 if FILES in names
@@ -144,6 +189,7 @@ class CodeStore:
                 if name in set(self._db.list_tables().tables):
                     self._db.drop_table(name)
             self._files = self._units = None
+            self._wrote = True
         except IndexStoreError:
             raise
         except Exception as exc:
@@ -154,6 +200,7 @@ class CodeStore:
         try:
             for i in range(0, len(paths), _BATCH):
                 batch = ", ".join(_sql(p) for p in paths[i : i + _BATCH])
+                self._wrote = True
                 self._files.delete(f"path IN ({batch})")
                 self._units.delete(f"path IN ({batch})")
         except Exception as exc:
@@ -168,6 +215,7 @@ class CodeStore:
             file_rows.append(_file_row(item, blob))
             unit_rows.extend(_unit_rows(item, blob, terms))
         try:
+            self._wrote = True
             if file_rows:
                 self._files.add(file_rows)
             if unit_rows:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ from click.testing import CliRunner
 
 from nexusd.cli import cli
 from tests.conftest import git
+from tests.daemon.helpers import nexusd_env
 
 SHELF = '''"""Shelves that hold orders until a courier picks them up."""
 
@@ -165,6 +168,27 @@ def test_reindex_drops_and_rebuilds_and_edits_are_picked_up(code_repo: Path) -> 
     hits = run_json(code_repo, "search", "courier_route")["hits"]
     assert hits[0]["path"] == "pkg/courier.py"
     assert hits[0]["units"][0]["qualname"] == "courier_route"
+
+
+def test_commands_racing_in_several_processes_store_each_unit_once(code_repo: Path) -> None:
+    units = run_json(code_repo, "reindex")["status"]["units"]
+    commands = [("code", "reindex"), ("code", "reindex"), ("code", "search", "shelf")]
+    racing = [
+        subprocess.Popen(
+            [sys.executable, "-P", "-m", "nexusd", *args, "-C", str(code_repo)],
+            env=nexusd_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for args in commands
+    ]
+    errors = [(p.wait(timeout=120), p.communicate()[1]) for p in racing]
+    assert [code for code, _ in errors] == [0, 0, 0], errors
+    status = run_json(code_repo, "status")
+    assert status["units"] == units and status["complete"]
+    code, out, _ = run(code_repo, "symbols", "pkg/shelf.py")
+    assert code == 0 and sum("Shelf.place_order" in line for line in out.splitlines()) == 1
 
 
 @pytest.mark.parametrize(

@@ -130,6 +130,24 @@ def test_odd_repositories(tmp_path: Path, code_repo: Path, kind: str) -> None:
         assert index.update().parsed == 7
 
 
+def test_an_index_another_process_wrote_is_reloaded_not_stored_twice(code_repo: Path) -> None:
+    first, second = index_for(code_repo), index_for(code_repo)  # as two processes
+    first.open()
+    assert second.update().parsed == 7
+    report = first.update()  # holds nothing in memory, but the rows are stored now
+    assert report.parsed == 0 and report.unchanged == 7
+    write(code_repo, "pkg/new.py", "def brand_new_helper():\n    return 1\n")
+    assert second.update().parsed == 1
+    assert first.update().parsed == 0
+    assert first.search("brand_new_helper").hits[0].path == "pkg/new.py"
+    units = first.status().units
+    assert index_for(code_repo).status().units == 0  # not opened: nothing loaded yet
+    reopened = index_for(code_repo)
+    reopened.open()
+    assert reopened.status().units == units == second.status().units
+    assert [u.qualname for u in reopened.symbols("pkg/new.py")] == ["pkg.new", "brand_new_helper"]
+
+
 @pytest.mark.parametrize("tracked", [True, False])
 def test_a_file_name_that_is_not_utf8_is_skipped_not_fatal(code_repo: Path, tracked: bool) -> None:
     # git keeps names as bytes: one Latin-1 name once made every write of the index fail.
