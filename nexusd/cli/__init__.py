@@ -49,7 +49,7 @@ Exit codes:
   5  git error (not a repository, a git command failed)
   6  sandbox error
   7  daemon error (not running, already running, not ready)
-  8  memory index error
+  8  memory or code index error (the index itself failed)
   9  access refused (no or bad token, a role that may not)
   10 refused: bad input, or a write nexusd will not make
   70 unexpected error: a bug in nexusd (the traceback is printed)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import posixpath
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,14 +12,39 @@ import click
 
 from nexusd.cli._common import ProgressBar, echo_json, open_repo, repo_option
 from nexusd.cli._group import group
-from nexusd.errors import ConfigError, IndexStoreError
+from nexusd.errors import ConfigError, IndexStoreError, NexusError
 
 SOCKET_TIMEOUT = 60.0
 # A rebuild through the daemon answers when it is done: a large repository takes minutes.
 REINDEX_TIMEOUT = 3600.0
 NOT_FOUND_HINT = (
-    "give a path relative to the repository root; `nexusd code status` lists why files are skipped"
+    "give the file's path (from here or from the repository root); "
+    "`nexusd code status` counts the files skipped, by reason"
 )
+
+
+def in_repo(raw: str, repo: Path | None) -> str:
+    """PATH as the index names it: a file that exists from where the command runs (`-C`)
+    is taken from there; anything else is a path from the root or a suffix of one."""
+    from nexusd.paths import find_repo
+
+    if not raw.strip():
+        raise click.UsageError("PATH is empty: name a file of the repository")
+    root = find_repo(repo).root.resolve()
+    start = (repo if repo is not None else Path.cwd()).resolve()
+    given = Path(raw).expanduser()
+    # Not resolved through symlinks: a link in the repository is named as the link.
+    here = Path(os.path.normpath(start / given))
+    if given.is_absolute() or here.is_symlink() or here.exists():
+        if here != root and root not in here.parents:
+            raise NexusError(f"`{raw}` is outside the repository at {root}")
+        if here.is_dir() and not here.is_symlink():
+            raise NexusError(f"`{raw}` is a folder", hint="name one file in it")
+        return here.relative_to(root).as_posix()
+    path = posixpath.normpath(raw.replace("\\", "/"))
+    if path == ".." or path.startswith("../"):
+        raise NexusError(f"`{raw}` is outside the repository at {root}")
+    return path
 
 
 @group()
@@ -134,9 +161,10 @@ def symbols(path: str, as_json: bool, repo: Path | None) -> None:
 
     Example: nexusd code symbols nexusd/code/service.py
     """
-    answer = _ask(repo, {"op": "code_symbols", "path": path}, as_json=as_json)
+    request = {"op": "code_symbols", "path": in_repo(path, repo)}
+    answer = _ask(repo, request, as_json=as_json)
     if not answer["found"]:
-        raise IndexStoreError(str(answer["note"]), hint=NOT_FOUND_HINT)
+        raise NexusError(str(answer["note"]), hint=NOT_FOUND_HINT)
     data = {key: answer[key] for key in ("path", "language", "status", "note", "units")}
     if as_json:
         echo_json(data)
@@ -159,12 +187,15 @@ def impact(target: str, as_json: bool, repo: Path | None) -> None:
     """
     from nexusd.code.ops import impact_from_dict, impact_to_dict
 
-    path, _, symbol = target.partition(":")
-    request = {"op": "code_impact", "path": path, "symbol": symbol or None}
+    path, symbol = target, ""
+    if ":" in target and not (repo or Path.cwd()).joinpath(target).exists():
+        path, _, symbol = target.rpartition(":")  # `a:b.py` names a file with a colon
+    request = {"op": "code_impact", "path": in_repo(path, repo), "symbol": symbol or None}
     answer = _ask(repo, request, as_json=as_json)
     found = impact_from_dict(answer["impact"])
     if not answer["found"]:
-        raise IndexStoreError(found.note, hint=NOT_FOUND_HINT)
+        listed = f"`nexusd code symbols {found.path}` lists them all"
+        raise NexusError(found.note, hint=listed if answer.get("missing") else NOT_FOUND_HINT)
     if as_json:
         echo_json(impact_to_dict(found))
         return

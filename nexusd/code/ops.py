@@ -28,7 +28,7 @@ from nexusd.code.impact import Edge, Impact, impact
 from nexusd.code.rank import FileHit, UnitHit
 from nexusd.code.service import CodeIndex, CodeResults
 from nexusd.code.status import CodeStatus, UpdateReport
-from nexusd.code.units import CodeUnit
+from nexusd.code.units import CodeUnit, normalize_path
 from nexusd.errors import NexusError
 
 CODE_OPS = ("code_search", "code_symbols", "code_impact", "code_status", "code_update")
@@ -135,6 +135,17 @@ def _real_path(index: CodeIndex, path: str) -> str | None:
     return corpus.paths[f] if corpus is not None and f is not None else None
 
 
+def _missing(index: CodeIndex, path: str) -> str:
+    """Why `path` names no indexed file: nothing matches, or several files end with it."""
+    corpus = index.corpus
+    tail = normalize_path(path)
+    matches = [p for p in corpus.paths if p.endswith("/" + tail)] if corpus is not None else []
+    if len(matches) > 1:
+        shown = ", ".join(f"`{p}`" for p in matches[:5]) + (", …" if len(matches) > 5 else "")
+        return f"`{path}` matches {len(matches)} indexed files ({shown}): give more of its path"
+    return f"`{path}` is not in the code index"
+
+
 def _symbols(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     path = request.get("path")
     if not isinstance(path, str) or not path.strip():
@@ -142,7 +153,7 @@ def _symbols(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     real = _real_path(index, path)
     parsed = index.parsed(real) if real is not None else None
     if parsed is None:
-        note = f"`{path}` is not in the code index"
+        note = _missing(index, path)
         return {"ok": True, "found": False, "path": path, "note": note, "units": []}
     return {
         "ok": True,
@@ -163,9 +174,21 @@ def _impact(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     if symbol is not None and not isinstance(symbol, str):
         return _refuse("code_impact: `symbol` must be a string")
     corpus = index.corpus
-    if corpus is None or _real_path(index, path) is None:
-        empty = Impact(path, symbol, (), (), note=f"`{path}` is not in the code index")
+    real = _real_path(index, path)
+    if corpus is None or real is None:
+        empty = Impact(path, symbol, (), (), note=_missing(index, path))
         return {"ok": True, "found": False, "impact": impact_to_dict(empty)}
+    parsed = index.parsed(real)
+    units = parsed.units[1:] if parsed is not None else ()
+    names = list(dict.fromkeys(u.qualname for u in units))  # overloads share a name
+    # As `impact` looks it up: by the last part of a dotted name.
+    if symbol is not None and symbol.split(".")[-1] not in {u.name for u in units}:
+        shown = ", ".join(f"`{q}`" for q in names[:8]) + (", …" if len(names) > 8 else "")
+        defines = f"it defines {shown}" if names else "it defines no symbols"
+        empty = Impact(
+            real, symbol, (), (), note=f"`{symbol}` is not defined in `{real}`; {defines}"
+        )
+        return {"ok": True, "found": False, "missing": "symbol", "impact": impact_to_dict(empty)}
     return {"ok": True, "found": True, "impact": impact_to_dict(impact(corpus, path, symbol))}
 
 

@@ -47,7 +47,7 @@ def ask(socket_path: Path, request: dict[str, Any], timeout: float = 30.0) -> di
         return None
     answer = json.loads(line)
     if not isinstance(answer, dict):
-        raise IndexStoreError("the memory server sent a malformed answer")
+        raise IndexStoreError("the daemon sent a malformed answer on its socket")
     if not answer.get("ok"):
-        raise IndexStoreError(f"the memory server refused: {answer.get('error')}")
+        raise IndexStoreError(f"the daemon refused: {answer.get('error')}")
     return answer

@@ -195,9 +195,15 @@ def test_commands_racing_in_several_processes_store_each_unit_once(code_repo: Pa
     ("args", "exit_code", "message"),
     [
         (("search", "  "), 2, "QUERY is empty"),
-        (("symbols", "pkg/nowhere.py"), 8, "`pkg/nowhere.py` is not in the code index"),
-        (("symbols", "secret.py"), 8, "`secret.py` is not in the code index"),
-        (("impact", "nowhere.py:Thing"), 8, "`nowhere.py` is not in the code index"),
+        (("symbols", "pkg/nowhere.py"), 10, "`pkg/nowhere.py` is not in the code index"),
+        (("symbols", "secret.py"), 10, "`secret.py` is not in the code index"),
+        (("symbols", "pkg"), 10, "`pkg` is a folder"),
+        (("symbols", "/etc/hostname"), 10, "`/etc/hostname` is outside the repository"),
+        (("symbols", "pkg/../../x.py"), 10, "`pkg/../../x.py` is outside the repository"),
+        (("symbols", ""), 2, "PATH is empty"),
+        (("impact", "nowhere.py:Thing"), 10, "`nowhere.py` is not in the code index"),
+        (("impact", ":Shelf"), 2, "PATH is empty"),
+        (("impact", "pkg/shelf.py:Nope"), 10, "`Nope` is not defined in `pkg/shelf.py`; it"),
     ],
 )
 def test_bad_input_is_a_clear_error(
@@ -207,6 +213,25 @@ def test_bad_input_is_a_clear_error(
 
     assert code == exit_code, out + err
     assert message in err and not out
+
+
+def test_paths_are_taken_from_where_the_command_runs(
+    code_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(code_repo / "pkg")
+    result = CliRunner().invoke(cli, ["code", "symbols", "shelf.py"])
+    assert result.exit_code == 0 and result.stdout.startswith("pkg/shelf.py  (python, ok)")
+    result = CliRunner().invoke(cli, ["code", "impact", "../tests/test_shelf.py"])
+    assert result.exit_code == 0 and result.stdout.startswith("tests/test_shelf.py\n")
+    (code_repo / "tests" / "__init__.py").write_text("", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["code", "symbols", "__init__.py", "-C", str(code_repo)])
+    assert result.exit_code == 10, result.output
+    assert "matches 2 indexed files (`pkg/__init__.py`, `tests/__init__.py`)" in result.stderr
+    # `-C` is where the command runs, as for git.
+    result = CliRunner().invoke(
+        cli, ["code", "symbols", "-C", str(code_repo / "tests"), "../broken.py"]
+    )
+    assert result.exit_code == 0 and result.stdout.startswith("broken.py  (python, syntax-error)")
 
 
 def test_disabled_index_and_no_repository(code_repo: Path, tmp_path: Path) -> None:
