@@ -22,6 +22,7 @@ from nexusd.code.units import (
     UnitKind,
     clip,
     module_name,
+    text_lines,
 )
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -170,7 +171,7 @@ def _blocks(node: ast.If | ast.Try | ast.With) -> list[list[ast.stmt]]:
 
 def parse_python(path: str, text: str) -> ParsedFile:
     """The units of one Python file; line windows and status `syntax-error` if it does not parse."""
-    lines = text.split("\n")
+    lines = text_lines(text)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences in old code

@@ -16,7 +16,15 @@ from nexusd.code import lang_queries as q
 from nexusd.code.grammars import grammar, parser
 from nexusd.code.lang_queries import EXTENSIONS, GRAMMARS, Grammar
 from nexusd.code.lines import own_text
-from nexusd.code.units import MAX_SIGNATURE_CHARS, CodeUnit, ParsedFile, UnitKind, clip, module_name
+from nexusd.code.units import (
+    MAX_SIGNATURE_CHARS,
+    CodeUnit,
+    ParsedFile,
+    UnitKind,
+    clip,
+    module_name,
+    text_lines,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -355,7 +363,7 @@ def parse_treesitter(path: str, text: str, language: str) -> ParsedFile | None:
         owner = classes.get(d.receiver) if d.receiver else None
         if owner is not None:  # Go: a method is a member of its receiver's type
             owner.members.append(d.name)
-    lines = text.split("\n")
+    lines = text_lines(text)
     total = max(len(lines), 1)
     holes: list[list[tuple[int, int]]] = [[] for _ in range(len(drafts) + 1)]
     for d in drafts:

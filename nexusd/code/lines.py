@@ -6,7 +6,7 @@ a grammar (or a file that does not parse) is found, just without symbol names.
 
 from __future__ import annotations
 
-from nexusd.code.units import CodeUnit, FileStatus, ParsedFile, module_name
+from nexusd.code.units import CodeUnit, FileStatus, ParsedFile, module_name, text_lines
 
 WINDOW_LINES = 60
 
@@ -34,7 +34,7 @@ def line_windows(
     size: int = WINDOW_LINES,
 ) -> ParsedFile:
     """The file unit (no own text) and one `window` unit per `size` lines."""
-    lines = text.split("\n")
+    lines = text_lines(text)
     total = max(len(lines), 1)
     file_unit = CodeUnit(path, "file", path.rsplit("/", 1)[-1], module_name(path), 1, total)
     windows = []

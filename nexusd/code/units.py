@@ -62,6 +62,15 @@ def clip(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
+def text_lines(text: str) -> list[str]:
+    """The lines of `text` as an editor numbers them: a final newline ends the last line, it
+    does not start another (a 6-line file is lines 1-6, not 1-7)."""
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def normalize_path(raw: str) -> str:
     """A path as a user types it (`./pkg/x.py`, `pkg\\x.py`) in the index's form (`pkg/x.py`)."""
     path = raw.strip().replace("\\", "/")

@@ -45,7 +45,7 @@ def test_units_kinds_lines_and_qualnames() -> None:
     assert parsed.status == "ok"
     got = [(u.kind, u.qualname, u.start, u.end) for u in parsed.units]
     assert got == [
-        ("file", "pkg.shapes", 1, 34),
+        ("file", "pkg.shapes", 1, 33),
         ("class", "Circle", 11, 22),
         ("method", "Circle.area", 16, 18),
         ("method", "Circle.perimeter", 20, 22),  # from its decorator

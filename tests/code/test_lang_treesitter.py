@@ -246,7 +246,7 @@ UNITS = [
         "web/shapes.js",
         JAVASCRIPT,
         [
-            ("file", "shapes.js", "web.shapes", 1, 29),
+            ("file", "shapes.js", "web.shapes", 1, 28),
             ("class", "Circle", "Circle", 11, 19),
             ("method", "area", "Circle.area", 12, 14),
             ("method", "scaled", "Circle.scaled", 16, 18),
@@ -260,7 +260,7 @@ UNITS = [
         "src/square.ts",
         TYPESCRIPT,
         [
-            ("file", "square.ts", "src.square", 1, 30),
+            ("file", "square.ts", "src.square", 1, 29),
             ("class", "Area", "Area", 3, 6),
             ("class", "Square", "Square", 9, 16),
             ("method", "area", "Square.area", 12, 15),  # from its decorator
@@ -274,7 +274,7 @@ UNITS = [
         "ui/hello.tsx",
         TSX,
         [
-            ("file", "hello.tsx", "ui.hello", 1, 13),
+            ("file", "hello.tsx", "ui.hello", 1, 12),
             ("function", "Hello", "Hello", 4, 6),
             ("class", "Counter", "Counter", 8, 12),
             ("method", "render", "Counter.render", 9, 11),
@@ -285,7 +285,7 @@ UNITS = [
         "shapes/circle.go",
         GO,
         [
-            ("file", "circle.go", "shapes.circle", 1, 33),
+            ("file", "circle.go", "shapes.circle", 1, 32),
             ("class", "Circle", "Circle", 10, 12),
             ("class", "Shape", "Shape", 15, 17),
             ("class", "ID", "ID", 18, 18),
@@ -299,7 +299,7 @@ UNITS = [
         "src/shapes.rs",
         RUST,
         [
-            ("file", "shapes.rs", "src.shapes", 1, 32),
+            ("file", "shapes.rs", "src.shapes", 1, 31),
             ("class", "Circle", "Circle", 7, 10),  # from its attribute
             ("class", "Area", "Area", 12, 14),
             ("class", "Circle", "Circle", 16, 21),
@@ -314,7 +314,7 @@ UNITS = [
         "src/com/acme/shapes/Circle.java",
         JAVA,
         [
-            ("file", "Circle.java", "src.com.acme.shapes.Circle", 1, 25),
+            ("file", "Circle.java", "src.com.acme.shapes.Circle", 1, 24),
             ("class", "Circle", "Circle", 9, 24),  # from its annotation
             ("method", "Circle", "Circle.Circle", 13, 15),
             ("method", "area", "Circle.area", 18, 21),
@@ -326,7 +326,7 @@ UNITS = [
         "lib/vec.c",
         C,
         [
-            ("file", "vec.c", "lib.vec", 1, 23),
+            ("file", "vec.c", "lib.vec", 1, 22),
             ("class", "vec", "vec", 7, 10),
             ("class", "segment_t", "segment_t", 12, 14),
             ("function", "vec_len", "vec_len", 19, 22),
@@ -337,7 +337,7 @@ UNITS = [
         "src/circle.cpp",
         CPP,
         [
-            ("file", "circle.cpp", "src.circle", 1, 27),
+            ("file", "circle.cpp", "src.circle", 1, 26),
             ("class", "Circle", "geo.Circle", 7, 15),
             ("method", "Circle", "geo.Circle.Circle", 9, 9),
             ("method", "area", "geo.Circle.area", 10, 10),
@@ -617,7 +617,7 @@ def test_syntax_error_keeps_the_units() -> None:
     assert parsed.note == "line 5: syntax error"
     got = [(u.kind, u.qualname, u.start, u.end) for u in parsed.units]
     assert got == [
-        ("file", "bad", 1, 12),
+        ("file", "bad", 1, 11),
         ("function", "ok", 1, 3),
         ("class", "Later", 9, 11),
         ("method", "Later.m", 10, 10),

@@ -12,7 +12,7 @@ from nexusd.code.service import CodeIndex
 from nexusd.config import config_from_mapping
 from nexusd.errors import IndexStoreError
 from nexusd.paths import find_repo
-from tests.code.conftest import write
+from tests.code.conftest import CORE, write
 from tests.conftest import git
 
 
@@ -176,6 +176,23 @@ def test_files_a_failed_write_did_not_store_are_parsed_again(code_repo: Path) ->
     Path(index.store.uri).unlink()
     index.reset()
     assert index.update().parsed == 8
+
+
+def test_line_ranges_end_at_the_last_line_an_editor_shows(code_repo: Path) -> None:
+    write(code_repo, "notes/six.txt", "".join(f"line {i}\n" for i in range(1, 7)))
+    write(code_repo, "notes/one.txt", "just one line\n")
+    write(code_repo, "notes/bare.txt", "no final newline")
+    index = index_for(code_repo)
+    index.update()
+    for path, end in (("notes/six.txt", 6), ("notes/one.txt", 1), ("notes/bare.txt", 1)):
+        file_unit, window = index.parsed(path).units
+        assert (file_unit.end, window.start, window.end, window.name) == (
+            end,
+            1,
+            end,
+            f"lines 1-{end}",
+        )
+    assert index.parsed("pkg/core.py").units[0].end == len(CORE.splitlines())
 
 
 def test_a_minified_and_a_latin1_file_are_explained(code_repo: Path) -> None:
