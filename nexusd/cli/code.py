@@ -183,6 +183,9 @@ def symbols(path: str, as_json: bool, repo: Path | None) -> None:
 def impact(target: str, as_json: bool, repo: Path | None) -> None:
     """Show what a file or symbol uses, and what imports, calls, subclasses or tests it.
 
+    An edge marked `?` (`calls?`, `test?`) matches by name only: that file does not
+    import the target, so it may mean another thing of the same name.
+
     Example: nexusd code impact nexusd/code/service.py:CodeIndex.update
     """
     from nexusd.code.ops import impact_from_dict, impact_to_dict
@@ -206,6 +209,8 @@ def impact(target: str, as_json: bool, repo: Path | None) -> None:
         click.echo(f"{title}:" + ("" if edges else " nothing found"))
         for edge in edges:
             click.echo(f"  {edge.path}:{edge.line}  {edge.symbol}  ({edge.kind})")
+    if any(e.kind.endswith("?") for e in (*found.uses, *found.used_by)):
+        click.echo("(?: a match by name only, from a file the other side does not import)")
 
 
 @code.command()

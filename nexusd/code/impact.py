@@ -7,11 +7,13 @@ base names, and the tests that import the file.
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 
 from nexusd.code.corpus import Corpus
 
 MAX_EDGES = 50
+_BUILTINS = frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)
@@ -58,15 +60,9 @@ def impact(corpus: Corpus, path: str, symbol: str | None = None) -> Impact:
         note = f"`{symbol}` is not defined in `{real}`; showing name references anywhere"
     else:
         note = ""
-        unit = corpus.entries[defined[0]].unit
-        uses = [
-            Edge(corpus.paths[d.file], d.unit.start, d.unit.qualname, "calls")
-            for other in unit.uses
-            if other != name  # its own `def` line names it
-            for e in corpus.defs.get(other, [])[:3]
-            if (d := corpus.entries[e]).file != f or d.unit.name != name
-        ][:MAX_EDGES]
+        uses = _callees(corpus, f, defined[0])
     near = set(importers) | {f}
+    family = _family(corpus.files[f].language)
     for entry in corpus.entries:
         u = entry.unit
         if u.name == name and entry.file == f:
@@ -76,9 +72,10 @@ def impact(corpus: Corpus, path: str, symbol: str | None = None) -> Impact:
             kind = "subclass"
         elif name in u.uses:
             kind = "test" if corpus.tests[entry.file] else "calls"
-        if kind:
-            # A reference from a file that imports the target is certain; others match by name.
-            certain = entry.file in near
+        # A reference from a file that imports the target is certain; others in the same
+        # language match by name only (`?`); other languages cannot call it by name.
+        certain = entry.file in near
+        if kind and (certain or _family(corpus.files[entry.file].language) == family):
             used_by.append(
                 Edge(corpus.paths[entry.file], u.start, u.qualname, kind if certain else f"{kind}?")
             )
@@ -86,3 +83,51 @@ def impact(corpus: Corpus, path: str, symbol: str | None = None) -> Impact:
             break
     used_by.sort(key=lambda edge: (edge.kind.endswith("?"), edge.path, edge.line))
     return Impact(real, symbol, tuple(uses), tuple(used_by[:MAX_EDGES]), note)
+
+
+def _family(language: str) -> str:
+    """Languages that call each other's names directly count as one."""
+    return {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}.get(language, language)
+
+
+def _callees(corpus: Corpus, f: int, e: int) -> list[Edge]:
+    """What unit `e` of file `f` calls, each name resolved where Python would find it: the
+    same file, then the files it imports; elsewhere only a name one file defines (`calls?`).
+    A function nested in another (a test's local helper) is never a callee from outside."""
+    unit = corpus.entries[e].unit
+    reach = corpus.imports[f]
+    edges: list[Edge] = []
+    for other in unit.uses:
+        if other == unit.name:  # its own `def` line names it
+            continue
+        found = [d for d in corpus.defs.get(other, []) if not _local(corpus, d) and d != e]
+        sure = [d for d in found if corpus.entries[d].file == f]
+        sure = sure or [d for d in found if corpus.entries[d].file in reach]
+        files = {corpus.entries[d].file for d in found}
+        if other in _BUILTINS and not sure:
+            continue  # `open(…)` is the builtin, not the one method the repository names so
+        guess = (
+            []
+            if sure or len(files) != 1
+            else [d for d in found if not corpus.tests[corpus.entries[d].file]]
+        )
+        for d in (sure or guess)[:3]:
+            entry = corpus.entries[d]
+            kind = "calls" if sure else "calls?"
+            edges.append(
+                Edge(corpus.paths[entry.file], entry.unit.start, entry.unit.qualname, kind)
+            )
+    return edges[:MAX_EDGES]
+
+
+def _local(corpus: Corpus, e: int) -> bool:
+    """Whether entry `e` is defined inside a function (not a class): local to that call."""
+    entry = corpus.entries[e]
+    parent = entry.unit.qualname.rpartition(".")[0]
+    if not parent:
+        return False
+    return any(
+        corpus.entries[o].unit.qualname == parent
+        and corpus.entries[o].unit.kind in ("function", "method")
+        for o in corpus.file_entries[entry.file]
+    )

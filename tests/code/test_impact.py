@@ -5,6 +5,7 @@ from __future__ import annotations
 from nexusd.code.corpus import Corpus
 from nexusd.code.impact import impact
 from nexusd.code.lang_python import parse_python
+from nexusd.code.lang_treesitter import parse_treesitter
 
 FILES = {
     "shop/cart.py": (
@@ -53,3 +54,37 @@ def test_what_a_function_uses() -> None:
 def test_unknown_file_is_explained() -> None:
     found = impact(corpus(), "nope.py")
     assert found.note == "`nope.py` is not in the code index"
+
+
+def test_callees_resolve_as_python_would_and_guesses_are_marked() -> None:
+    files = {
+        "app/config.py": (
+            "from app.io import load\n\n\nclass Config:\n"
+            "    def from_file(self, path):\n"
+            "        with open(path) as fh:\n"
+            "            return self.update(load(fh), unique_helper(), read())\n"
+            "    def update(self, data, *rest):\n        return data\n"
+        ),
+        "app/io.py": "def load(fh):\n    return fh.read()\n",
+        "app/misc.py": "def unique_helper():\n    return 1\n\n\ndef read():\n    return 2\n",
+        "app/client.py": (
+            "class Client:\n    def open(self):\n        pass\n\n"
+            "    def read(self):\n        pass\n"
+        ),
+        "tests/test_config.py": (
+            "def test_from_file():\n    def load(fh):\n        return {}\n    return load\n"
+        ),
+        "web/app.ts": "export function update(x: number) {\n  return from_file(x);\n}\n",
+    }
+    parsed = [
+        parse_treesitter(p, t, "typescript") if p.endswith(".ts") else parse_python(p, t)
+        for p, t in files.items()
+    ]
+    found = impact(Corpus(p for p in parsed if p is not None), "app/config.py", "Config.from_file")
+    assert [(e.path, e.symbol, e.kind) for e in found.uses] == [
+        ("app/config.py", "Config.update", "calls"),  # the same file first
+        ("app/io.py", "load", "calls"),  # imported: not the test's local `load`
+        ("app/misc.py", "unique_helper", "calls?"),  # one file defines it, not imported
+    ]  # `open` is the builtin; `read` is defined in two files the module does not import
+    used_by = impact(Corpus(p for p in parsed if p is not None), "app/config.py", "from_file")
+    assert all(not e.path.endswith(".ts") for e in used_by.used_by)  # not callable from there
