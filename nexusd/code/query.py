@@ -174,6 +174,16 @@ def _foreign(text: str, code_text: str) -> set[str]:
     return out
 
 
+# The reporter's machine, not the repository: `/home/me/venv/lib/python3.12/site-packages/`.
+_ENV_PREFIX = re.compile(r"^.*/(?:site|dist)-packages/")
+
+
+def _frame_words(path: str) -> str:
+    """The part of a frame's path that can name a repository file (ranks no report of the
+    299 differently; it keeps `site`, `packages`, `venv` out of the reasons)."""
+    return _ENV_PREFIX.sub("", path)
+
+
 def mine(text: str, *, title: str = "") -> CodeQuery:
     """The code query of a request's text (goal, blockers, outcome); `title` weighs W_TITLE."""
     if len(text) > MAX_HEAD_CHARS + MAX_TAIL_CHARS:
@@ -182,7 +192,7 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
     text = boilerplate.strip(text)
     spans = _code_spans(text)
     frames = _frames(text)
-    trace_text = "\n".join(f"{f.path} {f.function}" for f in frames)
+    trace_text = "\n".join(f"{_frame_words(f.path)} {f.function}" for f in frames)
     weights: dict[str, float] = defaultdict(float)
     counts = Counter(tokens(text))
     for word in counts:

@@ -244,3 +244,15 @@ def test_a_request_of_blank_lines_is_mined_without_reading_frames_into_them() ->
     assert mine("\n" * 19_000).is_empty()
     q = mine("\n" * 50 + "  src/pkg/a.py:3: in f\n\tmain.go:17 +0x1d\n")
     assert [(f.path, f.line) for f in q.frames] == [("src/pkg/a.py", 3), ("main.go", 17)]
+
+
+def test_a_frames_environment_folders_are_not_searched() -> None:
+    q = mine(
+        'Traceback (most recent call last):\n  File "/home/me/venv/lib/python3.12/'
+        'site-packages/flask/sansio/scaffold.py", line 20, in find_package\n    x()\n'
+        "ValueError: no package\n"
+    )
+    terms = dict(q.terms)
+    assert {"sansio", "scaffold", "flask", "find_package"} <= set(terms)
+    assert terms["sansio"] > terms.get("venv", 0) and terms["sansio"] > terms.get("site", 0)
+    assert q.frames[0].path.endswith("site-packages/flask/sansio/scaffold.py")  # kept whole
