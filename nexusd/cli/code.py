@@ -19,7 +19,7 @@ SOCKET_TIMEOUT = 60.0
 REINDEX_TIMEOUT = 3600.0
 NOT_FOUND_HINT = (
     "give the file's path (from here or from the repository root); "
-    "`nexusd code status` counts the files skipped, by reason"
+    "`nexusd code status` lists the files skipped and why"
 )
 
 
@@ -285,4 +285,8 @@ def _status_text(found: Any) -> str:
     if found.problems:
         rows.append("problems:")
         rows.extend(f"  {line}" for line in found.problems)
+    if found.skipped_files:
+        more = sum(found.skipped.values()) - len(found.skipped_files)
+        rows.append("skipped:" + (f" (the first {len(found.skipped_files)})" if more > 0 else ""))
+        rows.extend(f"  {line}" for line in found.skipped_files)
     return "\n".join(rows)

@@ -24,7 +24,7 @@ from nexusd.code.query import mine
 from nexusd.code.rank import FileHit, rank
 from nexusd.code.reader import collector_paused, parse_many
 from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile, excluded, list_files
-from nexusd.code.status import CodeStatus, UpdateReport, skipped_summary
+from nexusd.code.status import CodeStatus, UpdateReport, skipped_lines, skipped_summary
 from nexusd.code.store import CodeStore
 from nexusd.code.units import CodeUnit, ParsedFile, normalize_path
 from nexusd.config import Config
@@ -299,6 +299,7 @@ class CodeIndex:
                 if p.status not in ("ok", "fallback") or p.note
             )[:50],
             skipped=skipped_summary(skipped),
+            skipped_files=skipped_lines(skipped),
             complete=self.complete,
             progress=self.progress,
             last_update=self.last_update,

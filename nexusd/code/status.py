@@ -35,6 +35,7 @@ class CodeStatus:
     progress: tuple[int, int] | None = None
     last_update: UpdateReport | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    skipped_files: tuple[str, ...] = ()  # `path: reason`, the first SHOWN_SKIPPED
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping."""
@@ -59,7 +60,23 @@ class CodeStatus:
             progress=(int(progress[0]), int(progress[1])) if progress else None,
             last_update=UpdateReport(**last) if isinstance(last, dict) else None,
             extra=dict(data.get("extra") or {}),
+            skipped_files=tuple(data.get("skipped_files") or ()),
         )
+
+
+SHOWN_SKIPPED = 50
+# What a user asked for (excludes) is listed after what nexusd decided on its own.
+_ASKED = "excluded by code.exclude"
+
+
+def skipped_lines(skipped: Mapping[str, str]) -> tuple[str, ...]:
+    """`path: reason` for the first SHOWN_SKIPPED skipped files, nexusd's own reasons first;
+    a name that is not UTF-8 shown with escapes."""
+    order = sorted(skipped.items(), key=lambda kv: (kv[1].startswith(_ASKED), kv[0]))
+    return tuple(
+        f"{path.encode('utf-8', 'surrogateescape').decode('utf-8', 'backslashreplace')}: {why}"
+        for path, why in order[:SHOWN_SKIPPED]
+    )
 
 
 def skipped_summary(skipped: Mapping[str, str]) -> dict[str, int]:

@@ -146,6 +146,7 @@ def test_status_counts_problems_and_skipped_files(code_repo: Path) -> None:
     assert data["languages"]["python"] == 5  # pkg (3), tests (1), broken.py
     assert data["statuses"]["syntax-error"] == 1 and data["statuses"]["binary"] == 1
     assert data["skipped"] == {"symlink (not followed)": 1}
+    assert data["skipped_files"] == ["secret.py: symlink (not followed)"]
     assert any(p.startswith("broken.py: syntax-error") for p in data["problems"])
     assert any(p.startswith("dump.txt: binary") for p in data["problems"])
     assert data["last_update"]["parsed"] == data["files"]
@@ -154,6 +155,7 @@ def test_status_counts_problems_and_skipped_files(code_repo: Path) -> None:
     assert run_json(code_repo, "status")["last_update"]["parsed"] == 0
     code, out, _ = run(code_repo, "status")
     assert code == 0 and "state        complete" in out and "broken.py: syntax-error" in out
+    assert out.endswith("skipped:\n  secret.py: symlink (not followed)\n")
 
 
 def test_reindex_drops_and_rebuilds_and_edits_are_picked_up(code_repo: Path) -> None:

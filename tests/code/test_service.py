@@ -159,6 +159,11 @@ def test_a_file_name_that_is_not_utf8_is_skipped_not_fatal(code_repo: Path, trac
     index = index_for(code_repo)
     assert index.update().parsed == 7
     assert index.status().skipped["file name is not UTF-8 (not indexed)"] == 1
+    # nexusd's own reasons before the excludes a user asked for; the name shown escaped.
+    assert index.status().skipped_files[:2] == (
+        "outside: symlink (not followed)",
+        "pkg/caf\\xe9.py: file name is not UTF-8 (not indexed)",
+    )
     assert index.search("tokenize").hits[0].path == "pkg/util.py"
     assert index_for(code_repo).update().parsed == 0  # what was stored reopens
 
