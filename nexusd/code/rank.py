@@ -176,10 +176,17 @@ def _message_signal(corpus: Corpus, query: CodeQuery, sig: _Signals, unit_scores
         shown = piece if len(piece) <= 60 else piece[:59] + "…"
         for f, e in held:
             values[f] = max(values[f], score)
-            sig.reasons[f].insert(0, f'raises or logs "{shown}"')
+            sig.reasons[f].insert(0, f"raises or logs {_quoted(shown)}")
             if e >= 0:
                 sig.unit_bonus[e] += score * max(best_unit, 1.0)
     sig.add("message", values, scale=1.0)
+
+
+def _quoted(piece: str) -> str:
+    """`piece` in quotes it does not contain (`"--cert" must be set` is not quoted in ")."""
+    if '"' not in piece:
+        return f'"{piece}"'
+    return f"'{piece}'" if "'" not in piece else f"“{piece}”"
 
 
 def _lexical(corpus: Corpus, query: CodeQuery, sig: _Signals) -> Floats:

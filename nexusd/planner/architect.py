@@ -85,7 +85,9 @@ def _artifact_table(bundle: ContextBundle) -> list[str]:
             symbols += f" (+{len(art.symbols) - 6})"
         commits = bundle.git.recent.get(art.rel or "", ())
         last = f"`{commits[0].sha}` {short(commits[0].subject, 40)}" if commits else "—"
-        status = art.status if not art.note else f"{art.status}: {short(art.note, 60)}"
+        # A refusal's note already says `refused: …`; the cell says it once.
+        note = art.note.removeprefix(f"{art.status}: ")
+        status = art.status if not note else f"{art.status}: {short(note, 60)}"
         size = f"{art.size} B" if art.status == "ok" else "—"
         lines = str(art.lines) if art.status == "ok" else "—"
         name = f"`{art.path}`" + (f" ({short(art.description, 60)})" if art.description else "")

@@ -104,3 +104,10 @@ def test_table_cells_escape_pipes(repo: Path) -> None:
     row = next(line for line in analysis.splitlines() if line.startswith("| `README.md`"))
     assert "intro \\| overview" in row
     assert row.count(" | ") == 5
+
+
+def test_a_refused_artifact_says_refused_once(repo: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.py").write_text("x = 1\n")
+    analysis = standard_sections(bundle_for(repo, request(artifacts=("../secret.py",))), 8)[0]
+    row = next(line for line in analysis.body.splitlines() if line.startswith("| `../secret.py`"))
+    assert "| refused: resolves outside" in row and row.count("refused") == 1
