@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import keyword
+import re
 import warnings
 from collections.abc import Iterator
 
@@ -87,13 +88,20 @@ def _stored_names(nodes: list[ast.stmt]) -> list[str]:
     return out
 
 
+# A comment after the header's colon (`class Config(dict):  # type: ignore`) is not the
+# signature.
+_HEADER_COMMENT = re.compile(r":\s*#.*$")
+
+
 def _signature(node: _Def, lines: list[str]) -> str:
     first = node.lineno - 1
     if isinstance(node, ast.ClassDef):
         header = lines[first] if first < len(lines) else f"class {node.name}"
-        return clip(header.strip().rstrip(":"), MAX_SIGNATURE_CHARS)
+        header = _HEADER_COMMENT.sub(":", header.strip())
+        return clip(header.rstrip(":"), MAX_SIGNATURE_CHARS)
     body_line = node.body[0].lineno - 1 if node.body else first + 1
     header = " ".join(s.strip() for s in lines[first : max(body_line, first + 1)])
+    header = _HEADER_COMMENT.sub(":", header)
     header = header.split("):")[0] + ")" if "):" in header else header.rstrip(":")
     return clip(header, MAX_SIGNATURE_CHARS)
 

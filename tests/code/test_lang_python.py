@@ -108,3 +108,17 @@ def test_empty_file() -> None:
     parsed = parse_python("empty.py", "")
     assert parsed.status == "ok"
     assert [u.kind for u in parsed.units] == ["file"]
+
+
+def test_a_comment_after_the_header_is_not_the_signature() -> None:
+    parsed = parse_python(
+        "pkg/config.py",
+        "class Config(dict):  # type: ignore[type-arg]\n"
+        "    def get(self, key) -> str:  # noqa: D102\n        return key\n\n"
+        "    def split(self, sep='#'):\n        return sep\n",
+    )
+    assert [u.signature for u in parsed.units[1:]] == [
+        "class Config(dict)",
+        "def get(self, key) -> str",
+        "def split(self, sep='#')",
+    ]
