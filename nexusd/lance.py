@@ -18,6 +18,7 @@ import importlib.abc
 import importlib.util
 import sys
 import threading
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -90,3 +91,12 @@ def import_lancedb() -> ModuleType:
     import lancedb
 
     return lancedb
+
+
+def local_uri(uri: str, root: Path) -> str:
+    """`memory.index_uri` as LanceDB and nexusd's own lock files both read it: `~` expanded
+    and a relative path taken from the repository root, not from wherever a process runs."""
+    if "://" in uri:
+        return uri  # object storage or `file://…`: as given
+    path = Path(uri).expanduser()
+    return str(path if path.is_absolute() else root / path)

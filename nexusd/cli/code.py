@@ -32,16 +32,20 @@ def in_repo(raw: str, repo: Path | None) -> str:
         raise click.UsageError("PATH is empty: name a file of the repository")
     root = find_repo(repo).root.resolve()
     start = (repo if repo is not None else Path.cwd()).resolve()
-    given = Path(raw).expanduser()
-    # Not resolved through symlinks: a link in the repository is named as the link.
+    raw = raw.replace("\\", "/")
+    # `~` is the shell's to expand: one that reaches here is part of a name (`~backup.py`).
+    given = Path(raw)
     here = Path(os.path.normpath(start / given))
     if given.is_absolute() or here.is_symlink() or here.exists():
+        # The folders resolved (a repository reached through a symlink is still this one),
+        # the file itself not: a link in the repository is named as the link.
+        here = here.parent.resolve() / here.name
         if here != root and root not in here.parents:
             raise NexusError(f"`{raw}` is outside the repository at {root}")
         if here.is_dir() and not here.is_symlink():
             raise NexusError(f"`{raw}` is a folder", hint="name one file in it")
         return here.relative_to(root).as_posix()
-    path = posixpath.normpath(raw.replace("\\", "/"))
+    path = posixpath.normpath(raw)
     if path == ".." or path.startswith("../"):
         raise NexusError(f"`{raw}` is outside the repository at {root}")
     return path
@@ -108,8 +112,12 @@ def _update_here(index: Any, *, reset: bool, bar: bool) -> Any:
     progress = ProgressBar("parsing files", shown=bar)
     if reset:
         index.reset()
+
+    def waiting() -> None:
+        click.echo("another nexusd process is updating the code index; waiting for it", err=True)
+
     try:
-        report = index.update(progress)
+        report = index.update(progress, on_wait=waiting)
     finally:
         progress.close()
     files = f"{report.parsed} file{'' if report.parsed == 1 else 's'}"

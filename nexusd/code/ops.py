@@ -181,8 +181,8 @@ def _impact(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     parsed = index.parsed(real)
     units = parsed.units[1:] if parsed is not None else ()
     names = list(dict.fromkeys(u.qualname for u in units))  # overloads share a name
-    # As `impact` looks it up: by the last part of a dotted name.
-    if symbol is not None and symbol.split(".")[-1] not in {u.name for u in units}:
+    # A dotted name's owners must match too (`Flask.nope.run` is not `Flask.run`).
+    if symbol is not None and not any(f".{u.qualname}".endswith(f".{symbol}") for u in units):
         shown = ", ".join(f"`{q}`" for q in names[:8]) + (", …" if len(names) > 8 else "")
         defines = f"it defines {shown}" if names else "it defines no symbols"
         empty = Impact(

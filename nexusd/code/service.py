@@ -28,6 +28,7 @@ from nexusd.code.status import CodeStatus, UpdateReport, skipped_lines, skipped_
 from nexusd.code.store import CodeStore
 from nexusd.code.units import CodeUnit, ParsedFile, normalize_path
 from nexusd.config import Config
+from nexusd.lance import local_uri
 from nexusd.paths import RepoLayout
 
 log = logging.getLogger("nexusd.code")
@@ -82,7 +83,7 @@ def wanted_files(
 def index_uri(layout: RepoLayout, config: Config) -> str:
     """The same LanceDB location as the memory index (`memory.index_uri` or the git dir)."""
     uri = config.memory.index_uri
-    return str(uri) if uri else str(layout.index_dir)
+    return local_uri(str(uri), layout.root) if uri else str(layout.index_dir)
 
 
 class CodeIndex:
@@ -115,19 +116,23 @@ class CodeIndex:
         with self._lock, collector_paused():
             if self._opened:
                 return
-            with self.store.writing():
-                self._load()
+            # Not under the write lock: a reader sees what is stored so far and never waits
+            # for a build; rows written meanwhile change the generation, and `update` reloads.
+            self.store.observe()
+            self._load()
             self._rebuild()
             self._opened = True
 
     def _load(self) -> None:
         """What is stored, in place of what this process holds (tables reopened: LanceDB
-        shows a table as it was when opened)."""
-        self._files.clear()
-        self._tokens = TokenCache()
+        shows a table as it was when opened); swapped in whole, so that concurrent lookups
+        see the old files or the new ones, never none."""
+        files: dict[str, tuple[str, ParsedFile]] = {}
+        tokens = TokenCache()
         self.store.open()
         for parsed, blob, terms in self.store.iter_files():
-            self._files[parsed.path] = (blob, self._tokens.adopt(parsed, terms=terms))
+            files[parsed.path] = (blob, tokens.adopt(parsed, terms=terms))
+        self._files, self._tokens = files, tokens
 
     def reset(self) -> None:
         """Drop the stored tables and everything in memory (then `update` rebuilds)."""
@@ -148,10 +153,15 @@ class CodeIndex:
         wanted, self._skipped = wanted_files(files, self.exclude, self.max_files)
         return wanted
 
-    def update(self, progress: Progress | None = None) -> UpdateReport:
-        """Bring the index in line with the working tree; parse only new (path, blob) pairs."""
+    def update(
+        self, progress: Progress | None = None, on_wait: Callable[[], None] | None = None
+    ) -> UpdateReport:
+        """Bring the index in line with the working tree; parse only new (path, blob) pairs.
+
+        `on_wait` is called if another process is updating the index: this one waits for it,
+        then parses only what it did not."""
         self.open()
-        with self._lock, collector_paused(), self.store.writing() as stale:
+        with self._lock, collector_paused(), self.store.writing(on_wait) as stale:
             start = time.perf_counter()
             if stale:  # another process wrote: start from what it stored, not parse twice
                 self._load()

@@ -13,7 +13,7 @@ import fcntl
 import os
 import sys
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,13 +65,31 @@ def _sql(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def _lock_fd(folder: Path) -> int | None:
+    """The lock file, opened to write when it can be, else to read (an index on a read-only
+    mount or another user's still serves searches); None when it cannot be opened at all."""
+    path = folder / LOCK_FILE
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+        with contextlib.suppress(OSError):
+            return os.open(path, flags, 0o644)
+    return None  # nothing can be written there either: a write fails as it would anyway
+
+
+def _text(value: str) -> str:
+    """`value` as LanceDB can store it: a lone surrogate (a docstring's "\\udce9" escape)
+    made every write of the batch fail."""
+    return value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
+
+
 def _file_row(parsed: ParsedFile, blob: str) -> dict[str, Any]:
     return {
         "path": parsed.path,
         "blob": blob,
         "language": parsed.language,
         "status": parsed.status,
-        "note": parsed.note,
+        "note": _text(parsed.note),
     }
 
 
@@ -86,9 +104,9 @@ def _unit_rows(parsed: ParsedFile, blob: str, terms: Sequence[str]) -> list[dict
             "qualname": u.qualname,
             "line_start": u.start,
             "line_end": u.end,
-            "signature": u.signature,
-            "doc": u.doc,
-            **{name: list(getattr(u, name)) for name in _LIST_FIELDS},
+            "signature": _text(u.signature),
+            "doc": _text(u.doc),
+            **{name: [_text(v) for v in getattr(u, name)] for name in _LIST_FIELDS},
             "terms": packed,
         }
         for i, (u, packed) in enumerate(zip(parsed.units, terms, strict=True))
@@ -111,24 +129,39 @@ class CodeStore:
             return None  # object storage: no file to lock (one writer is assumed)
         return Path(self.uri.removeprefix("file://"))
 
+    def _generation(self, folder: Path) -> str:
+        marker = folder / GENERATION_FILE
+        try:
+            return marker.read_text(encoding="utf-8")
+        except OSError:
+            return ""
+
+    def observe(self) -> None:
+        """Note which write the stored rows are at, before reading them (see `writing`)."""
+        folder = self._local_dir()
+        if folder is not None:
+            self._seen = self._generation(folder)
+
     @contextlib.contextmanager
-    def writing(self) -> Iterator[bool]:
+    def writing(self, on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
         """Hold the index's lock across processes (two `nexusd code` commands at once once
         stored every file twice); yields whether another process wrote since this one last
-        read or wrote, in which case what it holds in memory is stale."""
+        read or wrote, in which case what it holds in memory is stale. `on_wait` is called
+        once if another process holds the lock."""
         folder = self._local_dir()
         if folder is None:
             yield False
             return
+        fd = _lock_fd(folder)
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise self._wrap("lock", exc) from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            marker = folder / GENERATION_FILE
-            current = marker.read_text(encoding="utf-8") if marker.exists() else ""
+            if fd is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if on_wait is not None:
+                        on_wait()
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+            current = self._generation(folder)
             changed = self._seen is not None and current != self._seen
             self._seen, self._wrote = current, False
             try:
@@ -137,9 +170,10 @@ class CodeStore:
                 if self._wrote:
                     self._seen = uuid.uuid4().hex
                     with contextlib.suppress(OSError):
-                        marker.write_text(self._seen, encoding="utf-8")
+                        (folder / GENERATION_FILE).write_text(self._seen, encoding="utf-8")
         finally:
-            os.close(fd)  # releases the flock
+            if fd is not None:
+                os.close(fd)  # releases the flock
 
     def _wrap(self, what: str, exc: Exception) -> IndexStoreError:
         return IndexStoreError(
@@ -167,15 +201,16 @@ class CodeStore:
                         self._db.drop_table(name)
                 names -= {FILES, UNITS}
                 self._wrote = True
+            # `exist_ok`: a process reading the index may open it while another creates it.
             self._files = (
                 self._db.open_table(FILES)
                 if FILES in names
-                else self._db.create_table(FILES, schema=files_schema)
+                else self._db.create_table(FILES, schema=files_schema, exist_ok=True)
             )
             self._units = (
                 self._db.open_table(UNITS)
                 if UNITS in names
-                else self._db.create_table(UNITS, schema=units_schema)
+                else self._db.create_table(UNITS, schema=units_schema, exist_ok=True)
             )
         except Exception as exc:
             raise self._wrap("open", exc) from exc

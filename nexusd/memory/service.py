@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from nexusd.config import Config
 from nexusd.errors import IndexStoreError
+from nexusd.lance import local_uri
 from nexusd.memory.embedder import Embedder, shared_embedder
 from nexusd.memory.filters import Filters
 from nexusd.memory.freshness import MemoryStats, compute_stats
@@ -44,7 +45,7 @@ WRITES_BEFORE_OPTIMIZE = 8
 def index_uri(layout: RepoLayout, config: Config) -> str:
     """`memory.index_uri` when set, else this tree's `<git-dir>/nexus/index`."""
     uri = config.memory.index_uri
-    return str(uri) if uri else str(layout.index_dir)
+    return local_uri(str(uri), layout.root) if uri else str(layout.index_dir)
 
 
 class MemoryService:

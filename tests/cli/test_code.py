@@ -206,6 +206,7 @@ def test_commands_racing_in_several_processes_store_each_unit_once(code_repo: Pa
         (("impact", "nowhere.py:Thing"), 10, "`nowhere.py` is not in the code index"),
         (("impact", ":Shelf"), 2, "PATH is empty"),
         (("impact", "pkg/shelf.py:Nope"), 10, "`Nope` is not defined in `pkg/shelf.py`; it"),
+        (("impact", "pkg/shelf.py:Nope.place_order"), 10, "`Nope.place_order` is not defined"),
     ],
 )
 def test_bad_input_is_a_clear_error(
@@ -234,6 +235,39 @@ def test_paths_are_taken_from_where_the_command_runs(
         cli, ["code", "symbols", "-C", str(code_repo / "tests"), "../broken.py"]
     )
     assert result.exit_code == 0 and result.stdout.startswith("broken.py  (python, syntax-error)")
+
+
+def test_odd_paths_name_the_file_they_mean(code_repo: Path, tmp_path: Path) -> None:
+    (code_repo / "~backup.py").write_text("def kept_safe():\n    pass\n", encoding="utf-8")
+    link = tmp_path / "link"
+    link.symlink_to(code_repo)  # the repository reached through a symlink
+    for args in (
+        ("symbols", "~backup.py"),  # a `~` the shell left alone is part of the name
+        ("symbols", str(link / "pkg" / "shelf.py")),
+        ("symbols", "pkg\\shelf.py"),
+        ("impact", str(link / "pkg" / "shelf.py") + ":Shelf.place_order"),
+    ):
+        code, out, err = run(code_repo, *args)
+        assert code == 0, (args, err)
+        assert out.startswith(("~backup.py", "pkg/shelf.py")), (args, out)
+
+
+def test_a_relative_or_home_index_uri_is_one_place_for_every_process(
+    code_repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from nexusd.code.service import index_uri
+    from nexusd.config import config_from_mapping
+    from nexusd.paths import find_repo
+
+    layout = find_repo(code_repo)
+    monkeypatch.chdir(tmp_path)  # not where the index is meant to be
+    for raw, expected in (("idx", code_repo / "idx"), ("~/idx", Path.home() / "idx")):
+        config = config_from_mapping({"memory": {"index_uri": raw}}, "test")
+        assert index_uri(layout, config) == str(expected)
+    (code_repo / ".nexus").mkdir()
+    (code_repo / ".nexus" / "config.yaml").write_text("memory:\n  index_uri: idx\n", "utf-8")
+    assert run_json(code_repo, "status")["index_uri"] == str(code_repo / "idx")
+    assert (code_repo / "idx" / "code.lock").exists() and not (tmp_path / "idx").exists()
 
 
 def test_disabled_index_and_no_repository(code_repo: Path, tmp_path: Path) -> None:

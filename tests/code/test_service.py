@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -168,19 +168,63 @@ def test_a_file_name_that_is_not_utf8_is_skipped_not_fatal(code_repo: Path, trac
     assert index_for(code_repo).update().parsed == 0  # what was stored reopens
 
 
-def test_files_a_failed_write_did_not_store_are_parsed_again(code_repo: Path) -> None:
+def test_files_a_failed_write_did_not_store_are_parsed_again(
+    code_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     index = index_for(code_repo)
     index.update()
     write(code_repo, "pkg/new.py", "def brand_new_helper():\n    return 1\n")
-    # A real LanceDB write failure (its folder replaced by a file), as a full disk gives.
-    shutil.rmtree(index.store.uri)
-    Path(index.store.uri).write_text("not a directory")
+
+    def full_disk(batch: object) -> None:  # what LanceDB raises when the disk is full
+        raise IndexStoreError("code index: write failed (OSError: No space left on device)")
+
+    monkeypatch.setattr(index.store, "add", full_disk)
     with pytest.raises(IndexStoreError):
         index.update()
-    assert index.parsed("pkg/new.py") is None
-    Path(index.store.uri).unlink()
-    index.reset()
+    assert index.parsed("pkg/new.py") is None  # not trusted: it was never stored
+    monkeypatch.undo()
+    assert index.update().parsed == 1
+    assert index_for(code_repo).update().parsed == 0  # and now it is stored
+
+
+def test_a_lone_surrogate_in_a_docstring_is_stored_replaced(code_repo: Path) -> None:
+    write(code_repo, "pkg/odd.py", 'def odd():\n    """\\udce9 escaped"""\n')
+    index = index_for(code_repo)
     assert index.update().parsed == 8
+    again = index_for(code_repo)
+    again.open()
+    assert again.symbols("pkg/odd.py")[1].doc == "? escaped"
+
+
+def test_an_update_waits_for_another_process_then_parses_only_the_rest(
+    code_repo: Path,
+) -> None:
+    first, second = index_for(code_repo), index_for(code_repo)
+    first.open()
+    waited = threading.Event()
+    done: list[int] = []
+    with first.store.writing():  # as a process in the middle of a build
+        worker = threading.Thread(
+            target=lambda: done.append(second.update(on_wait=waited.set).parsed)
+        )
+        worker.start()
+        assert waited.wait(30)
+        assert not done  # it waits while the other holds the lock
+    worker.join(30)
+    assert done == [7]
+
+
+def test_an_index_whose_lock_cannot_be_written_still_serves(code_repo: Path) -> None:
+    index = index_for(code_repo)
+    index.update()
+    # A lock file that only opens for reading (a read-only mount, another user's file):
+    # the OS refuses O_RDWR on a folder just as it does there.
+    lock = Path(index.store.uri) / "code.lock"
+    lock.unlink()
+    lock.mkdir()
+    again = index_for(code_repo)
+    assert again.update().parsed == 0
+    assert again.search("tokenize").hits[0].path == "pkg/util.py"
 
 
 def test_line_ranges_end_at_the_last_line_an_editor_shows(code_repo: Path) -> None:
