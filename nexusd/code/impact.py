@@ -91,9 +91,10 @@ def _family(language: str) -> str:
 
 
 def _callees(corpus: Corpus, f: int, e: int) -> list[Edge]:
-    """What unit `e` of file `f` calls, each name resolved where Python would find it: the
-    same file, then the files it imports; elsewhere only a name one file defines (`calls?`).
-    A function nested in another (a test's local helper) is never a callee from outside."""
+    """What unit `e` of file `f` calls, each name looked up in the same file, then in the
+    files it imports (by name: `get` there counts whatever owns it, so `os.environ.get`
+    can show up); elsewhere only a name one file defines (`calls?`). A function nested in
+    another (a test's local helper) is never a callee from outside, nor a builtin's name."""
     unit = corpus.entries[e].unit
     reach = corpus.imports[f]
     edges: list[Edge] = []
