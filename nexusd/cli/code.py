@@ -130,7 +130,13 @@ def _update_here(index: Any, *, reset: bool, bar: bool) -> Any:
 
 @code.command()
 @click.argument("query")
-@click.option("-k", "k", type=click.IntRange(1, 1000), default=None, help="Files to rank.")
+@click.option(
+    "-k",
+    "k",
+    type=click.IntRange(1, 1000),
+    default=None,
+    help="Files to list, each with up to 5 units (default: code.max_results, 10).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the ranked files as JSON.")
 @repo_option
 def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
