@@ -144,10 +144,10 @@ class CodeStore:
 
     @contextlib.contextmanager
     def writing(self, on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
-        """Hold the index's lock across processes (two `nexusd code` commands at once once
-        stored every file twice); yields whether another process wrote since this one last
-        read or wrote, in which case what it holds in memory is stale. `on_wait` is called
-        once if another process holds the lock."""
+        """Hold the index's lock across processes (without it, two `nexusd code` commands
+        running together stored every file twice); yields whether another process wrote
+        since this one last read or wrote, in which case what it holds in memory is stale.
+        `on_wait` is called once if another process holds the lock."""
         folder = self._local_dir()
         if folder is None:
             yield False
