@@ -28,6 +28,7 @@ from nexusd.code.status import CodeStatus, UpdateReport, skipped_lines, skipped_
 from nexusd.code.store import CodeStore
 from nexusd.code.units import CodeUnit, ParsedFile, normalize_path
 from nexusd.config import Config
+from nexusd.errors import IndexStoreError
 from nexusd.lance import local_uri
 from nexusd.paths import RepoLayout
 
@@ -118,8 +119,14 @@ class CodeIndex:
                 return
             # Not under the write lock: a reader sees what is stored so far and never waits
             # for a build; rows written meanwhile change the generation, and `update` reloads.
-            self.store.observe()
-            self._load()
+            try:
+                self.store.observe()
+                self._load()
+            except IndexStoreError:
+                # Read while another process dropped the tables (`reindex`): read again once
+                # it is done.
+                with self.store.writing():
+                    self._load()
             self._rebuild()
             self._opened = True
 

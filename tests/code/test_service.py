@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 from pathlib import Path
 
@@ -212,6 +213,32 @@ def test_an_update_waits_for_another_process_then_parses_only_the_rest(
         assert not done  # it waits while the other holds the lock
     worker.join(30)
     assert done == [7]
+
+
+def test_a_reader_that_meets_a_rebuild_midway_reads_again_once_it_is_done(
+    code_repo: Path,
+) -> None:
+    first, second = index_for(code_repo), index_for(code_repo)
+    first.update()
+    failures: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            second.open()
+        except BaseException as exc:  # reported by the assertion below
+            failures.append(exc)
+
+    with first.store.writing():  # `reindex` in another process, halfway through its drop
+        shutil.rmtree(Path(first.store.uri) / "code_files.lance" / "data")
+        reader = threading.Thread(target=read)
+        reader.start()
+        reader.join(2)
+        assert reader.is_alive()  # its read failed: it waits for the rebuild to finish
+        first.store.drop()
+        first.store.open()
+    reader.join(30)
+    assert not failures and not reader.is_alive()
+    assert second.update().parsed == 7
 
 
 def test_an_index_whose_lock_cannot_be_written_still_serves(code_repo: Path) -> None:
