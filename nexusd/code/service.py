@@ -110,6 +110,7 @@ class CodeIndex:
         self.progress: tuple[int, int] | None = None  # (parsed, to parse) while updating
         self.last_update: UpdateReport | None = None
         self.complete = False
+        self._settled = threading.Event()  # set once an update has ended
 
     # -- lifecycle ------------------------------------------------------------------------
     def open(self) -> None:
@@ -151,6 +152,7 @@ class CodeIndex:
             self._skipped.clear()
             self._corpus = None
             self.complete = False
+            self._settled.clear()
             self.last_update = None
             self._opened = True
 
@@ -167,6 +169,19 @@ class CodeIndex:
 
         `on_wait` is called if another process is updating the index: this one waits for it,
         then parses only what it did not."""
+        try:
+            return self._update(progress, on_wait)
+        finally:
+            self._settled.set()  # a search waiting for the first update goes on, done or not
+
+    def wait_settled(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for an update to end; whether the index is complete."""
+        self._settled.wait(timeout)
+        return self.complete
+
+    def _update(
+        self, progress: Progress | None, on_wait: Callable[[], None] | None
+    ) -> UpdateReport:
         self.open()
         with self._lock, collector_paused(), self.store.writing(on_wait) as stale:
             start = time.perf_counter()
@@ -278,6 +293,8 @@ class CodeIndex:
             return f"the code index is still being built ({done} of {total} files parsed)"
         if not self.complete and self._corpus is None:
             return "the code index is empty: run `nexusd code reindex`"
+        if not self.complete:
+            return "the code index has not been brought up to date yet: what it holds may be old"
         return None
 
     def search(self, text: str, k: int | None = None, *, title: str = "") -> CodeResults:

@@ -31,6 +31,8 @@ MAX_UNITS_SHOWN = 3
 MAX_SNIPPET_FILES = 5
 MAX_SNIPPET_LINES = 40
 MAX_SNIPPET_FILE_BYTES = 4_000_000
+# How long a plan waits for a first build that is under way before answering without it.
+FIRST_BUILD_WAIT_S = 1.0
 
 _local: dict[str, CodeIndex] = {}
 _local_lock = threading.Lock()
@@ -83,6 +85,10 @@ def code_phase(
     start = time.perf_counter()
     try:
         found = index if index is not None else local_index(layout, config)
+        if not found.complete:
+            # The daemon's first build of a small repository takes a fraction of a second:
+            # worth waiting for, briefly; a large one answers with what is there, and says so.
+            found.wait_settled(FIRST_BUILD_WAIT_S)
         text, title = query_text(request)
         results = found.search(text, config.code.max_results, title=title)
     except Exception as exc:  # never lose the answer because the code index failed

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from pathlib import Path
+
+import pytest
 
 from nexusd.config import config_from_mapping
 from nexusd.context.relevant_code import (
@@ -56,6 +59,39 @@ def test_code_phase_is_off_when_disabled(repo: Path) -> None:
     _repo(repo)
     cfg = config_from_mapping({"code": {"enabled": False}})
     assert code_phase(find_repo(repo), cfg, request(goal="parse_expr"), None).hits == ()
+
+
+@pytest.mark.parametrize("wait_s", [30.0, 0.05])
+def test_a_plan_waits_briefly_for_the_daemons_first_build(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, wait_s: float
+) -> None:
+    from nexusd.code.service import CodeIndex
+    from nexusd.context import relevant_code
+
+    _repo(repo)
+    monkeypatch.setattr(relevant_code, "FIRST_BUILD_WAIT_S", wait_s)
+    config = config_from_mapping({"code": {"workers": 1}})
+    index = CodeIndex(find_repo(repo), config)
+    index.open()  # the daemon right after it started: opened, its first update to come
+    req = request(goal="parse_expr raises ValueError on empty input", blockers=())
+    found: list[object] = []
+    planner = threading.Thread(
+        target=lambda: found.append(code_phase(find_repo(repo), config, req, index))
+    )
+    build = threading.Thread(target=index.update)
+    with index._lock:  # the first update is about to begin
+        build.start()
+        planner.start()
+        planner.join(0.5 if wait_s > 1 else 30)
+        assert planner.is_alive() == (wait_s > 1)  # a long wait is still waiting
+    build.join(30)
+    planner.join(30)
+    (findings,) = found
+    if wait_s > 1:  # it waited for the build: the code section is there
+        assert findings.hits[0].path == "pkg/core.py" and findings.note is None  # type: ignore[attr-defined]
+    else:  # it went on without: no code, and the response says why
+        assert findings.hits == ()  # type: ignore[attr-defined]
+        assert "not been brought up to date yet" in findings.note  # type: ignore[attr-defined]
 
 
 def test_a_model_prompt_gets_the_top_unit_as_a_cited_snippet(repo: Path) -> None:
