@@ -8,7 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from nexusd.code.lang_treesitter import EXTENSIONS, MAX_DEPTH, parse_treesitter
+from nexusd.code.lang_treesitter import EXTENSIONS, parse_treesitter
+from nexusd.code.ts_walker import MAX_DEPTH
 from nexusd.code.units import CodeUnit, ParsedFile
 
 JAVASCRIPT = """\
