@@ -20,7 +20,11 @@ import sys
 import threading
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nexusd.config import Config
+    from nexusd.paths import RepoLayout
 
 # The package whose `__init__` is deferred.
 REST_CLIENT = "lance_namespace_urllib3_client"
@@ -93,10 +97,19 @@ def import_lancedb() -> ModuleType:
     return lancedb
 
 
-def local_uri(uri: str, root: Path) -> str:
-    """`memory.index_uri` as LanceDB and nexusd's own lock files both read it: `~` expanded
-    and a relative path taken from the repository root, not from wherever a process runs."""
-    if "://" in uri:
-        return uri  # object storage or `file://…`: as given
-    path = Path(uri).expanduser()
-    return str(path if path.is_absolute() else root / path)
+def is_local(uri: str) -> bool:
+    """True for a filesystem path (not s3://, gs://, db:// …)."""
+    return "://" not in uri or uri.startswith("file://")
+
+
+def index_uri(layout: RepoLayout, config: Config) -> str:
+    """Where the memory and code tables live: `memory.index_uri` as LanceDB and nexusd's own
+    lock files both read it (`~` expanded, a relative path taken from the repository root,
+    not from wherever a process runs), else this tree's `<git-dir>/nexus/index`."""
+    uri = config.memory.index_uri
+    if not uri:
+        return str(layout.index_dir)
+    if "://" in str(uri):
+        return str(uri)  # object storage or `file://…`: as given
+    path = Path(str(uri)).expanduser()
+    return str(path if path.is_absolute() else layout.root / path)

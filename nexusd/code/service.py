@@ -29,7 +29,7 @@ from nexusd.code.store import CodeStore
 from nexusd.code.units import CodeUnit, ParsedFile, normalize_path
 from nexusd.config import Config
 from nexusd.errors import IndexStoreError
-from nexusd.lance import local_uri
+from nexusd.lance import index_uri
 from nexusd.paths import RepoLayout
 
 log = logging.getLogger("nexusd.code")
@@ -79,12 +79,6 @@ def wanted_files(
             continue
         wanted[f.path] = (f.blob, language)
     return wanted, skipped
-
-
-def index_uri(layout: RepoLayout, config: Config) -> str:
-    """The same LanceDB location as the memory index (`memory.index_uri` or the git dir)."""
-    uri = config.memory.index_uri
-    return local_uri(str(uri), layout.root) if uri else str(layout.index_dir)
 
 
 class CodeIndex:
@@ -174,10 +168,9 @@ class CodeIndex:
         finally:
             self._settled.set()  # a search waiting for the first update goes on, done or not
 
-    def wait_settled(self, timeout: float) -> bool:
-        """Wait up to `timeout` seconds for an update to end; whether the index is complete."""
+    def wait_settled(self, timeout: float) -> None:
+        """Wait up to `timeout` seconds for an update to end (done or failed)."""
         self._settled.wait(timeout)
-        return self.complete
 
     def _update(
         self, progress: Progress | None, on_wait: Callable[[], None] | None

@@ -19,7 +19,7 @@ from typing import Any
 
 from nexusd.code.units import CodeUnit, ParsedFile
 from nexusd.errors import IndexStoreError
-from nexusd.lance import import_lancedb
+from nexusd.lance import import_lancedb, is_local
 
 FILES = "code_files"
 UNITS = "code_units"
@@ -106,7 +106,9 @@ def _unit_rows(parsed: ParsedFile, blob: str, terms: Sequence[str]) -> list[dict
             "line_end": u.end,
             "signature": _text(u.signature),
             "doc": _text(u.doc),
-            **{name: [_text(v) for v in getattr(u, name)] for name in _LIST_FIELDS},
+            **{name: list(getattr(u, name)) for name in _LIST_FIELDS},
+            # Only string literals carry escapes: names and imports are identifiers.
+            "messages": [_text(m) for m in u.messages],
             "terms": packed,
         }
         for i, (u, packed) in enumerate(zip(parsed.units, terms, strict=True))
@@ -125,7 +127,7 @@ class CodeStore:
         self._wrote = False
 
     def _local_dir(self) -> Path | None:
-        if "://" in self.uri and not self.uri.startswith("file://"):
+        if not is_local(self.uri):
             return None  # object storage: no file to lock (one writer is assumed)
         return Path(self.uri.removeprefix("file://"))
 
@@ -186,8 +188,9 @@ class CodeStore:
         lancedb = import_lancedb()
 
         try:
-            if "://" not in self.uri or self.uri.startswith("file://"):
-                Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+            folder = self._local_dir()
+            if folder is not None:
+                folder.mkdir(parents=True, exist_ok=True)
             self._db = lancedb.connect(self.uri)
             names = set(self._db.list_tables().tables)
             files_schema, units_schema = _schemas()

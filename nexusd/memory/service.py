@@ -19,13 +19,13 @@ from typing import Any, TypeVar
 
 from nexusd.config import Config
 from nexusd.errors import IndexStoreError
-from nexusd.lance import local_uri
+from nexusd.lance import index_uri, is_local
 from nexusd.memory.embedder import Embedder, shared_embedder
 from nexusd.memory.filters import Filters
 from nexusd.memory.freshness import MemoryStats, compute_stats
 from nexusd.memory.search import SearchResults, SearchSettings, run_search, run_searches
 from nexusd.memory.sources import is_memory_path, relative
-from nexusd.memory.store import MemoryStore, is_local
+from nexusd.memory.store import MemoryStore
 from nexusd.memory.sync import Progress, Syncer, SyncReport
 from nexusd.memory.vector_cache import VectorCache
 from nexusd.paths import RepoLayout
@@ -40,12 +40,6 @@ FIRST_SYNC_WAIT_SECONDS = 10.0
 # takes ~50 ms (more on a big table), so a long-running service compacts after this many
 # writing syncs (`compact_if_due`), outside the sync itself.
 WRITES_BEFORE_OPTIMIZE = 8
-
-
-def index_uri(layout: RepoLayout, config: Config) -> str:
-    """`memory.index_uri` when set, else this tree's `<git-dir>/nexus/index`."""
-    uri = config.memory.index_uri
-    return local_uri(str(uri), layout.root) if uri else str(layout.index_dir)
 
 
 class MemoryService:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from nexusd.errors import IndexStoreError
-from nexusd.lance import import_lancedb
+from nexusd.lance import import_lancedb, is_local
 from nexusd.memory.fts import fts_config, fts_mismatch
 
 log = logging.getLogger("nexusd.memory")
@@ -102,11 +102,6 @@ def schema(dim: int) -> Any:
 def _field(stats: Any, name: str) -> Any:
     """A field of LanceDB's table stats: a dict locally, an object from some versions."""
     return stats[name] if isinstance(stats, dict) else getattr(stats, name)
-
-
-def is_local(uri: str) -> bool:
-    """True for a filesystem path (not s3://, gs://, db:// …)."""
-    return "://" not in uri or uri.startswith("file://")
 
 
 class MemoryStore:

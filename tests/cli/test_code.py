@@ -262,8 +262,8 @@ def test_odd_paths_name_the_file_they_mean(code_repo: Path, tmp_path: Path) -> N
 def test_a_relative_or_home_index_uri_is_one_place_for_every_process(
     code_repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from nexusd.code.service import index_uri
     from nexusd.config import config_from_mapping
+    from nexusd.lance import index_uri
     from nexusd.paths import find_repo
 
     layout = find_repo(code_repo)
