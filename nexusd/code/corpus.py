@@ -304,11 +304,8 @@ class Corpus:
             self._by_suffix = by_suffix
         return self._by_suffix.get(name) if "." in name else None
 
-    def file_for_path(self, raw: str) -> int | None:
-        """The indexed file a path in a report names: exact, else the longest unique suffix."""
-        path = normalize_path(raw)
-        if path in self.index:
-            return self.index[path]
+    def ending_with(self, tail: str) -> list[int]:
+        """The files whose path is `tail` or ends with `/tail` (whole path components)."""
         if not hasattr(self, "_by_path_suffix"):
             by_suffix: dict[str, list[int]] = {}
             for i, known in enumerate(self.paths):
@@ -316,9 +313,16 @@ class Corpus:
                 for k in range(len(pieces)):
                     by_suffix.setdefault("/".join(pieces[k:]), []).append(i)
             self._by_path_suffix = by_suffix
+        return self._by_path_suffix.get(tail, [])
+
+    def file_for_path(self, raw: str) -> int | None:
+        """The indexed file a path in a report names: exact, else the longest unique suffix."""
+        path = normalize_path(raw)
+        if path in self.index:
+            return self.index[path]
         parts = path.split("/")
         for k in range(len(parts)):
-            hits = self._by_path_suffix.get("/".join(parts[k:]), [])
+            hits = self.ending_with("/".join(parts[k:]))
             if len(hits) == 1:
                 # `/home/me/proj/pkg/logging.py` is someone else's `logging.py` unless a
                 # folder matches too, the repository's file is a bare name as well, or it

@@ -139,7 +139,7 @@ def _missing(index: CodeIndex, path: str) -> str:
     """Why `path` names no indexed file: nothing matches, or several files end with it."""
     corpus = index.corpus
     tail = normalize_path(path)
-    matches = [p for p in corpus.paths if p.endswith("/" + tail)] if corpus is not None else []
+    matches = [] if corpus is None else [corpus.paths[f] for f in corpus.ending_with(tail)]
     if len(matches) > 1:
         shown = ", ".join(f"`{p}`" for p in matches[:5]) + (", …" if len(matches) > 5 else "")
         return f"`{path}` matches {len(matches)} indexed files ({shown}): give more of its path"
