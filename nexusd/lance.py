@@ -14,10 +14,14 @@ does use the REST client still gets all of it.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib.abc
 import importlib.util
+import os
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -113,3 +117,33 @@ def index_uri(layout: RepoLayout, config: Config) -> str:
         return str(uri)  # object storage or `file://…`: as given
     path = Path(str(uri)).expanduser()
     return str(path if path.is_absolute() else layout.root / path)
+
+
+@contextlib.contextmanager
+def folder_lock(
+    folder: Path, name: str, on_wait: Callable[[], None] | None = None
+) -> Iterator[None]:
+    """Hold the exclusive `flock` on `folder/name` across processes; `on_wait` is called once
+    if another process holds it. A lock file that opens only for reading (a read-only mount,
+    another user's file) is locked all the same; one that cannot be opened at all is skipped:
+    nothing can be written there either, and a write fails as it would anyway."""
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+    fd = None
+    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+        with contextlib.suppress(OSError):
+            fd = os.open(folder / name, flags, 0o644)
+            break
+    if fd is None:
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the flock

@@ -9,8 +9,6 @@ derived and `nexusd code reindex` rebuilds them.
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -19,7 +17,7 @@ from typing import Any
 
 from nexusd.code.units import CodeUnit, ParsedFile
 from nexusd.errors import IndexStoreError
-from nexusd.lance import import_lancedb, is_local
+from nexusd.lance import folder_lock, import_lancedb, is_local
 
 FILES = "code_files"
 UNITS = "code_units"
@@ -63,18 +61,6 @@ def _schemas() -> tuple[Any, Any]:
 
 def _sql(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
-
-
-def _lock_fd(folder: Path) -> int | None:
-    """The lock file, opened to write when it can be, else to read (an index on a read-only
-    mount or another user's still serves searches); None when it cannot be opened at all."""
-    path = folder / LOCK_FILE
-    with contextlib.suppress(OSError):
-        folder.mkdir(parents=True, exist_ok=True)
-    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
-        with contextlib.suppress(OSError):
-            return os.open(path, flags, 0o644)
-    return None  # nothing can be written there either: a write fails as it would anyway
 
 
 def _text(value: str) -> str:
@@ -154,15 +140,7 @@ class CodeStore:
         if folder is None:
             yield False
             return
-        fd = _lock_fd(folder)
-        try:
-            if fd is not None:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    if on_wait is not None:
-                        on_wait()
-                    fcntl.flock(fd, fcntl.LOCK_EX)
+        with folder_lock(folder, LOCK_FILE, on_wait):
             current = self._generation(folder)
             changed = self._seen is not None and current != self._seen
             self._seen, self._wrote = current, False
@@ -173,9 +151,6 @@ class CodeStore:
                     self._seen = uuid.uuid4().hex
                     with contextlib.suppress(OSError):
                         (folder / GENERATION_FILE).write_text(self._seen, encoding="utf-8")
-        finally:
-            if fd is not None:
-                os.close(fd)  # releases the flock
 
     def _wrap(self, what: str, exc: Exception) -> IndexStoreError:
         return IndexStoreError(
