@@ -23,6 +23,7 @@ The markdown is canonical: this table can be deleted at any time and rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
@@ -30,12 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from nexusd.errors import IndexStoreError
-from nexusd.lance import import_lancedb, is_local
+from nexusd.lance import folder_lock, import_lancedb, is_local
 from nexusd.memory.fts import fts_config, fts_mismatch
 
 log = logging.getLogger("nexusd.memory")
 
 TABLE = "chunks"
+# Beside the table: held while a process opens (and maybe creates) it.
+LOCK_FILE = "memory.lock"
 META_COLUMNS = ["id", "path", "sha256", "model"]
 HIT_COLUMNS = [
     "id",
@@ -126,9 +129,14 @@ class MemoryStore:
         lancedb = import_lancedb()
 
         self._pending = None  # versions of another table say nothing about this one
+        local = Path(self.uri.removeprefix("file://")) if is_local(self.uri) else None
+        # Two processes opening a new index at once (two `nexusd mcp`, no daemon): one saw
+        # the other's half-created table and failed with "Table 'chunks' was not found".
+        with folder_lock(local, LOCK_FILE) if local else contextlib.nullcontext():
+            return self._open(lancedb, dim)
+
+    def _open(self, lancedb: Any, dim: int | None) -> bool:
         try:
-            if is_local(self.uri):
-                Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
             self._db = lancedb.connect(self.uri)
             if TABLE in self._db.list_tables().tables:
                 table = self._db.open_table(TABLE)

@@ -4,15 +4,17 @@ settings) and what optimize() leaves after many small edits."""
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from nexusd.lance import folder_lock
 from nexusd.memory.fts import fts_mismatch
 from nexusd.memory.search import Filters, SearchSettings, run_search
-from nexusd.memory.store import MemoryStore
+from nexusd.memory.store import LOCK_FILE, MemoryStore
 
 DIM = 4
 NOTES = {
@@ -138,3 +140,18 @@ def test_vector_search_skips_pending_rows_and_sees_them_once_embedded(tmp_path: 
         ["memory/b.md", "memory/c.md"],
     ]
     assert found[1][0]["path"] == "memory/c.md"
+
+
+def test_opening_a_new_index_waits_for_another_process_creating_it(tmp_path: Path) -> None:
+    # Two `nexusd mcp` without a daemon once met halfway: "Table 'chunks' was not found".
+    uri = tmp_path / "index"
+    opened: list[bool] = []
+    with folder_lock(uri, LOCK_FILE):  # another process, in the middle of creating it
+        other = threading.Thread(target=lambda: opened.append(MemoryStore(str(uri)).open(384)))
+        other.start()
+        other.join(0.5)
+        assert other.is_alive() and not opened
+        assert MemoryStore(str(tmp_path / "elsewhere")).open(384)  # another index: no wait
+    other.join(30)
+    assert opened == [True]  # created once, by the one that got the lock
+    assert MemoryStore(str(uri)).open(384) is False
