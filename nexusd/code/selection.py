@@ -82,7 +82,7 @@ def _git(root: Path, *args: str, stdin: str | None = None) -> str:
 
 
 def _changed(root: Path) -> tuple[list[str], list[str]]:
-    """(tracked files modified in the working tree, untracked files not ignored)."""
+    """(tracked files modified or deleted in the working tree, untracked files not ignored)."""
     out = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
     modified: list[str] = []
     untracked: list[str] = []
@@ -92,7 +92,8 @@ def _changed(root: Path) -> tuple[list[str], list[str]]:
         code, path = entry[:2], entry[3:]
         if code == "??":
             untracked.append(path)
-        elif "D" not in code:
+        else:
+            # Deletions too (` D`, `AD`, `MD`): `list_files` drops the ones that are gone.
             modified.append(path)
     return modified, untracked
 

@@ -34,7 +34,7 @@ def test_first_update_indexes_tracked_source_and_explains_the_rest(code_repo: Pa
         "excluded by code.exclude or the default excludes": 1,
     }
     assert any(p.startswith("pkg/broken.py: syntax-error (line 1:") for p in status.problems)
-    assert "pkg/data.txt: binary (binary content (a NUL byte))" in status.problems
+    assert "pkg/data.txt: binary (a NUL byte in its first 8 KiB)" in status.problems
     assert status.complete and status.progress is None
     assert index.symbols("pkg/core.py")[1].qualname == "Parser"
 
@@ -74,6 +74,22 @@ def test_working_tree_edits_are_indexed_before_they_are_committed(code_repo: Pat
     assert index.search("detokenize").hits[0].path == "pkg/util.py"
     (code_repo / "pkg/new.py").unlink()
     assert index.update().removed == 1
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["rm", "git-add-then-rm"])
+def test_a_tracked_file_deleted_in_the_working_tree_leaves_the_index(
+    code_repo: Path, staged: bool
+) -> None:
+    index = index_for(code_repo)
+    index.update()
+    if staged:  # `AM`/`MD` in `git status`: the index has a blob the work tree no longer has
+        write(code_repo, "pkg/util.py", "def tokenize_again():\n    pass\n")
+        git(code_repo, "add", "pkg/util.py")
+    (code_repo / "pkg/util.py").unlink()
+    report = index.update()
+    assert report.removed == 1
+    assert index.parsed("pkg/util.py") is None
+    assert all(hit.path != "pkg/util.py" for hit in index.search("tokenize").hits)
 
 
 def test_checkout_reparses_only_the_changed_files(code_repo: Path) -> None:
