@@ -120,11 +120,15 @@ def _update_here(index: Any, *, reset: bool, bar: bool) -> Any:
         report = index.update(progress, on_wait=waiting)
     finally:
         progress.close()
-    files = f"{report.parsed} file{'' if report.parsed == 1 else 's'}"
-    click.echo(
-        f"no daemon running: indexed in this process ({files} parsed in {report.seconds:.1f}s)",
-        err=True,
-    )
+    if report.parsed or report.removed:
+        # Said only when it cost something: an up-to-date index is not news on every call.
+        files = f"{report.parsed} file{'' if report.parsed == 1 else 's'} parsed"
+        if report.removed:
+            files += f", {report.removed} removed"
+        click.echo(
+            f"no daemon running: indexed in this process ({files} in {report.seconds:.1f}s)",
+            err=True,
+        )
     return report
 
 

@@ -74,7 +74,7 @@ def decode(data: bytes) -> tuple[str, str]:
 def parse_file(path: str, data: bytes, language: str) -> ParsedFile:
     """The units of one file's content as `language` (see `language_for`)."""
     if looks_binary(data):
-        return empty(path, language, "binary", "binary content (a NUL byte)")
+        return empty(path, language, "binary", "a NUL byte in its first 8 KiB")
     text, note = decode(data)
     if looks_minified(text):
         return empty(path, language, "fallback", "minified or generated (very long lines)")

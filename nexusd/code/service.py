@@ -209,7 +209,9 @@ class CodeIndex:
             self.complete = True
             if todo or removed or stale or self._corpus is None:
                 self._rebuild()
-            errors = sum(1 for _, p in self._files.values() if p.status == "syntax-error")
+            # This update's own, not the index's: status lists every file that does not parse.
+            parsed = (self._files.get(path) for path, _ in todo)
+            errors = sum(1 for got in parsed if got and got[1].status == "syntax-error")
             report = UpdateReport(
                 parsed=len(todo),
                 removed=len(removed),

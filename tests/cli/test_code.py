@@ -82,7 +82,6 @@ def run(repo: Path, *args: str) -> tuple[int, str, str]:
 def run_json(repo: Path, *args: str) -> dict:
     code, out, err = run(repo, *args, "--json")
     assert code == 0, err
-    assert "no daemon running: indexed in this process" in err
     assert "parsing files" not in err  # no progress bar with --json
     data = json.loads(out)
     assert isinstance(data, dict)
@@ -150,9 +149,19 @@ def test_status_counts_problems_and_skipped_files(code_repo: Path) -> None:
     assert any(p.startswith("broken.py: syntax-error") for p in data["problems"])
     assert any(p.startswith("dump.txt: binary") for p in data["problems"])
     assert data["last_update"]["parsed"] == data["files"]
+    assert data["last_update"]["syntax_errors"] == 1
     assert data["extra"] == {"daemon": False}
-    # The index is keyed by blob: a second run parses nothing.
-    assert run_json(code_repo, "status")["last_update"]["parsed"] == 0
+    # The index is keyed by blob: a second run parses nothing, and says nothing about it.
+    code, out, err = run(code_repo, "status", "--json")
+    assert json.loads(out)["last_update"]["parsed"] == 0 and "no daemon running" not in err
+    # An update counts its own syntax errors; the index's are in `problems`.
+    (code_repo / "pkg" / "courier.py").write_text(COURIER + "\n# edited\n", encoding="utf-8")
+    (code_repo / "dump.txt").unlink()
+    code, out, err = run(code_repo, "status", "--json")
+    last = json.loads(out)["last_update"]
+    assert (last["parsed"], last["removed"], last["syntax_errors"]) == (1, 1, 0)
+    assert "no daemon running: indexed in this process (1 file parsed, 1 removed in" in err
+    assert any(p.startswith("broken.py: syntax-error") for p in json.loads(out)["problems"])
     code, out, _ = run(code_repo, "status")
     assert code == 0 and "state        complete" in out and "broken.py: syntax-error" in out
     assert out.endswith("skipped:\n  secret.py: symlink (not followed)\n")
