@@ -57,26 +57,52 @@ Exit codes:
 
 
 class NexusClickError(click.ClickException):
-    """A NexusError shown as `error: …` with its own exit code."""
+    """A NexusError shown as `error: …` with its own exit code (and as JSON for `--json`)."""
 
-    def __init__(self, error: NexusError) -> None:
+    def __init__(self, error: NexusError, *, as_json: bool = False) -> None:
         super().__init__(str(error))
         self.exit_code = error.exit_code  # type: ignore[misc]  # click declares a ClassVar
+        self.error = error
+        self.as_json = as_json
 
     def show(self, file: Any = None) -> None:
         from nexusd.cli._style import label
 
+        if self.as_json:
+            echo_error_json(
+                type(self.error).__name__, self.error.message, self.error.hint, self.exit_code
+            )
         click.echo(f"{label('error')} {self.format_message()}", err=True)
+
+
+def echo_error_json(kind: str, message: str, hint: str | None, exit_code: int) -> None:
+    """`{"error": {...}}` on standard output, for scripts that asked for `--json`."""
+    import json
+
+    error = {"kind": kind, "message": message, "hint": hint, "exit_code": exit_code}
+    click.echo(json.dumps({"error": error}, ensure_ascii=False))
+
+
+def wants_json(args: list[str]) -> bool:
+    """Whether the command line asks for `--json` (before any `--`)."""
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
 
 
 class LazyGroup(SuggestingGroup):
     """A click group whose subcommands are imported on first use."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        # Read before click consumes them: the failing subcommand's context is gone by the
+        # time its error reaches this frame.
+        as_json = wants_json(list(ctx.args))
         try:
             return super().invoke(ctx)
         except NexusError as exc:
-            raise NexusClickError(exc) from exc
+            raise NexusClickError(exc, as_json=as_json) from exc
+        except click.UsageError as exc:
+            if as_json:
+                echo_error_json("UsageError", exc.format_message(), None, exc.exit_code)
+            raise
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -123,8 +149,8 @@ def main(argv: list[str] | None = None) -> None:
         import traceback
 
         traceback.print_exc()
-        click.echo(
-            "error: unexpected error, a bug in nexusd: please report it with the traceback above",
-            err=True,
-        )
+        message = "unexpected error, a bug in nexusd: please report it with the traceback above"
+        if wants_json(sys.argv[1:] if argv is None else argv):
+            echo_error_json("bug", message, None, EXIT_BUG)
+        click.echo(f"error: {message}", err=True)
         raise SystemExit(EXIT_BUG) from None
