@@ -43,6 +43,14 @@ from nexusd.paths import RepoLayout
 QUIET_SECONDS = 0.3  # an update runs once events have stopped for this long…
 MAX_BATCH_SECONDS = 5.0  # …or after this long under a steady stream of them
 PUBLISH_SECONDS = 0.5  # progress of a build reaches `nexusd status` this often
+# A read (search, symbols, impact) waits this long for the update of files changed just before
+# it: an agent that edits a file and searches at once must not get the old file back.
+FRESH_WAIT_SECONDS = 2.0
+READ_OPS = frozenset({"code_search", "code_symbols", "code_impact"})
+STALE_NOTE = (
+    "files changed in the last seconds are not in these results yet (the code index is"
+    " still updating); search again in a moment"
+)
 STOP_JOIN_SECONDS = 60.0
 THREAD = "nexusd-code-index"
 # Folders at the top of the repository never watched: git's own, nexusd's, memory files.
@@ -99,6 +107,10 @@ class CodeLink:
         self._root = os.fspath(layout.root)
         self._reasons: set[str] = set()
         self._lock = threading.Lock()
+        self._done = threading.Condition(self._lock)
+        self._kicks = 0  # kicks so far …
+        self._kicks_done = 0  # … and how many of them an ended update has taken in
+        self._hurry = False  # a read waits: update without waiting for quiet
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -137,11 +149,34 @@ class CodeLink:
         """Ask for an update (batched with whatever else arrives within QUIET_SECONDS)."""
         with self._lock:
             self._reasons.add(reason)
+            self._kicks += 1
         self._wake.set()
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any] | None:
-        """Answer a code op from the daemon's socket (None for any other op)."""
-        return handle_code_op(self.index, request, update=self.update_now, extra=self.facts)
+        """Answer a code op from the daemon's socket (None for any other op); a read first
+        waits (up to FRESH_WAIT_SECONDS) for files changed before it to be indexed."""
+        fresh = request.get("op") not in READ_OPS or self.wait_fresh(FRESH_WAIT_SECONDS)
+        answer = handle_code_op(self.index, request, update=self.update_now, extra=self.facts)
+        if not fresh and answer is not None and answer.get("ok") and "hits" in answer:
+            answer["note"] = "; ".join(filter(None, [answer.get("note"), STALE_NOTE]))
+        return answer
+
+    def wait_fresh(self, timeout: float) -> bool:
+        """Whether every change reported so far is indexed, waiting up to `timeout` seconds
+        (and asking the update not to wait for quiet)."""
+        deadline = time.monotonic() + timeout
+        with self._done:
+            target = self._kicks
+            if self._kicks_done >= target:
+                return True
+            self._hurry = True
+            self._wake.set()
+            while self._kicks_done < target:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stop.is_set() or self._thread is None:
+                    return False
+                self._done.wait(left)
+        return True
 
     def update_now(self, reset: bool = False) -> UpdateReport:
         """Update (or drop and rebuild) in the caller's thread; counted and logged."""
@@ -183,19 +218,26 @@ class CodeLink:
             self._settle()
             with self._lock:
                 reasons, self._reasons = self._reasons, set()
-            if not reasons or self._stop.is_set():
-                continue
+                taken, self._hurry = self._kicks, False
+            if self._stop.is_set():
+                return
             try:
-                self._update(reasons)
+                if reasons:
+                    self._update(reasons)
             except _Stopping:
                 return
             except Exception as exc:
                 self._failed("code index update failed", exc)
+            finally:
+                with self._done:
+                    # Also after a failure: a reader waits for an attempt, not for success.
+                    self._kicks_done = max(self._kicks_done, taken)
+                    self._done.notify_all()
 
     def _settle(self) -> None:
         """Wait until events stop for QUIET_SECONDS (at most MAX_BATCH_SECONDS)."""
         deadline = time.monotonic() + MAX_BATCH_SECONDS
-        while not self._stop.is_set() and time.monotonic() < deadline:
+        while not self._stop.is_set() and time.monotonic() < deadline and not self._hurry:
             self._wake.clear()
             if not self._wake.wait(QUIET_SECONDS):
                 return

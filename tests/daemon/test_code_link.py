@@ -135,6 +135,34 @@ def test_reads_never_wake_the_link_and_writes_do(code_served: tuple[Path, str, s
 
 
 @pytest.mark.slow
+def test_a_read_right_after_an_edit_sees_the_edit(code_served: tuple[Path, str, str]) -> None:
+    repo, _, _ = code_served
+    link = CodeLink(find_repo(repo), load_config(repo), logging.getLogger("test"))
+    link.start()
+    try:
+        wait_until(lambda: link.state == "ready", what="the first build")
+        kicks = link._kicks
+        (repo / "pkg" / "fresh.py").write_text("def zebra_crossing() -> None:\n    pass\n", "utf-8")
+        # The watcher has seen the write, the update has not run (it waits for quiet).
+        wait_until(lambda: link._kicks > kicks, timeout=10, what="the write's event")
+        answer = link.handle({"op": "code_search", "query": "zebra_crossing"})
+        assert answer is not None and answer["hits"][0]["path"] == "pkg/fresh.py"
+        assert answer["note"] is None
+        symbols = link.handle({"op": "code_symbols", "path": "pkg/fresh.py"})
+        assert symbols is not None and symbols["found"]
+
+        # An update that cannot finish in time: the answer says its results may be stale.
+        (repo / "pkg" / "later.py").write_text("def yak_shaving() -> None:\n    pass\n", "utf-8")
+        wait_until(lambda: link._kicks > kicks + 1, timeout=10, what="the second event")
+        with link.index.store.writing():  # the update waits for the index's lock
+            answer = link.handle({"op": "code_search", "query": "yak_shaving"})
+        assert answer is not None and "not in these results yet" in answer["note"]
+        wait_until(lambda: link.index.parsed("pkg/later.py") is not None, what="the update")
+    finally:
+        link.stop()
+
+
+@pytest.mark.slow
 def test_the_daemon_answers_code_ops_and_stays_idle(
     code_served: tuple[Path, str, str], start_daemon: Callable[..., Path]
 ) -> None:
