@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,8 +25,6 @@ from nexusd.paths import RepoLayout
 log = logging.getLogger("nexusd.api")
 CodeOps = Callable[[dict[str, Any]], dict[str, Any] | None]
 SOCKET_TIMEOUT = 60.0
-# Without a daemon, the code index is brought up to date at most this often.
-CODE_UPDATE_SECONDS = 2.0
 
 
 class Backend:
@@ -51,7 +48,6 @@ class Backend:
         self._owns_memory = False
         self._code_ops = code_ops
         self._code_index: Any = None
-        self._code_updated = 0.0
         self._lock = threading.Lock()
 
     # -- memory ----------------------------------------------------------------------
@@ -139,10 +135,10 @@ class Backend:
                 self._code_index.open()
             index = self._code_index
             # A daemon without a socket keeps the index: read it as stored, never write.
-            stale = time.monotonic() - self._code_updated > CODE_UPDATE_SECONDS
-            if stale and self.daemon.running_pid(self.layout) is None:
+            # Otherwise every read first takes in what changed (an agent edits, then reads):
+            # an update that finds nothing new costs ~25 ms on sympy's 2,000 files.
+            if self.daemon.running_pid(self.layout) is None:
                 index.update()
-                self._code_updated = time.monotonic()
             return handle_code_op(index, request, extra=lambda: {"daemon": False})
 
     def close(self) -> None:

@@ -286,8 +286,13 @@ class CodeIndex:
         if self.progress is not None and not self.complete:
             done, total = self.progress
             return f"the code index is still being built ({done} of {total} files parsed)"
+        if not self.complete and self._corpus is None and not self._opened:
+            return "the code index is still being loaded: ask again in a moment"
         if not self.complete and self._corpus is None:
-            return "the code index is empty: run `nexusd code reindex`"
+            return (
+                "the code index has not been built yet (a daemon builds it as it starts;"
+                " `nexusd code reindex` builds it now)"
+            )
         if not self.complete:
             return "the code index has not been brought up to date yet: what it holds may be old"
         return None

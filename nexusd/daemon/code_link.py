@@ -124,7 +124,10 @@ class CodeLink:
         """Return at once: the index is opened, built and watched in the background."""
         self._stop.clear()
         self.state = "opening"
-        self._thread = threading.Thread(target=self._run, name=THREAD, daemon=True)
+        with self._lock:
+            self._kicks += 1  # the first update: a read waits for it as for any other
+            first = self._kicks
+        self._thread = threading.Thread(target=self._run, args=(first,), name=THREAD, daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
@@ -201,7 +204,7 @@ class CodeLink:
             return sorted(self._watches)
 
     # -- the owner thread -----------------------------------------------------------------
-    def _run(self) -> None:
+    def _run(self, first: int) -> None:
         try:
             self.index.open()
             # Watch before the first build: an edit made while it runs is picked up after.
@@ -211,6 +214,8 @@ class CodeLink:
             return
         except Exception as exc:
             self._failed("code index not opened", exc)
+        finally:
+            self._taken_in(first)
         while not self._stop.is_set():
             self._wake.wait()
             if self._stop.is_set():
@@ -229,10 +234,13 @@ class CodeLink:
             except Exception as exc:
                 self._failed("code index update failed", exc)
             finally:
-                with self._done:
-                    # Also after a failure: a reader waits for an attempt, not for success.
-                    self._kicks_done = max(self._kicks_done, taken)
-                    self._done.notify_all()
+                self._taken_in(taken)
+
+    def _taken_in(self, kicks: int) -> None:
+        """The first `kicks` kicks are indexed (or failed: a reader waits for an attempt)."""
+        with self._done:
+            self._kicks_done = max(self._kicks_done, kicks)
+            self._done.notify_all()
 
     def _settle(self) -> None:
         """Wait until events stop for QUIET_SECONDS (at most MAX_BATCH_SECONDS)."""

@@ -176,9 +176,18 @@ def test_code_tools_and_file_slices(memory_repo: Path) -> None:
             ("code_impact", {"path": "shop/shelf.py", "symbol": "Shelf"}),
             ("open_file", {"path": "shop/kitchen.py", "start_line": 4, "end_line": 5}),
         ]
-        return [result_json(await session.call_tool(n, a)) for n, a in calls]
+        answers = [result_json(await session.call_tool(n, a)) for n, a in calls]
+        # An agent edits a file and reads the index at once: it sees its edit.
+        (pkg / "shelf.py").write_text(
+            "class Shelf:\n    def place(self, order):\n        return order\n\n"
+            "    def restock(self, crate):\n        return crate\n",
+            encoding="utf-8",
+        )
+        after = await session.call_tool("code_symbols", {"path": "shop/shelf.py"})
+        return [*answers, result_json(after)]
 
-    search, symbols, impact, sliced = run_mcp(memory_repo, body)
+    search, symbols, impact, sliced, edited = run_mcp(memory_repo, body)
+    assert [u["qualname"] for u in edited["units"]][-1] == "Shelf.restock"
     assert search["hits"][0]["path"] == "shop/shelf.py"
     assert [u["qualname"] for u in symbols["units"]] == ["Shelf", "Shelf.place"]
     assert any(e["path"] == "shop/kitchen.py" for e in impact["impact"]["used_by"])

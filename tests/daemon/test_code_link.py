@@ -151,6 +151,13 @@ def test_a_read_right_after_an_edit_sees_the_edit(code_served: tuple[Path, str, 
         symbols = link.handle({"op": "code_symbols", "path": "pkg/fresh.py"})
         assert symbols is not None and symbols["found"]
 
+        # A restarted daemon: the first read waits for the stored index, it is not "empty".
+        link.stop()
+        link = CodeLink(find_repo(repo), load_config(repo), logging.getLogger("test"))
+        link.start()
+        answer = link.handle({"op": "code_search", "query": "zebra_crossing"})
+        assert answer is not None and answer["hits"][0]["path"] == "pkg/fresh.py"
+
         # An update that cannot finish in time: the answer says its results may be stale.
         (repo / "pkg" / "later.py").write_text("def yak_shaving() -> None:\n    pass\n", "utf-8")
         wait_until(lambda: link._kicks > kicks + 1, timeout=10, what="the second event")
