@@ -78,13 +78,25 @@ def open_slice(
     `check_openable`), at most MAX_SLICE_LINES lines and MAX_SLICE_BYTES bytes; a line
     longer than that is cut, and the answer says so."""
     from nexusd.code.reader import read_inside
+    from nexusd.code.selection import looks_binary
 
     rel = check_openable(layout, config, path)
     data = read_inside(layout.root, Path(rel), MAX_FILE_BYTES, setting="the open limit")
     if isinstance(data, str):
         raise NexusError(f"cannot open {path}: {data}", hint="list files with code_search")
+    if looks_binary(data):
+        raise NexusError(
+            f"cannot open {path}: it is a binary file (a NUL byte in its first 8 KiB)",
+            hint="open text files; code_search and code_symbols list the indexed ones",
+        )
     lines = data.decode("utf-8", "replace").splitlines()
     first = max(start_line, 1)
+    if (first > len(lines) and lines) or (end_line is not None and end_line < first):
+        raise NexusError(
+            f"cannot open lines {first}–{end_line or first} of {path}: it has {len(lines)}"
+            f" line{'' if len(lines) == 1 else 's'}",
+            hint="give 1 <= start_line <= end_line, within the file",
+        )
     last = min(end_line or first + MAX_SLICE_LINES - 1, first + MAX_SLICE_LINES - 1, len(lines))
     shown: list[str] = []
     size = 0

@@ -70,6 +70,29 @@ def test_open_file_cuts_a_first_line_over_the_slice_limit(memory_repo: Path) -> 
     assert "only its start is shown" in sliced["note"]
 
 
+def test_open_file_refuses_binary_files_and_ranges_outside_the_file(memory_repo: Path) -> None:
+    (memory_repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (memory_repo / "three.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
+    asked = [
+        {"path": "logo.png"},
+        {"path": "three.txt", "start_line": 9},
+        {"path": "three.txt", "start_line": 3, "end_line": 2},
+    ]
+
+    async def body(session: ClientSession) -> tuple[list[str], dict[str, Any]]:
+        errors = [error_text(await session.call_tool("open_file", a)) for a in asked]
+        last = result_json(
+            await session.call_tool("open_file", {"path": "three.txt", "start_line": 3})
+        )
+        return errors, last
+
+    errors, last = run_mcp(memory_repo, body)
+    assert "binary file" in errors[0] and "PNG" not in errors[0]
+    assert "it has 3 lines" in errors[1] and "start_line" in errors[1]
+    assert "it has 3 lines" in errors[2]
+    assert last["text"] == "three" and last["end_line"] == 3
+
+
 def test_latest_plan_resource_needs_the_plan_role(memory_repo: Path) -> None:
     logs = memory_repo / ".scratchpad_logs"
     (logs / "20260101T000000Z_plan_response.md").write_text(
