@@ -8,7 +8,7 @@ for %s: %s"` keeps `no number is assigned for`); a request whose text contains o
 points at the unit that holds it.
 
 Read from a unit's text with a small scanner rather than a syntax tree, so every language
-gets it (`raise ValueError(…)`, `throw new Error(…)`, `fmt.Errorf(…)`, `panic!(…)`,
+gets it (`raise ValueError(…)`, `throw new Error(…)`, `fmt.Errorf(…)`, `errors.New(…)`, `panic!(…)`,
 `logger.warning(…)`) and parsing costs no second walk.
 """
 
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 # Where a message is given: a raise/throw, a constructor of an error, exception or warning
 # class, or a call whose name says it reports something.
 _TRIGGER = re.compile(
-    r"\b(?:raise|throw|panic!?|\w*(?:Error|Exception|Warning|Errorf)"
+    r"\b(?:raise|throw|panic!?|errors\.New|\w*(?:Error|Exception|Warning|Errorf)"
     r"|warn|warning|warnings|error|errorf|exception|critical|fatal|fatalf|fail|abort)\b"
 )
 # Placeholders of printf, str.format, f-strings and template literals, and escapes: where

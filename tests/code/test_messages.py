@@ -40,6 +40,10 @@ def test_python_raises_warnings_and_logging_give_their_fixed_pieces() -> None:
             "failed to open the index at",
         ),
         (
+            'return errors.New("parcel weight must be positive")',
+            "parcel weight must be positive",
+        ),
+        (
             'panic!("the lock file is held by another process {}", pid);',
             "the lock file is held by another process",
         ),
