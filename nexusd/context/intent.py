@@ -31,6 +31,9 @@ _CUES: dict[Kind, tuple[tuple[str, int], ...]] = {
         ("exception", 2),
         ("traceback", 3),
         ("fail", 2),
+        ("failing", 1),  # cues of four letters are whole words: `fail` is not `failing`
+        ("failed", 1),
+        ("failure", 1),
         ("broken", 2),
         ("wrong", 2),
         ("incorrect", 2),
@@ -148,6 +151,11 @@ class Intent:
     cues: tuple[str, ...] = ()
 
 
+_EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b")
+# `from_file fails on TOML` reports a bug; `an option that fails on …` specifies a feature.
+_FAILS = re.compile(r"(?<!\bthat )(?<!\bwhich )\bfails\b")
+
+
 @functools.lru_cache(maxsize=256)
 def _pattern(cue: str) -> re.Pattern[str]:
     body = r"\s+".join(re.escape(w) for w in cue.split())
@@ -170,6 +178,14 @@ def classify_text(text: str) -> Intent:
                 bonus = 1 if _pattern(cue).match(lower) else 0
                 scores[kind] = scores.get(kind, 0) + weight + bonus
                 found.setdefault(kind, []).append(cue)
+    if _FAILS.search(lower):
+        scores["bug"] = scores.get("bug", 0) + 1
+        found.setdefault("bug", []).append("fails")
+    named = _EXCEPTION_NAME.findall(" ".join(prose))
+    if named:
+        # `TypeError in send_file`: an exception class named in the goal is a bug's mark.
+        scores["bug"] = scores.get("bug", 0) + 3
+        found.setdefault("bug", []).append(named[0])
     asks = (prose and prose[0].rstrip().endswith("?")) or (first and first[0] in _ASKING)
     if asks:
         scores["question"] = scores.get("question", 0) + _QUESTION_WEIGHT
