@@ -12,6 +12,14 @@ from __future__ import annotations
 
 import re
 
+# What a paste carries on each line that is not the report's: a quote's `> ` (not a `>>>`
+# prompt), a CI log's timestamp (`2024-01-01T00:00:00.1234567Z `), terminal colours (also the
+# `[0;31m` left when the escape byte was lost).
+_LINE_PREFIX = re.compile(
+    r"^(?:[ \t]*>(?!>>)(?=[ \t]|$)[ \t]?)+|^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?[ \t]",
+    re.M,
+)
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|(?<![\w\]\[])\[(?:\d{1,3};)*\d{1,3}m")
 # A closed comment from the start of a line: an unclosed `<!--` in prose is quoted markup.
 _COMMENT = re.compile(r"^[ \t]*<!--.*?-->", re.S | re.M)
 _SPACE = re.compile(r"\s+")
@@ -43,6 +51,11 @@ _BANNER = re.compile(
     r"|%quickref -> Quick reference\."
     r"|help\s+-> Python's own help system\."
     r"|object\?\s+-> Details about 'object'.*"
+    # A traceback's own lines: its frames are evidence, its header is not (as a request's
+    # first line, it became the title: `Traceback`, `recent`, `call`, `last` weighed most).
+    r"|Traceback \(most recent call last\):"
+    r"|During handling of the above exception, another exception occurred:"
+    r"|The above exception was the direct cause of the following exception:"
     r")\s*$"
 )
 # A test session's header: from its first line to `collected N items` (pytest prints no blank
@@ -116,6 +129,11 @@ def _blank_session_headers(lines: list[str], keep: list[bool]) -> None:
             keep[number : last + 1] = [False] * (last + 1 - number)
             number = last
         number += 1
+
+
+def unwrap(text: str) -> str:
+    """`text` without quote markers, CI timestamps and colour codes at its lines' starts."""
+    return _LINE_PREFIX.sub("", _ANSI.sub("", text))
 
 
 def strip(text: str) -> str:

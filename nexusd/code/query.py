@@ -15,18 +15,25 @@ from dataclasses import dataclass
 from nexusd.code import boilerplate
 from nexusd.code.tokens import IDENT, STOP, tokens
 
-_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
+# A fence opens at the start of a line (inline ```x``` in prose is not one); its info string
+# holds no backtick, which also keeps a long run of backticks linear.
+_FENCE = re.compile(r"^[ \t>]*```[^`\n]*\n(.*?)(?:```|\Z)", re.S | re.M)
 _TICKS = re.compile(r"`([^`\n]{1,300})`")
 _DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
+# A path starts where a run of path characters does, never inside one (`a/a/a…` and `-----`
+# were quadratic: 2.4 s for 20 KB); `\` separates as `/` does (Windows).
 _PATH = re.compile(
-    r"(?<![\w.])((?:[\w.-]+/)*[\w.-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|c|h|cc|cpp"
+    r"(?<![\w.\-])(?<![\w.\-][/\\])((?:[\w.-]+[/\\])*[\w.-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|c|h|cc|cpp"
     r"|cxx|hpp|hh|rb|php|cs|kt|scala|swift|m|lua|sh|pl|r|toml|cfg|ini|yaml|yml|json|rst|md|txt))"
     r"(?::(\d+))?\b"
 )
 # Stack frames of several runtimes, each with named groups path, line and (maybe) func.
 _PYTHON_FRAMES = (
     re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?'),
-    re.compile(r"^[ \t]*(?P<path>[\w./\\-]+\.py):(?P<line>\d+):(?: in (?P<func>[\w<>.]+))?", re.M),
+    re.compile(
+        r"^[ \t]*(?P<path>(?:[A-Za-z]:)?[\w./\\-]+\.py):(?P<line>\d+):(?: in (?P<func>[\w<>.]+))?",
+        re.M,
+    ),
     # IPython 8 and later: `File ~/src/pkg/plot.py:804, in Plot.plot(self, pyplot)`.
     re.compile(r"File (?P<path>[^\s\"',]+\.pyx?):(?P<line>\d+), in (?P<func>[\w<>.]+)"),
     # IPython 7 and earlier: `/venv/…/pkg/mathml.py in doprint(self, expr)`, then the
@@ -78,6 +85,10 @@ W_SNIPPET_ONLY = 0.5
 # tail (where a traceback ends); the middle costs seconds of regex work and adds noise.
 MAX_HEAD_CHARS = 16_000
 MAX_TAIL_CHARS = 4_000
+# Boilerplate is blanked in this much of a huge request first (its head, and a quarter as much
+# of its tail): ~30 ms where the whole of a 10 MB log would take seconds.
+MAX_READ_CHARS = 200_000
+_BLANK_LINES = re.compile(r"\n(?:[ \t]*\n){2,}")
 
 
 @dataclass(frozen=True)
@@ -174,8 +185,12 @@ def _foreign(text: str, code_text: str) -> set[str]:
     return out
 
 
-# The reporter's machine, not the repository: `/home/me/venv/lib/python3.12/site-packages/`.
-_ENV_PREFIX = re.compile(r"^.*/(?:site|dist)-packages/")
+# The reporter's machine, not the repository: `/home/me/venv/lib/python3.12/site-packages/`,
+# or a home folder (`/home/me/`, `C:/Users/me/`), whose words are the reporter's own.
+_ENV_PREFIX = re.compile(r"^.*/(?:site|dist)-packages/|^(?:.*/)?(?:home|Users)/[^/]+/")
+# A frame in the standard library (`/usr/lib/python3.11/json/__init__.py`) is no file of the
+# repository, however its path ends (flask has a `json/__init__.py` too).
+_STDLIB = re.compile(r"(?:^|/)(?:lib/python\d(?:\.\d+)?|Lib)/(?!(?:site|dist)-packages/)")
 
 
 def _frame_words(path: str) -> str:
@@ -184,12 +199,19 @@ def _frame_words(path: str) -> str:
     return _ENV_PREFIX.sub("", path)
 
 
+def _ends(text: str, head: int, tail: int) -> str:
+    """`text`, or its first `head` and last `tail` characters when it is longer."""
+    return text if len(text) <= head + tail else f"{text[:head]}\n{text[-tail:]}"
+
+
 def mine(text: str, *, title: str = "") -> CodeQuery:
     """The code query of a request's text (goal, blockers, outcome); `title` weighs W_TITLE."""
+    # Boilerplate goes before the cut: a pasted `pip freeze` at the end must not take the tail
+    # a traceback above it needed (and `> `-quoted or timestamped lines must match as lines).
+    text = boilerplate.strip(boilerplate.unwrap(_ends(text, MAX_READ_CHARS, MAX_READ_CHARS // 4)))
     if len(text) > MAX_HEAD_CHARS + MAX_TAIL_CHARS:
-        text = f"{text[:MAX_HEAD_CHARS]}\n{text[-MAX_TAIL_CHARS:]}"
-    title = title[:MAX_TAIL_CHARS]
-    text = boilerplate.strip(text)
+        text = _ends(_BLANK_LINES.sub("\n\n", text), MAX_HEAD_CHARS, MAX_TAIL_CHARS)
+    title = boilerplate.strip(boilerplate.unwrap(title[:MAX_TAIL_CHARS]))
     spans = _code_spans(text)
     frames = _frames(text)
     trace_text = "\n".join(f"{_frame_words(f.path)} {f.function}" for f in frames)
@@ -248,14 +270,15 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
         if word in idents:
             # The title says what the report is about: a name in it weighs W_TITLE times more.
             idents[word] *= W_TITLE
-    paths = list(dict.fromkeys(m.group(1) for m in _PATH.finditer(text)))
+    paths = list(dict.fromkeys(m.group(1).replace("\\", "/") for m in _PATH.finditer(text)))
     modules = [d for d in dict.fromkeys(_DOTTED.findall(text)) if not _PATH.fullmatch(d)]
     return CodeQuery(
         terms=tuple(sorted(weights.items())),
         identifiers=tuple(sorted(idents.items())),
         paths=tuple(paths),
         modules=tuple(modules),
-        frames=tuple(frames),
+        # Their words and functions stay evidence (`reprlib` led to the code wrapping it).
+        frames=tuple(f for f in frames if not _STDLIB.search(f.path)),
         exceptions=tuple(exceptions),
         messages=tuple(dict.fromkeys(messages)),
         text=f"{title}\n{text}" if title and title not in text else text,

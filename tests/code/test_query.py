@@ -256,3 +256,89 @@ def test_a_frames_environment_folders_are_not_searched() -> None:
     assert {"sansio", "scaffold", "flask", "find_package"} <= set(terms)
     assert terms["sansio"] > terms.get("venv", 0) and terms["sansio"] > terms.get("site", 0)
     assert q.frames[0].path.endswith("site-packages/flask/sansio/scaffold.py")  # kept whole
+
+
+def test_a_traceback_header_is_no_evidence_even_as_the_title() -> None:
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/proj/t.py", line 5, in test_port\n'
+        "    monkeypatch.setenv('PORT', 8080)\nTypeError: str expected, not int\n"
+    )
+    q = mine(trace, title="Traceback (most recent call last):")
+    names = dict(q.identifiers)
+    assert "Traceback" not in names and "recent" not in names
+    assert not {"traceback", "recent", "last"} & set(dict(q.terms))
+    assert names["test_port"] > names["monkeypatch"] > 0
+    # The reporter's home folder is prose in the report, never a frame's (trace) words.
+    assert dict(q.terms)["me"] == W_PROSE < dict(q.terms)["proj"]
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    ["> ", "> > ", "2024-01-01T00:00:00.1234567Z ", "\x1b[0;32m"],
+    ids=["quoted", "quoted-twice", "ci-timestamp", "colour"],
+)
+def test_quoted_timestamped_or_coloured_lines_are_read_as_lines(prefix: str) -> None:
+    report = "\n".join(
+        prefix + line
+        for line in [
+            "src/pkg/util.py:22: in helper",
+            "    x = parse(1)",
+            "E   KeyError: 'missing'",
+            "attrs==19.3.0",
+            "pluggy==0.13.1",
+            "py==1.8.1",
+        ]
+    )
+    q = mine(report)
+    assert q.frames == (Frame("src/pkg/util.py", 22, "helper"),)
+    assert "pluggy" not in dict(q.terms)  # the listing is still recognised and blanked
+    assert not any(t.startswith("t00") or t == "0m" for t in dict(q.terms))
+
+
+def test_a_repl_prompt_is_not_a_quote_marker() -> None:
+    q = mine(">>> x = 1\n>>> Mod(x, 2)\n")
+    assert "Mod" in dict(q.identifiers) and "x" not in dict(q.identifiers)
+
+
+def test_inline_triple_backticks_do_not_open_a_fence() -> None:
+    q = mine(
+        "I tried ```stream_with_context``` but nothing changed.\n"
+        "```python\nbp = Blueprint('x', __name__)\nbp.add_url_rule('/')\n```\n"
+        "the after_request hooks never run\n"
+    )
+    names = dict(q.identifiers)
+    assert names["after_request"] == W_CODE  # prose around the block stays prose-weighted
+    assert names["add_url_rule"] == W_CODE * W_SNIPPET_ONLY  # the block stays a snippet
+
+
+def test_windows_paths_name_files_and_frames() -> None:
+    q = mine(
+        "The bug is in src\\flask\\sansio\\app.py, see\nC:\\proj\\src\\pkg\\util.py:22: in helper"
+    )
+    assert "src/flask/sansio/app.py" in q.paths
+    assert Frame("C:/proj/src/pkg/util.py", 22, "helper") in q.frames
+
+
+def test_standard_library_frames_name_no_repository_file_but_keep_their_words() -> None:
+    q = mine(
+        'Traceback (most recent call last):\n  File "/srv/app/src/flask/app.py", line 9, in run\n'
+        '  File "/usr/lib/python3.11/json/__init__.py", line 346, in loads\n'
+        '  File "C:\\Python39\\Lib\\reprlib.py", line 52, in repr1\nValueError: bad\n'
+    )
+    assert [f.path for f in q.frames] == ["/srv/app/src/flask/app.py"]
+    assert {"loads", "repr1", "reprlib"} <= set(dict(q.terms))
+
+
+def test_boilerplate_is_blanked_before_a_long_report_is_cut() -> None:
+    log = "".join(f"info worker job {i} done\n" for i in range(700))
+    freeze = "".join(f"package{i}=={i}.1.0\n" for i in range(400))
+    report = (
+        f"```\n{log}```\n"
+        'Traceback (most recent call last):\n  File "src/pkg/tail.py", line 7, in deep\n'
+        f"TypeError: unsupported operand\n\n## Environment\n{freeze}"
+    )
+    assert len(report) > 20_000
+    q = mine(report)
+    assert Frame("src/pkg/tail.py", 7, "deep") in q.frames
+    assert "TypeError" in q.exceptions
