@@ -2,18 +2,32 @@
 
 Edges come from the index: imports between files, references by name from units of files
 that import the target (or anywhere, marked as a weaker name match), subclasses by their
-base names, and the tests that import the file.
+base names, and the tests that import the file. The index reads a unit's names from all
+of its text, docstrings and comments included (right for search); given the sources, a
+reference edge is kept only where the name appears in code, outside strings and comments.
 """
 
 from __future__ import annotations
 
 import builtins
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from nexusd.code.corpus import Corpus
+from nexusd.code.units import CodeUnit
 
 MAX_EDGES = 50
 _BUILTINS = frozenset(dir(builtins))
+# Strings and comments name things without using them (Python; C-like languages).
+_PY_NOISE = re.compile(
+    r'[rRbBuUfF]{0,2}(?:"""[\s\S]*?"""|' + r"'''[\s\S]*?''')"
+    r'|"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'|#[^\n]*"
+)
+_C_NOISE = re.compile(
+    r'/\*[\s\S]*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`"
+)
+Source = Callable[[str], "list[str] | None"]  # a path's lines, or None when unreadable
 
 
 @dataclass(frozen=True)
@@ -37,8 +51,11 @@ class Impact:
     note: str = ""
 
 
-def impact(corpus: Corpus, path: str, symbol: str | None = None) -> Impact:
-    """Who imports, calls or subclasses `path` (or `symbol` in it), and what it imports."""
+def impact(
+    corpus: Corpus, path: str, symbol: str | None = None, source: Source | None = None
+) -> Impact:
+    """Who imports, calls or subclasses `path` (or `symbol` in it), and what it imports;
+    with `source`, name references only where code (not prose) says the name."""
     f = corpus.file_for_path(path)
     if f is None:
         return Impact(path, symbol, (), (), note=f"`{path}` is not in the code index")
@@ -55,12 +72,13 @@ def impact(corpus: Corpus, path: str, symbol: str | None = None) -> Impact:
             used_by.append(Edge(corpus.paths[i], 1, corpus.files[i].file_unit.qualname, kind))
         return Impact(real, None, tuple(uses[:MAX_EDGES]), tuple(used_by[:MAX_EDGES]))
     name = symbol.split(".")[-1]
+    code = _Code(corpus, source)
     defined = [e for e in corpus.file_entries[f] if corpus.entries[e].unit.name == name]
     if not defined:
         note = f"`{symbol}` is not defined in `{real}`; showing name references anywhere"
     else:
         note = ""
-        uses = _callees(corpus, f, defined[0])
+        uses = _callees(corpus, f, defined[0], code)
     near = set(importers) | {f}
     family = _family(corpus.files[f].language)
     for entry in corpus.entries:
@@ -70,7 +88,7 @@ def impact(corpus: Corpus, path: str, symbol: str | None = None) -> Impact:
         kind = ""
         if name in u.bases or any(b.split(".")[-1] == name for b in u.bases):
             kind = "subclass"
-        elif name in u.uses:
+        elif name in u.uses and code.says(entry.file, u, name):
             kind = "test" if corpus.tests[entry.file] else "calls"
         # A reference from a file that imports the target is certain; others in the same
         # language match by name only (`?`); other languages cannot call it by name.
@@ -81,6 +99,13 @@ def impact(corpus: Corpus, path: str, symbol: str | None = None) -> Impact:
             )
         if len(used_by) >= MAX_EDGES * 4:
             break
+    # A file that imports the name itself (`from pkg.billing import Invoice`, a re-export).
+    seen = {edge.path for edge in used_by}
+    for i in importers:
+        line = code.line_of(i, name) if corpus.paths[i] not in seen else None
+        if line is not None:
+            kind = "test" if corpus.tests[i] else "imported-by"
+            used_by.append(Edge(corpus.paths[i], line, corpus.files[i].file_unit.qualname, kind))
     used_by.sort(key=lambda edge: (edge.kind.endswith("?"), edge.path, edge.line))
     return Impact(real, symbol, tuple(uses), tuple(used_by[:MAX_EDGES]), note)
 
@@ -90,7 +115,60 @@ def _family(language: str) -> str:
     return {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}.get(language, language)
 
 
-def _callees(corpus: Corpus, f: int, e: int) -> list[Edge]:
+class _Code:
+    """The code of files with strings and comments blanked, read once per file."""
+
+    def __init__(self, corpus: Corpus, source: Source | None) -> None:
+        self.corpus = corpus
+        self.source = source
+        self._files: dict[int, list[str] | None] = {}
+
+    def _lines(self, f: int) -> list[str] | None:
+        if self.source is None:
+            return None
+        if f not in self._files:
+            lines = self.source(self.corpus.paths[f])
+            if lines is not None:
+                noise = _PY_NOISE if self.corpus.files[f].language == "python" else _C_NOISE
+                # Blanked, not removed: line numbers stay those of the file.
+                text = noise.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), "\n".join(lines))
+                lines = text.split("\n")
+            self._files[f] = lines
+        return self._files[f]
+
+    def says(self, f: int, unit: CodeUnit, name: str) -> bool:
+        """Whether `unit`'s code names `name` (True when the source cannot be read)."""
+        lines = self._lines(f)
+        if lines is None:
+            return True
+        found = _named(name)
+        inner = f"{unit.qualname}."
+        # Its own lines: a class's methods (and a function's nested defs) speak for themselves.
+        holes = [
+            (o.unit.start, o.unit.end)
+            for o in map(self.corpus.entries.__getitem__, self.corpus.file_entries[f])
+            if o.unit.qualname.startswith(inner)
+        ]
+        return any(
+            found(lines[n - 1])
+            for n in range(unit.start, min(unit.end, len(lines)) + 1)
+            if not any(a <= n <= b for a, b in holes)
+        )
+
+    def line_of(self, f: int, name: str) -> int | None:
+        """The first line of file `f` whose code names `name`, if its source is readable."""
+        found = _named(name)
+        for number, line in enumerate(self._lines(f) or (), start=1):
+            if found(line):
+                return number
+        return None
+
+
+def _named(name: str) -> Callable[[str], object]:
+    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])").search
+
+
+def _callees(corpus: Corpus, f: int, e: int, code: _Code) -> list[Edge]:
     """What unit `e` of file `f` calls, each name looked up in the same file, then in the
     files it imports (by name: `get` there counts whatever owns it, so `os.environ.get`
     can show up); elsewhere only a name one file defines (`calls?`). A function nested in
@@ -99,7 +177,7 @@ def _callees(corpus: Corpus, f: int, e: int) -> list[Edge]:
     reach = corpus.imports[f]
     edges: list[Edge] = []
     for other in unit.uses:
-        if other == unit.name:  # its own `def` line names it
+        if other == unit.name or not code.says(f, unit, other):  # its `def` line; its prose
             continue
         found = [d for d in corpus.defs.get(other, []) if not _local(corpus, d) and d != e]
         sure = [d for d in found if corpus.entries[d].file == f]

@@ -88,3 +88,36 @@ def test_callees_resolve_as_python_would_and_guesses_are_marked() -> None:
     ]  # `open` is the builtin; `read` is defined in two files the module does not import
     used_by = impact(Corpus(p for p in parsed if p is not None), "app/config.py", "from_file")
     assert all(not e.path.endswith(".ts") for e in used_by.used_by)  # not callable from there
+
+
+def test_with_sources_prose_is_no_call_and_an_import_of_the_name_is_an_edge() -> None:
+    files = {
+        "shop/cart.py": (
+            "class Cart:\n    def run(self):\n        return 1\n\n"
+            "    def total(self):\n        return self.run()\n"
+        ),
+        "shop/ctx.py": (
+            "from shop.cart import Cart\n\n\ndef after():\n"
+            '    """Decorate a function to run after the request."""\n'
+            "    # run it later\n    return 'run'\n"
+        ),
+        "shop/api.py": "from shop.cart import (\n    Cart,\n)\n\n__all__ = ['Cart']\n",
+        "shop/uses.py": "from shop.cart import Cart\n\n\ndef go(cart):\n    return cart.run()\n",
+    }
+    corpus = Corpus(parse_python(path, text) for path, text in files.items())
+
+    def source(path: str) -> list[str]:
+        return files[path].split("\n")
+
+    runs = impact(corpus, "shop/cart.py", "Cart.run", source=source)
+    edges = {(e.path, e.symbol, e.kind) for e in runs.used_by}
+    assert ("shop/uses.py", "go", "calls") in edges
+    assert ("shop/cart.py", "Cart.total", "calls") in edges
+    assert not any(path == "shop/ctx.py" for path, _, _ in edges)  # a docstring, a comment
+    # Without the sources, the index's names alone: the docstring's "run" counts.
+    assert any(e.path == "shop/ctx.py" for e in impact(corpus, "shop/cart.py", "Cart.run").used_by)
+
+    cart = impact(corpus, "shop/cart.py", "Cart", source=source)
+    lines = {(e.path, e.line, e.kind) for e in cart.used_by}
+    assert ("shop/api.py", 2, "imported-by") in lines  # a re-export names the class
+    assert cart.uses == ()  # its methods' code is theirs, not the class's own
