@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from nexusd.api.backend import Backend
-from nexusd.api.roles import Access
+from nexusd.api.roles import Access, role_hint
 from nexusd.config import Config
 from nexusd.errors import AccessError, NexusError
 from nexusd.memory.chunking import chunk_markdown
@@ -129,7 +129,7 @@ class Context:
             raise AccessError(
                 f"role {role!r} may not read this chunk: its category "
                 f"{chunk.get('category')!r} requires role {need!r}",
-                hint=f"use a token of role {need!r} or above",
+                hint=role_hint(need),
                 status=403,
             )
         return {**chunk, "query_time_ms": _elapsed_ms(started)}

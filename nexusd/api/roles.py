@@ -37,6 +37,14 @@ def _closure(roles: Mapping[str, list[str]], role: str) -> frozenset[str]:
     return frozenset(seen)
 
 
+def role_hint(need: str) -> str:
+    """How a client gets role `need`: a token over HTTP, a flag over stdio."""
+    return (
+        f"use a token of role {need!r} or above (HTTP), or start the server with"
+        f" `nexusd mcp --role {need}` (stdio)"
+    )
+
+
 @dataclass(frozen=True)
 class Access:
     """The role tables of one configuration."""
@@ -96,7 +104,7 @@ class Access:
         if not self.includes(role, need):
             raise AccessError(
                 f"role {role!r} may not touch category {name!r}: it requires role {need!r}",
-                hint=f"use a token of role {need!r} or above, or change api.categories.{name}",
+                hint=f"{role_hint(need)}, or change api.categories.{name}",
                 status=403,
             )
         return name
@@ -107,7 +115,7 @@ class Access:
         if not self.includes(role, need):
             raise AccessError(
                 f"role {role!r} may not {action.replace('_', ' ')}: it requires role {need!r}",
-                hint=f"use a token of role {need!r} or above, or change api.actions.{action}",
+                hint=f"{role_hint(need)}, or change api.actions.{action}",
                 status=403,
             )
 

@@ -145,6 +145,7 @@ def test_errors_are_tool_errors_and_the_server_keeps_serving(
     assert "outside the repository" in errors[2]
     assert "missing.py" in errors[3]
     assert "forbidden" in errors[4] and "restore" in errors[4] and "admin" in errors[4]
+    assert "`nexusd mcp --role admin` (stdio)" in errors[4]  # no tokens over stdio
     assert "forbidden" in errors[5] and "decisions" in errors[5]
     assert "bad request" in errors[6] and "lessons" in errors[6]  # lists the valid ones
     assert "forbidden" in errors[7] and "security" in errors[7]
