@@ -46,9 +46,32 @@ _PYTHON_FRAMES = (
 )
 # These runtimes print the failing call first (JavaScript, Java, Go, Rust, C debuggers).
 _INNERMOST_FIRST_FRAMES = (
-    re.compile(r"at (?:(?P<func>[\w.$<>]+) )?\(?(?P<path>[\w./\\-]+\.[jt]sx?):(?P<line>\d+):\d+"),
+    # Node and browsers: `at async loadAll (/app/src/loader.ts:40:3)`, `at new Router (…)`,
+    # `at file:///app/index.mjs:3:1`, `at render (webpack://app/./src/render.js?ab:12:5)`.
+    re.compile(
+        r"at (?:async |new )?(?:(?P<func>[\w.$<>]+) )?\(?(?:file://|webpack://[^/\s]*/)?"
+        r"(?P<path>(?:[A-Za-z]:)?[\w./\\-]+\.[mc]?[jt]sx?)(?:\?[^:\s)]*)?:(?P<line>\d+):\d+"
+    ),
     re.compile(r"at (?P<func>[\w.$]+)\((?P<path>\w+\.java):(?P<line>\d+)\)"),
-    re.compile(r"^[ \t]*(?P<path>[\w./-]+\.(?:go|rs|c|cc|cpp)):(?P<line>\d+)", re.M),
+    # Go prints the function on the line above its file (`main.(*DB).Get(…)`); Rust's
+    # backtrace says `at ./src/lexer.rs:88:14`.
+    re.compile(
+        r"(?:^(?P<func>[\w.*/()\[\]]+)\(.*\)[ \t]*\n)?"
+        r"^[ \t]*(?:at )?(?P<path>[\w./-]+\.(?:go|rs|c|cc|cpp)):(?P<line>\d+)",
+        re.M,
+    ),
+)
+# Where a run of innermost-first frames ends: `Caused by: …`, a new error's first line, a
+# goroutine's header (not Rust's numbered `  3: core::panicking::…` lines between frames).
+_TRACE_BREAK = re.compile(
+    r"^[ \t]*(?:Caused by:|(?:Uncaught )?[\w.$]*(?:Error|Exception)\b|goroutine \d+ "
+    r"|thread '[^'\n]*' panicked)",
+    re.M,
+)
+# Rust's panic message names the faulting line itself (1.73 and later: `panicked at
+# src/lexer.rs:88:14:`; before: `panicked at 'msg', src/lexer.rs:88:14`), before any backtrace.
+_RUST_PANIC = re.compile(
+    r"panicked at (?:'.*?', )?(?P<path>[\w./-]+\.rs):(?P<line>\d+):\d+(?P<func>)"
 )
 _EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt|Failure))\b")
 _MESSAGE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning):\s*(.{8,200})")
@@ -135,21 +158,30 @@ def _looks_like_code(word: str) -> bool:
 
 def _frames(text: str) -> list[Frame]:
     """The frames the report prints, each traceback outermost first, whatever its runtime."""
-    found: list[tuple[int, bool, Frame]] = []
-    for patterns, innermost_first in ((_PYTHON_FRAMES, False), (_INNERMOST_FIRST_FRAMES, True)):
+    found: list[tuple[int, int, bool, Frame]] = []
+    # A Rust panic's own line goes first in its backtrace's run: turned round, it is last.
+    groups = ((_PYTHON_FRAMES, False), ((*_INNERMOST_FIRST_FRAMES, _RUST_PANIC), True))
+    for patterns, innermost_first in groups:
         for pattern in patterns:
             for m in pattern.finditer(text):
                 parts = m.groupdict()
-                func = (parts.get("func") or "").split(".")[-1]
+                func = (parts.get("func") or "").split(".")[-1].strip("()*")
                 frame = Frame(parts["path"].replace("\\", "/"), int(parts["line"]), func)
-                found.append((m.start(), innermost_first, frame))
+                found.append((m.start(), m.end(), innermost_first, frame))
     # In the order the report prints them: one report can paste a script's traceback beside an
     # IPython one. A run of innermost-first frames is turned round, so that for every runtime
     # the last frame of a trace is the one nearest the fault.
     found.sort(key=lambda item: item[0])
     ordered: list[Frame] = []
     run: list[Frame] = []
-    for _, innermost_first, frame in found:
+    last_end = 0
+    for start, end, innermost_first, frame in found:
+        # A new trace (Java's `Caused by:`, a second error pasted after the first) starts a
+        # new run: each is turned round on its own, the later one (the root cause) last.
+        if run and _TRACE_BREAK.search(text, last_end, start):
+            ordered.extend(reversed(run))
+            run = []
+        last_end = max(last_end, end)
         if innermost_first:
             run.append(frame)
             continue
@@ -187,7 +219,9 @@ def _foreign(text: str, code_text: str) -> set[str]:
 
 # The reporter's machine, not the repository: `/home/me/venv/lib/python3.12/site-packages/`,
 # or a home folder (`/home/me/`, `C:/Users/me/`), whose words are the reporter's own.
-_ENV_PREFIX = re.compile(r"^.*/(?:site|dist)-packages/|^(?:.*/)?(?:home|Users)/[^/]+/")
+_ENV_PREFIX = re.compile(
+    r"^.*/(?:site|dist)-packages/|^.*/node_modules/|^(?:.*/)?(?:home|Users)/[^/]+/"
+)
 # A frame in the standard library (`/usr/lib/python3.11/json/__init__.py`) is no file of the
 # repository, however its path ends (flask has a `json/__init__.py` too).
 _STDLIB = re.compile(r"(?:^|/)(?:lib/python\d(?:\.\d+)?|Lib)/(?!(?:site|dist)-packages/)")

@@ -342,3 +342,45 @@ def test_boilerplate_is_blanked_before_a_long_report_is_cut() -> None:
     q = mine(report)
     assert Frame("src/pkg/tail.py", 7, "deep") in q.frames
     assert "TypeError" in q.exceptions
+
+
+@pytest.mark.parametrize(
+    ("trace", "innermost"),
+    [
+        (
+            "TypeError: x\n    at async loadAll (/app/src/loader.ts:40:3)\n"
+            "    at new Router (/app/src/router.js:5:9)\n    at file:///app/index.mjs:3:1\n",
+            Frame("/app/src/loader.ts", 40, "loadAll"),
+        ),
+        (
+            "Error: boom\n    at render (webpack://app/./src/render.js?abc:12:5)\n"
+            "    at go (C:\\app\\src\\go.js:1:2)\n",
+            Frame("./src/render.js", 12, "render"),
+        ),
+        (  # the root cause, printed after `Caused by:`, is the innermost frame
+            "java.lang.RuntimeException: wrap\n"
+            "\tat com.acme.UserService.load(UserService.java:40)\n"
+            "\tat com.acme.Main.main(Main.java:10)\nCaused by: java.sql.SQLException: pool\n"
+            "\tat com.acme.Pool.acquire(Pool.java:88)\n"
+            "\tat com.acme.UserService.load(UserService.java:38)\n\t... 1 more\n",
+            Frame("Pool.java", 88, "acquire"),
+        ),
+        (
+            "thread 'main' panicked at src/parser/lexer.rs:88:14:\nindex out of bounds\n"
+            "stack backtrace:\n   0: rust_begin_unwind\n"
+            "             at /rustc/abc/library/std/src/panicking.rs:584:5\n"
+            "   1: app::main\n             at ./src/main.rs:5:3\n",
+            Frame("src/parser/lexer.rs", 88, ""),
+        ),
+        (
+            "panic: boom\n\ngoroutine 1 [running]:\nmain.(*DB).Get(0xc000010000)\n"
+            "\t/app/store/db.go:42 +0x1d\nmain.main()\n\t/app/main.go:10 +0x2f\n",
+            Frame("/app/store/db.go", 42, "Get"),
+        ),
+    ],
+    ids=["node-async-new-file", "webpack-windows", "java-caused-by", "rust-panic", "go-function"],
+)
+def test_other_runtimes_traces_end_at_the_fault(trace: str, innermost: Frame) -> None:
+    frames = mine(trace).frames
+    assert frames[-1] == innermost
+    assert len(frames) >= 2
