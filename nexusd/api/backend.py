@@ -141,6 +141,19 @@ class Backend:
                 index.update()
             return handle_code_op(index, request, extra=lambda: {"daemon": False})
 
+    def code_here_summary(self) -> dict[str, Any]:
+        """The code index as this process holds it (for `status` without a daemon)."""
+        from nexusd.code.ops import status_of, status_summary
+
+        with self._lock:
+            index = self._code_index
+            if index is None:
+                return {
+                    "state": "not open in this process: the first code tool call builds it",
+                    "daemon": False,
+                }
+            return {**status_summary(status_of(index)), "state": "ready", "daemon": False}
+
     def close(self) -> None:
         """Stop what this process opened."""
         if self._owns_memory and self._memory is not None:

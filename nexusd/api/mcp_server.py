@@ -279,7 +279,11 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         """Whether nexusd's daemon runs for this repository and what it did (answered,
         queued, errors, memory and code index state), plus your role."""
         allowed("read")
-        return {**operations.status(layout, api.backend.daemon), "role": role}
+        found = {**operations.status(layout, api.backend.daemon), "role": role}
+        if not found.get("running") and config.code.enabled:
+            # Not a stopped daemon's last word: the index this process answers from.
+            found["code"] = api.backend.code_here_summary()
+        return found
 
     @server.resource("nexusd://memory/MEMORY.md", mime_type="text/markdown")
     def memory_file() -> str:

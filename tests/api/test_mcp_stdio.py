@@ -153,6 +153,7 @@ def test_errors_are_tool_errors_and_the_server_keeps_serving(
     assert "no memory chunk" in errors[9]
     assert "no_such_tool" in errors[10]
     assert status["role"] == "user" and status["running"] is False
+    assert status["code"]["state"].startswith("not open in this process")
     assert not (memory_repo / "MEMORY.md").exists()  # the refused save wrote nothing
 
 
@@ -185,9 +186,12 @@ def test_code_tools_and_file_slices(memory_repo: Path) -> None:
             encoding="utf-8",
         )
         after = await session.call_tool("code_symbols", {"path": "shop/shelf.py"})
-        return [*answers, result_json(after)]
+        status = await session.call_tool("status", {})
+        return [*answers, result_json(after), result_json(status)]
 
-    search, symbols, impact, sliced, edited = run_mcp(memory_repo, body)
+    search, symbols, impact, sliced, edited, status = run_mcp(memory_repo, body)
+    assert status["running"] is False and status["code"]["daemon"] is False
+    assert status["code"]["files"] >= 3 and status["code"]["state"] == "ready"
     assert [u["qualname"] for u in edited["units"]][-1] == "Shelf.restock"
     assert search["hits"][0]["path"] == "shop/shelf.py"
     assert [u["qualname"] for u in symbols["units"]] == ["Shelf", "Shelf.place"]
