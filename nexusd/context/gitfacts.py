@@ -73,6 +73,9 @@ def _finish(proc: subprocess.Popen[bytes] | None) -> _Result:
     return _Result(proc.returncode, out, err)
 
 
+OWN_FOLDER = ".scratchpad_logs/"
+
+
 def _parse_status(out: bytes) -> tuple[str | None, str | None, list[DirtyFile]]:
     """Parse `git status --porcelain=v2 --branch -z`."""
     branch: str | None = None
@@ -101,7 +104,8 @@ def _parse_status(out: bytes) -> tuple[str | None, str | None, list[DirtyFile]]:
         elif rec[0] == "u":
             parts = rec.split(" ", 10)
             dirty.append(DirtyFile(parts[1], parts[10]))
-        elif rec[0] == "?":
+        elif rec[0] == "?" and not rec[2:].startswith(OWN_FOLDER):
+            # nexusd's own requests and responses are not the user's changes.
             dirty.append(DirtyFile("??", rec[2:]))
     return branch, head, dirty
 

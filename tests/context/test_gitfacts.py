@@ -21,6 +21,8 @@ def test_dirty_files_staged_modified_untracked_renamed(repo: Path) -> None:
     kitchen_repo(repo)
     (repo / "README.md").write_text("# changed\n")  # modified, unstaged
     (repo / "new.txt").write_text("new\n")  # untracked
+    (repo / ".scratchpad_logs").mkdir(exist_ok=True)  # nexusd's own files: not counted
+    (repo / ".scratchpad_logs" / "1_plan_request.md").write_text("# Goal\n")
     (repo / "staged.py").write_text("x = 1\n")
     git(repo, "add", "staged.py")  # added
     git(repo, "mv", "kitchen/courier.py", "kitchen/carrier.py")  # renamed
