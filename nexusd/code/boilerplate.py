@@ -22,6 +22,7 @@ _LINE_PREFIX = re.compile(
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|(?<![\w\]\[])\[(?:\d{1,3};)*\d{1,3}m")
 # A closed comment from the start of a line: an unclosed `<!--` in prose is quoted markup.
 _COMMENT = re.compile(r"^[ \t]*<!--.*?-->", re.S | re.M)
+_FENCED = re.compile(r"^[ \t>]*```[^`\n]*\n[\s\S]*?(?:^[ \t>]*```|\Z)", re.M)
 _SPACE = re.compile(r"\s+")
 # One package and its version, as listings print them (whitespace squeezed first, so the
 # match is linear): `attrs 19.1.0` (pip list), `attrs==19.1.0` (freeze), `numpy: 1.19.2`
@@ -141,7 +142,15 @@ def strip(text: str) -> str:
     # Only up to the last `-->`: an unclosed `<!--` after it would scan to the end, once each.
     end = text.rfind("-->") + 3
     if end >= 3:
-        text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text[:end]) + text[end:]
+        # Markup a reporter pastes in a code block (an HTML template) is evidence, not a note.
+        fences = [m.span() for m in _FENCED.finditer(text)]
+
+        def blank(m: re.Match[str]) -> str:
+            if any(a <= m.start() < b for a, b in fences):
+                return m.group(0)
+            return "\n" * m.group(0).count("\n")
+
+        text = _COMMENT.sub(blank, text[:end]) + text[end:]
     lines = text.split("\n")
     keep = [not _fits(_BANNER, line) for line in lines]
     _blank_listings(lines, keep)

@@ -195,3 +195,14 @@ def test_unclosed_comments_leave_the_text_as_it_is() -> None:
     # Each unclosed `<!--` once scanned the rest of the text (quadratic in their number).
     text = "-->\n" + "<!--\nword\n" * 2000
     assert strip(text) == text
+
+
+def test_a_comment_inside_a_fenced_block_is_the_reporters_code() -> None:
+    text = (
+        "<!-- Describe the bug -->\nThe template renders twice:\n```html\n"
+        "<!-- render_template_string keeps this -->\n<p>{{ x }}</p>\n```\n"
+    )
+    out = strip(text)
+    assert "Describe the bug" not in out
+    assert "render_template_string keeps this" in out
+    assert out.count("\n") == text.count("\n")
