@@ -31,6 +31,10 @@ def check_openable(layout: RepoLayout, config: Config, path: str) -> PurePosixPa
     from nexusd.memory.sources import glob_regex, memory_globs
 
     rel = PurePosixPath(Path(path).as_posix())
+    if rel.is_absolute() and PurePosixPath(layout.root.as_posix()) in rel.parents:
+        # An absolute path inside the repository (what code_symbols accepts too), as written:
+        # not resolved, so a link on the way is still seen (and refused) below.
+        rel = rel.relative_to(layout.root.as_posix())
     if rel.is_absolute() or ".." in rel.parts or not path.strip() or not rel.parts:
         raise _refuse(
             path,

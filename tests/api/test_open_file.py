@@ -43,11 +43,17 @@ def test_open_file_refuses_secrets_git_internals_and_memory(memory_repo: Path) -
         errors = [error_text(await session.call_tool("open_file", {"path": p})) for p in refused]
         fine = [
             result_json(await session.call_tool("open_file", {"path": p}))
-            for p in ("README.md", "notes.txt", ".gitignore")
+            for p in ("README.md", "notes.txt", ".gitignore", str(memory_repo / "README.md"))
         ]
+        errors.append(
+            error_text(
+                await session.call_tool("open_file", {"path": str(memory_repo / ".git/config")})
+            )
+        )
         return errors, fine
 
     errors, fine = run_mcp(memory_repo, body)
+    assert "git directory" in errors.pop()  # absolute inside the repository: the same rules
     assert "memory file" in errors[0] and "memory_search" in errors[0]
     assert "memory file" in errors[1]
     assert "ignored" in errors[2]
@@ -55,7 +61,8 @@ def test_open_file_refuses_secrets_git_internals_and_memory(memory_repo: Path) -
     assert all("relative to the repository" in e for e in errors[6:])
     for text in errors:
         assert "k9" not in text and "hunter2" not in text
-    assert [f["text"] for f in fine] == ["# demo", "untracked but not ignored", ".env"]
+    assert [f["text"] for f in fine] == ["# demo", "untracked but not ignored", ".env", "# demo"]
+    assert fine[-1]["path"] == "README.md"
 
 
 def test_open_file_cuts_a_first_line_over_the_slice_limit(memory_repo: Path) -> None:
