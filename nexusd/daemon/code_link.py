@@ -304,32 +304,45 @@ class CodeLink:
                     self._watch_folder(entry.name)
 
     def _watch_folder(self, name: str) -> None:
-        """Watch a top-level folder recursively (again, if it was deleted and recreated)."""
+        """Watch a top-level folder recursively (again, if it was deleted and recreated).
+
+        watchdog calls `on_event` holding its observer's lock, and `schedule` takes that
+        lock: so `_watch_lock` is never held while calling the observer, or a folder made
+        while another is being watched deadlocks the two threads."""
+        if name in IGNORED_TOP or name in IGNORED_DIRS:
+            return
         with self._watch_lock:
             observer = self._observer
-            if observer is None or name in IGNORED_TOP or name in IGNORED_DIRS:
-                return
-            self._unwatch_locked(name)
-            path = str(Path(self._root, name))
-            try:
-                watch = observer.schedule(self._handler, path, recursive=True, event_filter=_EVENTS)
-            except OSError as exc:  # e.g. out of inotify watches: the git hooks still work
-                log_event(
-                    self.logger,
-                    logging.WARNING,
-                    "code index cannot watch",
-                    path=path,
-                    error=str(exc),
-                )
-                return
-            self._watches[name] = watch
+            old = self._watches.pop(name, None)
+        if observer is None:
+            return
+        self._unschedule(observer, old)
+        path = str(Path(self._root, name))
+        try:
+            watch = observer.schedule(self._handler, path, recursive=True, event_filter=_EVENTS)
+        except OSError as exc:  # e.g. out of inotify watches: the git hooks still work
+            log_event(
+                self.logger, logging.WARNING, "code index cannot watch", path=path, error=str(exc)
+            )
+            return
+        with self._watch_lock:
+            # Another thread watched it meanwhile: keep one watch.
+            extra = watch if name in self._watches or self._observer is None else None
+            if extra is None:
+                self._watches[name] = watch
+        self._unschedule(observer, extra)
 
-    def _unwatch_locked(self, name: str) -> None:
-        old = self._watches.pop(name, None)
-        if old is not None and self._observer is not None:
+    def _unwatch(self, name: str) -> None:
+        with self._watch_lock:
+            observer, old = self._observer, self._watches.pop(name, None)
+        self._unschedule(observer, old)
+
+    @staticmethod
+    def _unschedule(observer: Any, watch: Any) -> None:
+        if watch is not None and observer is not None:
             # KeyError: its emitter already went away with the folder.
             with contextlib.suppress(KeyError):
-                self._observer.unschedule(old)
+                observer.unschedule(watch)
 
     def on_event(self, event: FileSystemEvent) -> None:
         """One watchdog event: a top-level folder (re)watched; a relevant change kicks."""
@@ -343,8 +356,7 @@ class CodeLink:
                 if Path(path).is_dir() and not Path(path).is_symlink():
                     self._watch_folder(rel)
                 else:
-                    with self._watch_lock:
-                        self._unwatch_locked(rel)
+                    self._unwatch(rel)
             if not kicked and relevant(rel, is_directory=event.is_directory):
                 self.kick("watch")
                 kicked = True

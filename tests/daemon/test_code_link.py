@@ -3,8 +3,10 @@ file events and git hooks, and quiet when nothing changes. Real daemons through 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -167,6 +169,45 @@ def test_a_read_right_after_an_edit_sees_the_edit(code_served: tuple[Path, str, 
         wait_until(lambda: link.index.parsed("pkg/later.py") is not None, what="the update")
     finally:
         link.stop()
+
+
+@pytest.mark.slow
+def test_folders_made_while_the_link_starts_watching_never_deadlock_it(
+    code_served: tuple[Path, str, str],
+) -> None:
+    # watchdog dispatches events under its observer's lock; the link once held its own
+    # watch lock while asking the observer to watch a folder: with top-level folders made
+    # and removed while it watched 150 others, the two threads waited on each other.
+    repo, _, _ = code_served
+    for i in range(150):
+        (repo / f"folder{i:03}").mkdir()
+    stop = threading.Event()
+
+    def churn() -> None:
+        i = 0
+        while not stop.is_set():
+            folder = repo / f"churn{i % 20}"
+            with contextlib.suppress(OSError):
+                folder.mkdir()
+                folder.rmdir()
+            i += 1
+
+    def attempt() -> None:
+        link = CodeLink(find_repo(repo), load_config(repo), logging.getLogger("test"))
+        churner = threading.Thread(target=churn, daemon=True)
+        stop.clear()
+        churner.start()
+        try:
+            link.start()
+            wait_until(lambda: link.state == "ready", timeout=60, what="the first build")
+            assert len(link.watching()) >= 151  # pkg/ and the 150 folders
+        finally:
+            stop.set()
+            churner.join()
+            link.stop()
+
+    for _ in range(3):
+        attempt()
 
 
 @pytest.mark.slow
