@@ -36,6 +36,7 @@ HOSTILE = {
     "slashes 20 KB": "a/" * 10_000,
     "dash-slash lines 20 KB": ("-/" * 1_000 + "\n") * 10,
     "backticks 20 KB": "`" * 20_000,
+    "parentheses 20 KB": "()" * 10_000,
     "quoted traceback 20 KB": "".join(f"> {line}\n" for line in (TRACE * 160).splitlines()),
     "log 1 MB": "".join(
         f"2024-01-01T00:00:{i % 60:02d}.1234567Z INFO step {i}\n" for i in range(22_000)

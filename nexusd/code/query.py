@@ -49,14 +49,16 @@ _INNERMOST_FIRST_FRAMES = (
     # Node and browsers: `at async loadAll (/app/src/loader.ts:40:3)`, `at new Router (…)`,
     # `at file:///app/index.mjs:3:1`, `at render (webpack://app/./src/render.js?ab:12:5)`.
     re.compile(
-        r"at (?:async |new )?(?:(?P<func>[\w.$<>]+) )?\(?(?:file://|webpack://[^/\s]*/)?"
+        r"at (?:async |new )?(?:(?P<func>[\w.$<>]+) )?\(?"
+        r"(?:file://(?:/(?=[A-Za-z]:))?|webpack://[^/\s]*/)?"
         r"(?P<path>(?:[A-Za-z]:)?[\w./\\-]+\.[mc]?[jt]sx?)(?:\?[^:\s)]*)?:(?P<line>\d+):\d+"
     ),
     re.compile(r"at (?P<func>[\w.$]+)\((?P<path>\w+\.java):(?P<line>\d+)\)"),
     # Go prints the function on the line above its file (`main.(*DB).Get(…)`); Rust's
     # backtrace says `at ./src/lexer.rs:88:14`.
     re.compile(
-        r"(?:^(?P<func>[\w.*/()\[\]]+)\(.*\)[ \t]*\n)?"
+        # No parenthesis in the name but a receiver's (`(*DB)`): `()()()…` stays linear.
+        r"(?:^(?P<func>[\w./-]+(?:\(\*?[\w.-]+\)[\w./-]*)?)\([^\n]*\)[ \t]*\n)?"
         r"^[ \t]*(?:at )?(?P<path>[\w./-]+\.(?:go|rs|c|cc|cpp)):(?P<line>\d+)",
         re.M,
     ),
@@ -71,7 +73,7 @@ _TRACE_BREAK = re.compile(
 # Rust's panic message names the faulting line itself (1.73 and later: `panicked at
 # src/lexer.rs:88:14:`; before: `panicked at 'msg', src/lexer.rs:88:14`), before any backtrace.
 _RUST_PANIC = re.compile(
-    r"panicked at (?:'.*?', )?(?P<path>[\w./-]+\.rs):(?P<line>\d+):\d+(?P<func>)"
+    r"panicked at (?:'[^'\n]*', )?(?P<path>[\w./-]+\.rs):(?P<line>\d+):\d+(?P<func>)"
 )
 _EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt|Failure))\b")
 _MESSAGE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning):\s*(.{8,200})")
@@ -224,7 +226,10 @@ _ENV_PREFIX = re.compile(
 )
 # A frame in the standard library (`/usr/lib/python3.11/json/__init__.py`) is no file of the
 # repository, however its path ends (flask has a `json/__init__.py` too).
-_STDLIB = re.compile(r"(?:^|/)(?:lib/python\d(?:\.\d+)?|Lib)/(?!(?:site|dist)-packages/)")
+# A checkout's own `Lib/` (CPython's) is the repository: only an installed Python's counts.
+_STDLIB = re.compile(
+    r"(?:^|/)(?:lib/python\d(?:\.\d+)?|Python\d*/Lib)/(?!(?:site|dist)-packages/)", re.I
+)
 
 
 def _frame_words(path: str) -> str:

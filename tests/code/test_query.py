@@ -328,6 +328,9 @@ def test_standard_library_frames_name_no_repository_file_but_keep_their_words() 
     )
     assert [f.path for f in q.frames] == ["/srv/app/src/flask/app.py"]
     assert {"loads", "repr1", "reprlib"} <= set(dict(q.terms))
+    # A checkout's own `Lib/` (CPython's) is the repository's code.
+    own = mine('  File "/home/me/cpython/Lib/json/decoder.py", line 3, in decode\n')
+    assert [f.path for f in own.frames] == ["/home/me/cpython/Lib/json/decoder.py"]
 
 
 def test_boilerplate_is_blanked_before_a_long_report_is_cut() -> None:
@@ -357,6 +360,11 @@ def test_boilerplate_is_blanked_before_a_long_report_is_cut() -> None:
             "    at go (C:\\app\\src\\go.js:1:2)\n",
             Frame("./src/render.js", 12, "render"),
         ),
+        (
+            "Error: x\n    at main (file:///C:/app/src/index.mjs:3:1)\n"
+            "    at file:///C:/app/a.mjs:1:2\n",
+            Frame("C:/app/src/index.mjs", 3, "main"),
+        ),
         (  # the root cause, printed after `Caused by:`, is the innermost frame
             "java.lang.RuntimeException: wrap\n"
             "\tat com.acme.UserService.load(UserService.java:40)\n"
@@ -378,7 +386,14 @@ def test_boilerplate_is_blanked_before_a_long_report_is_cut() -> None:
             Frame("/app/store/db.go", 42, "Get"),
         ),
     ],
-    ids=["node-async-new-file", "webpack-windows", "java-caused-by", "rust-panic", "go-function"],
+    ids=[
+        "node-async-new-file",
+        "webpack-windows",
+        "node-windows-esm",
+        "java-caused-by",
+        "rust-panic",
+        "go-function",
+    ],
 )
 def test_other_runtimes_traces_end_at_the_fault(trace: str, innermost: Frame) -> None:
     frames = mine(trace).frames
