@@ -10,24 +10,13 @@ reference edge is kept only where the name appears in code, outside strings and 
 from __future__ import annotations
 
 import builtins
-import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from nexusd.code.corpus import Corpus
-from nexusd.code.units import CodeUnit
+from nexusd.code.references import References, Source
 
 MAX_EDGES = 50
 _BUILTINS = frozenset(dir(builtins))
-# Strings and comments name things without using them (Python; C-like languages).
-_PY_NOISE = re.compile(
-    r'[rRbBuUfF]{0,2}(?:"""[\s\S]*?"""|' + r"'''[\s\S]*?''')"
-    r'|"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'|#[^\n]*"
-)
-_C_NOISE = re.compile(
-    r'/\*[\s\S]*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`"
-)
-Source = Callable[[str], "list[str] | None"]  # a path's lines, or None when unreadable
 
 
 @dataclass(frozen=True)
@@ -72,42 +61,61 @@ def impact(
             used_by.append(Edge(corpus.paths[i], 1, corpus.files[i].file_unit.qualname, kind))
         return Impact(real, None, tuple(uses[:MAX_EDGES]), tuple(used_by[:MAX_EDGES]))
     name = symbol.split(".")[-1]
-    code = _Code(corpus, source)
+    code = References(corpus, source)
     defined = [e for e in corpus.file_entries[f] if corpus.entries[e].unit.name == name]
     if not defined:
         note = f"`{symbol}` is not defined in `{real}`; showing name references anywhere"
     else:
         note = ""
         uses = _callees(corpus, f, defined[0], code)
+    top_level = bool(defined) and "." not in corpus.entries[defined[0]].unit.qualname
+    used_by = _used_by(corpus, f, name, importers, code, top_level=top_level)
+    return Impact(real, symbol, tuple(uses), tuple(used_by[:MAX_EDGES]), note)
+
+
+def _used_by(
+    corpus: Corpus, f: int, name: str, importers: list[int], code: References, *, top_level: bool
+) -> list[Edge]:
+    """Who subclasses, calls or imports `name` of file `f`, surest first. Candidates come from
+    the index; a call is then checked against the source, in order, until MAX_EDGES hold
+    (so a name half the repository mentions reads only the files it shows)."""
     near = set(importers) | {f}
     family = _family(corpus.files[f].language)
-    for entry in corpus.entries:
+    found: list[tuple[Edge, int]] = []  # an edge, and the entry whose code must say the name
+    for e, entry in enumerate(corpus.entries):
         u = entry.unit
         if u.name == name and entry.file == f:
             continue
-        kind = ""
-        if name in u.bases or any(b.split(".")[-1] == name for b in u.bases):
+        kind, check = "", -1
+        bases = u.bases
+        if bases and (name in bases or any(b.rpartition(".")[2] == name for b in bases)):
             kind = "subclass"
-        elif name in u.uses and code.says(entry.file, u, name):
-            kind = "test" if corpus.tests[entry.file] else "calls"
+        elif name in u.uses:
+            kind, check = ("test" if corpus.tests[entry.file] else "calls"), e
         # A reference from a file that imports the target is certain; others in the same
         # language match by name only (`?`); other languages cannot call it by name.
         certain = entry.file in near
         if kind and (certain or _family(corpus.files[entry.file].language) == family):
-            used_by.append(
-                Edge(corpus.paths[entry.file], u.start, u.qualname, kind if certain else f"{kind}?")
-            )
-        if len(used_by) >= MAX_EDGES * 4:
-            break
-    # A file that imports the name itself (`from pkg.billing import Invoice`, a re-export).
-    seen = {edge.path for edge in used_by}
-    for i in importers:
-        line = code.line_of(i, name) if corpus.paths[i] not in seen else None
+            edge = Edge(corpus.paths[entry.file], u.start, u.qualname, kind + "?" * (not certain))
+            found.append((edge, check))
+    found.sort(key=lambda item: (item[0].kind.endswith("?"), item[0].path, item[0].line))
+    edges = []
+    for edge, check in found:
+        if check < 0 or code.says(corpus.entries[check].file, check, name):
+            edges.append(edge)
+            if len(edges) >= MAX_EDGES:
+                break
+    # A file that imports the name itself (`from pkg.billing import Invoice`, a re-export);
+    # only a top-level name can be imported, and only a file whose top level names it.
+    seen = {edge.path for edge in edges}
+    for i in importers if top_level else ():
+        mentions = name in corpus.files[i].file_unit.uses and corpus.paths[i] not in seen
+        line = code.import_line(i, name) if mentions else None
         if line is not None:
             kind = "test" if corpus.tests[i] else "imported-by"
-            used_by.append(Edge(corpus.paths[i], line, corpus.files[i].file_unit.qualname, kind))
-    used_by.sort(key=lambda edge: (edge.kind.endswith("?"), edge.path, edge.line))
-    return Impact(real, symbol, tuple(uses), tuple(used_by[:MAX_EDGES]), note)
+            edges.append(Edge(corpus.paths[i], line, corpus.files[i].file_unit.qualname, kind))
+    edges.sort(key=lambda edge: (edge.kind.endswith("?"), edge.path, edge.line))
+    return edges
 
 
 def _family(language: str) -> str:
@@ -115,60 +123,7 @@ def _family(language: str) -> str:
     return {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}.get(language, language)
 
 
-class _Code:
-    """The code of files with strings and comments blanked, read once per file."""
-
-    def __init__(self, corpus: Corpus, source: Source | None) -> None:
-        self.corpus = corpus
-        self.source = source
-        self._files: dict[int, list[str] | None] = {}
-
-    def _lines(self, f: int) -> list[str] | None:
-        if self.source is None:
-            return None
-        if f not in self._files:
-            lines = self.source(self.corpus.paths[f])
-            if lines is not None:
-                noise = _PY_NOISE if self.corpus.files[f].language == "python" else _C_NOISE
-                # Blanked, not removed: line numbers stay those of the file.
-                text = noise.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), "\n".join(lines))
-                lines = text.split("\n")
-            self._files[f] = lines
-        return self._files[f]
-
-    def says(self, f: int, unit: CodeUnit, name: str) -> bool:
-        """Whether `unit`'s code names `name` (True when the source cannot be read)."""
-        lines = self._lines(f)
-        if lines is None:
-            return True
-        found = _named(name)
-        inner = f"{unit.qualname}."
-        # Its own lines: a class's methods (and a function's nested defs) speak for themselves.
-        holes = [
-            (o.unit.start, o.unit.end)
-            for o in map(self.corpus.entries.__getitem__, self.corpus.file_entries[f])
-            if o.unit.qualname.startswith(inner)
-        ]
-        return any(
-            found(lines[n - 1])
-            for n in range(unit.start, min(unit.end, len(lines)) + 1)
-            if not any(a <= n <= b for a, b in holes)
-        )
-
-    def line_of(self, f: int, name: str) -> int | None:
-        """The first line of file `f` whose code names `name`, if its source is readable."""
-        found = _named(name)
-        for number, line in enumerate(self._lines(f) or (), start=1):
-            if found(line):
-                return number
-        return None
-
-
-def _named(name: str) -> Callable[[str], object]:
-    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])").search
-
-
-def _callees(corpus: Corpus, f: int, e: int, code: _Code) -> list[Edge]:
+def _callees(corpus: Corpus, f: int, e: int, code: References) -> list[Edge]:
     """What unit `e` of file `f` calls, each name looked up in the same file, then in the
     files it imports (by name: `get` there counts whatever owns it, so `os.environ.get`
     can show up); elsewhere only a name one file defines (`calls?`). A function nested in
@@ -177,7 +132,7 @@ def _callees(corpus: Corpus, f: int, e: int, code: _Code) -> list[Edge]:
     reach = corpus.imports[f]
     edges: list[Edge] = []
     for other in unit.uses:
-        if other == unit.name or not code.says(f, unit, other):  # its `def` line; its prose
+        if other == unit.name or not code.says(f, e, other):  # its `def` line; its prose
             continue
         found = [d for d in corpus.defs.get(other, []) if not _local(corpus, d) and d != e]
         sure = [d for d in found if corpus.entries[d].file == f]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from nexusd.code.corpus import Corpus
 from nexusd.code.impact import impact
 from nexusd.code.lang_python import parse_python
 from nexusd.code.lang_treesitter import parse_treesitter
+from nexusd.code.parsers import language_for, parse_file
 
 FILES = {
     "shop/cart.py": (
@@ -121,3 +124,75 @@ def test_with_sources_prose_is_no_call_and_an_import_of_the_name_is_an_edge() ->
     lines = {(e.path, e.line, e.kind) for e in cart.used_by}
     assert ("shop/api.py", 2, "imported-by") in lines  # a re-export names the class
     assert cart.uses == ()  # its methods' code is theirs, not the class's own
+
+
+@pytest.mark.parametrize(
+    ("files", "target", "caller"),
+    [
+        (  # a call inside an f-string's braces is code
+            {
+                "shop/calc.py": "def compute_total(items):\n    return sum(items)\n",
+                "shop/view.py": (
+                    "from shop.calc import compute_total\n\n\ndef render(items):\n"
+                    '    return f"total: {compute_total(items)}"\n'
+                ),
+            },
+            ("shop/calc.py", "compute_total"),
+            ("shop/view.py", "render"),
+        ),
+        (  # and inside a template literal's ${…}
+            {
+                "src/calc.js": "export function computeTotal(items) {\n  return 1;\n}\n",
+                "src/view.js": (
+                    "import { computeTotal } from './calc.js';\n\n"
+                    "export function render(items) {\n"
+                    "  return `total: ${computeTotal(items)}`;\n}\n"
+                ),
+            },
+            ("src/calc.js", "computeTotal"),
+            ("src/view.js", "render"),
+        ),
+        (  # a regex literal's `\/\/` is no comment
+            {
+                "src/net.js": "export function fetchRemote(u) {\n  return u;\n}\n",
+                "src/load.js": (
+                    "import { fetchRemote } from './net.js';\n\nexport function load(url) {\n"
+                    "  if (/^https?:\\/\\//.test(url)) return fetchRemote(url);\n"
+                    "  return null;\n}\n"
+                ),
+            },
+            ("src/net.js", "fetchRemote"),
+            ("src/load.js", "load"),
+        ),
+        (  # Rust lifetimes are not character literals
+            {
+                "src/lib.rs": "pub fn tokenize(s: &str, c: char) -> Vec<&str> {\n    vec![]\n}\n",
+                "src/main.rs": (
+                    "use crate::lib::tokenize;\n\n"
+                    "fn split<'a>(s: &'a str) -> Vec<&'a str> { tokenize(s, ',') }\n"
+                ),
+            },
+            ("src/lib.rs", "tokenize"),
+            ("src/main.rs", "split"),
+        ),
+    ],
+    ids=["f-string", "template-literal", "regex-literal", "rust-lifetimes"],
+)
+def test_calls_inside_code_shaped_literals_are_calls(
+    files: dict[str, str], target: tuple[str, str], caller: tuple[str, str]
+) -> None:
+    parsed = [parse_file(p, t.encode(), language_for(p) or "text") for p, t in files.items()]
+    found = impact(Corpus(parsed), *target, source=lambda p: files[p].split("\n"))
+    assert caller in {(e.path, e.symbol) for e in found.used_by}
+
+
+def test_a_method_is_never_imported_by_name() -> None:
+    files = {
+        "shop/cart.py": "class Cart:\n    def run(self):\n        return 1\n",
+        "shop/cli.py": (
+            "import subprocess\nfrom shop.cart import Cart\n\n\nsubprocess.run(['ls'])\n"
+        ),
+    }
+    corpus = Corpus(parse_python(p, t) for p, t in files.items())
+    found = impact(corpus, "shop/cart.py", "Cart.run", source=lambda p: files[p].split("\n"))
+    assert not any(e.kind == "imported-by" for e in found.used_by)
