@@ -99,9 +99,10 @@ class LazyGroup(SuggestingGroup):
             return super().invoke(ctx)
         except NexusError as exc:
             raise NexusClickError(exc, as_json=as_json) from exc
-        except click.UsageError as exc:
+        except click.ClickException as exc:  # a usage error, an editor that failed, …
             if as_json:
-                echo_error_json("UsageError", exc.format_message(), None, exc.exit_code)
+                kind = "UsageError" if isinstance(exc, click.UsageError) else "ClickException"
+                echo_error_json(kind, exc.format_message(), None, exc.exit_code)
             raise
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -182,8 +182,10 @@ def classify_text(text: str) -> Intent:
         scores["bug"] = scores.get("bug", 0) + 1
         found.setdefault("bug", []).append("fails")
     named = _EXCEPTION_NAME.findall(" ".join(prose))
-    if named:
-        # `TypeError in send_file`: an exception class named in the goal is a bug's mark.
+    other = any(scores.get(kind, 0) for kind in KINDS if kind != "bug")
+    if named and not other:
+        # `TypeError in send_file`: an exception class named in the goal is a bug's mark,
+        # unless the goal says other work ("Add a ValidationError …", "docs for …").
         scores["bug"] = scores.get("bug", 0) + 3
         found.setdefault("bug", []).append(named[0])
     asks = (prose and prose[0].rstrip().endswith("?")) or (first and first[0] in _ASKING)

@@ -49,7 +49,7 @@ FRESH_WAIT_SECONDS = 2.0
 READ_OPS = frozenset({"code_search", "code_symbols", "code_impact"})
 STALE_NOTE = (
     "files changed in the last seconds are not in these results yet (the code index is"
-    " still updating); search again in a moment"
+    " still updating); ask again in a moment"
 )
 STOP_JOIN_SECONDS = 60.0
 THREAD = "nexusd-code-index"
@@ -160,8 +160,10 @@ class CodeLink:
         waits (up to FRESH_WAIT_SECONDS) for files changed before it to be indexed."""
         fresh = request.get("op") not in READ_OPS or self.wait_fresh(FRESH_WAIT_SECONDS)
         answer = handle_code_op(self.index, request, update=self.update_now, extra=self.facts)
-        if not fresh and answer is not None and answer.get("ok") and "hits" in answer:
-            answer["note"] = "; ".join(filter(None, [answer.get("note"), STALE_NOTE]))
+        if not fresh and answer is not None and answer.get("ok"):
+            # Every read says so: search's note, symbols' note, impact's own note.
+            holder = answer["impact"] if isinstance(answer.get("impact"), dict) else answer
+            holder["note"] = "; ".join(filter(None, [holder.get("note"), STALE_NOTE]))
         return answer
 
     def wait_fresh(self, timeout: float) -> bool:

@@ -165,7 +165,11 @@ def test_a_read_right_after_an_edit_sees_the_edit(code_served: tuple[Path, str, 
         wait_until(lambda: link._kicks > kicks + 1, timeout=10, what="the second event")
         with link.index.store.writing():  # the update waits for the index's lock
             answer = link.handle({"op": "code_search", "query": "yak_shaving"})
+            symbols = link.handle({"op": "code_symbols", "path": "pkg/shelf.py"})
+            impact = link.handle({"op": "code_impact", "path": "pkg/shelf.py"})
         assert answer is not None and "not in these results yet" in answer["note"]
+        assert symbols is not None and "not in these results yet" in symbols["note"]
+        assert impact is not None and "not in these results yet" in impact["impact"]["note"]
         wait_until(lambda: link.index.parsed("pkg/later.py") is not None, what="the update")
     finally:
         link.stop()
