@@ -23,7 +23,8 @@ _DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
 # A path starts where a run of path characters does, never inside one (`a/a/a…` and `-----`
 # were quadratic: 2.4 s for 20 KB); `\` separates as `/` does (Windows).
 _PATH = re.compile(
-    r"(?<![\w.\-])(?<![\w.\-][/\\])((?:[\w.-]+[/\\])*[\w.-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|c|h|cc|cpp"
+    r"(?<![\w.\-])(?<![\w.\-][/\\])((?:[\w.-]+[/\\])*[\w.-]+\."
+    r"(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|c|h|cc|cpp"
     r"|cxx|hpp|hh|rb|php|cs|kt|scala|swift|m|lua|sh|pl|r|toml|cfg|ini|yaml|yml|json|rst|md|txt))"
     r"(?::(\d+))?\b"
 )
@@ -224,9 +225,9 @@ def _foreign(text: str, code_text: str) -> set[str]:
 _ENV_PREFIX = re.compile(
     r"^.*/(?:site|dist)-packages/|^.*/node_modules/|^(?:.*/)?(?:home|Users)/[^/]+/"
 )
-# A frame in the standard library (`/usr/lib/python3.11/json/__init__.py`) is no file of the
-# repository, however its path ends (flask has a `json/__init__.py` too).
-# A checkout's own `Lib/` (CPython's) is the repository: only an installed Python's counts.
+# A frame in an installed Python's standard library (`/usr/lib/python3.11/json/__init__.py`,
+# `C:/Python39/Lib/`) is no file of the repository, however its path ends (flask has a
+# `json/__init__.py` too); a checkout's own `Lib/` (CPython's) is the repository's.
 _STDLIB = re.compile(
     r"(?:^|/)(?:lib/python\d(?:\.\d+)?|Python\d*/Lib)/(?!(?:site|dist)-packages/)", re.I
 )
