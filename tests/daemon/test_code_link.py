@@ -8,7 +8,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -114,13 +114,22 @@ def test_which_changes_can_change_the_index(rel: str, is_directory: bool, expect
     assert relevant(rel, is_directory=is_directory) is expected
 
 
-@pytest.mark.slow
-def test_reads_never_wake_the_link_and_writes_do(code_served: tuple[Path, str, str]) -> None:
-    repo, _, _ = code_served
+@contextlib.contextmanager
+def running_link(repo: Path) -> Iterator[CodeLink]:
+    """A CodeLink on `repo`, started and through its first build; stopped afterwards."""
     link = CodeLink(find_repo(repo), load_config(repo), logging.getLogger("test"))
     link.start()
     try:
-        wait_until(lambda: link.state == "ready", what="the first build")
+        wait_until(lambda: link.state == "ready", timeout=60, what="the first build")
+        yield link
+    finally:
+        link.stop()
+
+
+@pytest.mark.slow
+def test_reads_never_wake_the_link_and_writes_do(code_served: tuple[Path, str, str]) -> None:
+    repo, _, _ = code_served
+    with running_link(repo) as link:
         assert link.updates == 1
         for _ in range(3):
             for path in repo.rglob("*.py"):
@@ -131,8 +140,6 @@ def test_reads_never_wake_the_link_and_writes_do(code_served: tuple[Path, str, s
         (repo / "pkg" / "fresh.py").write_text("def fresh_start() -> None:\n    pass\n", "utf-8")
         wait_until(lambda: link.updates == 2, what="an update for the new file")
         assert link.index.parsed("pkg/fresh.py") is not None
-    finally:
-        link.stop()
     assert link.state == "stopped"
 
 
@@ -197,18 +204,15 @@ def test_folders_made_while_the_link_starts_watching_never_deadlock_it(
             i += 1
 
     def attempt() -> None:
-        link = CodeLink(find_repo(repo), load_config(repo), logging.getLogger("test"))
         churner = threading.Thread(target=churn, daemon=True)
         stop.clear()
         churner.start()
         try:
-            link.start()
-            wait_until(lambda: link.state == "ready", timeout=60, what="the first build")
-            assert len(link.watching()) >= 151  # pkg/ and the 150 folders
+            with running_link(repo) as link:
+                assert len(link.watching()) >= 151  # pkg/ and the 150 folders
         finally:
             stop.set()
             churner.join()
-            link.stop()
 
     for _ in range(3):
         attempt()
