@@ -106,6 +106,12 @@ def is_local(uri: str) -> bool:
     return "://" not in uri or uri.startswith("file://")
 
 
+def local_folder(uri: str) -> Path | None:
+    """The folder a local index `uri` names (`file://` or a plain path); None for object
+    storage, where there is no folder to lock, check or delete."""
+    return Path(uri.removeprefix("file://")) if is_local(uri) else None
+
+
 def index_uri(layout: RepoLayout, config: Config) -> str:
     """Where the memory and code tables live: `memory.index_uri` as LanceDB and nexusd's own
     lock files both read it (`~` expanded, a relative path taken from the repository root,

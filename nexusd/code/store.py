@@ -17,7 +17,7 @@ from typing import Any
 
 from nexusd.code.units import CodeUnit, ParsedFile
 from nexusd.errors import IndexStoreError
-from nexusd.lance import folder_lock, import_lancedb, is_local
+from nexusd.lance import folder_lock, import_lancedb, local_folder
 
 FILES = "code_files"
 UNITS = "code_units"
@@ -112,11 +112,6 @@ class CodeStore:
         self._seen: str | None = None  # the generation this process last read or wrote
         self._wrote = False
 
-    def _local_dir(self) -> Path | None:
-        if not is_local(self.uri):
-            return None  # object storage: no file to lock (one writer is assumed)
-        return Path(self.uri.removeprefix("file://"))
-
     def _generation(self, folder: Path) -> str:
         marker = folder / GENERATION_FILE
         try:
@@ -126,7 +121,7 @@ class CodeStore:
 
     def observe(self) -> None:
         """Note which write the stored rows are at, before reading them (see `writing`)."""
-        folder = self._local_dir()
+        folder = local_folder(self.uri)
         if folder is not None:
             self._seen = self._generation(folder)
 
@@ -136,8 +131,8 @@ class CodeStore:
         running together stored every file twice); yields whether another process wrote
         since this one last read or wrote, in which case what it holds in memory is stale.
         `on_wait` is called once if another process holds the lock."""
-        folder = self._local_dir()
-        if folder is None:
+        folder = local_folder(self.uri)
+        if folder is None:  # object storage: no file to lock (one writer is assumed)
             yield False
             return
         with folder_lock(folder, LOCK_FILE, on_wait):
@@ -163,7 +158,7 @@ class CodeStore:
         lancedb = import_lancedb()
 
         try:
-            folder = self._local_dir()
+            folder = local_folder(self.uri)
             if folder is not None:
                 folder.mkdir(parents=True, exist_ok=True)
             self._db = lancedb.connect(self.uri)

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from nexusd.config import Config
 from nexusd.errors import IndexStoreError
-from nexusd.lance import index_uri, is_local
+from nexusd.lance import index_uri, local_folder
 from nexusd.memory.embedder import Embedder, shared_embedder
 from nexusd.memory.filters import Filters
 from nexusd.memory.freshness import MemoryStats, compute_stats
@@ -142,8 +142,8 @@ class MemoryService:
             self.open()
         if self.embedder.ready and self.store.dim != self.embedder.dim:
             self.store.open(self.embedder.dim)
-        local = self.store.uri.removeprefix("file://")
-        if is_local(self.store.uri) and not Path(local).exists():
+        local = local_folder(self.store.uri)
+        if local is not None and not local.exists():
             self._rebuild(FileNotFoundError("the index directory was deleted"))
 
     def _guarded(self, action: Callable[[], T]) -> T:
@@ -161,8 +161,8 @@ class MemoryService:
         # A request answered as the daemon starts must see the memory the markdown holds:
         # wait for the start-up reconcile (quick, it embeds nothing while the model loads).
         self._first_sync.wait(FIRST_SYNC_WAIT_SECONDS)
-        local = self.store.uri.removeprefix("file://")
-        missing = is_local(self.store.uri) and not Path(local).exists()
+        local = local_folder(self.store.uri)
+        missing = local is not None and not local.exists()
         if missing or not self._opened or self.store.dim != (self.embedder.dim or self.store.dim):
             with self._lock:
                 self._prepare()

@@ -27,11 +27,10 @@ import contextlib
 import logging
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 from nexusd.errors import IndexStoreError
-from nexusd.lance import folder_lock, import_lancedb, is_local
+from nexusd.lance import folder_lock, import_lancedb, local_folder
 from nexusd.memory.fts import fts_config, fts_mismatch
 
 log = logging.getLogger("nexusd.memory")
@@ -129,7 +128,7 @@ class MemoryStore:
         lancedb = import_lancedb()
 
         self._pending = None  # versions of another table say nothing about this one
-        local = Path(self.uri.removeprefix("file://")) if is_local(self.uri) else None
+        local = local_folder(self.uri)
         # Two processes opening a new index at once (two `nexusd mcp`, no daemon): one saw
         # the other's half-created table and failed with "Table 'chunks' was not found".
         with folder_lock(local, LOCK_FILE) if local else contextlib.nullcontext():
@@ -183,8 +182,9 @@ class MemoryStore:
         import shutil
 
         self._table, self._pending = None, None
-        if is_local(self.uri):
-            shutil.rmtree(self.uri.removeprefix("file://"), ignore_errors=True)
+        local = local_folder(self.uri)
+        if local is not None:
+            shutil.rmtree(local, ignore_errors=True)
             return
         try:
             if self._db is not None:
