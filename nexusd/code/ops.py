@@ -193,13 +193,12 @@ def _impact(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     return {"ok": True, "found": True, "impact": impact_to_dict(found)}
 
 
-def _source(index: CodeIndex, rel: str) -> list[str] | None:
-    """The lines of an indexed file as the work tree has it (None if it cannot be read)."""
+def _source(index: CodeIndex, rel: str) -> str | None:
+    """An indexed file's text as the work tree has it (None if it cannot be read)."""
     from nexusd.code.reader import read_inside
-    from nexusd.code.units import text_lines
 
     data = read_inside(index.layout.root, rel, index.max_bytes)
-    return None if isinstance(data, str) else text_lines(data.decode("utf-8", "replace"))
+    return None if isinstance(data, str) else data.decode("utf-8", "replace")
 
 
 def handle_code_op(

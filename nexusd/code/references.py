@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from nexusd.code.corpus import Corpus
 
-Source = Callable[[str], "list[str] | None"]  # a path's lines, or None when unreadable
+Source = Callable[[str], "str | None"]  # a path's text, or None when it cannot be read
 
 _PY_NOISE = re.compile(
     r'(?P<prefix>[rRbBuUfF]{0,2})(?:"""[\s\S]*?"""|' + r"'''[\s\S]*?'''"
@@ -62,75 +63,70 @@ def named(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
 
 
+@dataclass(frozen=True)
+class _Blanked:
+    """One file's code, strings and comments blanked, and the entry owning each line."""
+
+    text: str
+    lines: list[str]
+    owner: list[int]
+
+
 class References:
     """The files' code with strings and comments blanked, read once per file."""
 
     def __init__(self, corpus: Corpus, source: Source | None) -> None:
         self.corpus = corpus
         self.source = source
-        self._files: dict[int, tuple[str, list[int]] | None] = {}
-        self._lines: dict[tuple[int, str], list[int]] = {}
+        self._files: dict[int, _Blanked | None] = {}
+        self._naming: dict[tuple[int, str], list[int]] = {}
 
-    def _file(self, f: int) -> tuple[str, list[int]] | None:
-        """(blanked text, the entry owning each line) of file `f`, or None if unreadable."""
+    def _file(self, f: int) -> _Blanked | None:
+        """File `f` blanked (None if its source cannot be read), made once."""
         if f in self._files:
             return self._files[f]
-        lines = self.source(self.corpus.paths[f]) if self.source is not None else None
-        if lines is None:
+        raw = self.source(self.corpus.paths[f]) if self.source is not None else None
+        if raw is None:
             self._files[f] = None
             return None
         language = self.corpus.files[f].language
         noise = _PY_NOISE if language == "python" else _JS_NOISE if language in _JS else _C_NOISE
-        text = noise.sub(_blank, "\n".join(lines))
+        text = noise.sub(_blank, raw)
+        lines = text.split("\n")
         # Each line belongs to the innermost unit holding it: a class's methods, a function's
         # nested defs speak for themselves. Outer units come first (by start, then longest).
-        entries = self.corpus.file_entries[f]
         owner = [-1] * (len(lines) + 2)
-        units = sorted(entries, key=lambda e: (self.corpus.entries[e].unit.start, -self._end(e)))
-        for e in units:
-            u = self.corpus.entries[e].unit
+        units = [(self.corpus.entries[e].unit, e) for e in self.corpus.file_entries[f]]
+        for u, e in sorted(units, key=lambda item: (item[0].start, -item[0].end)):
             first = 1 if u.kind == "file" else u.start
             for n in range(first, min(u.end, len(lines)) + 1):
                 owner[n] = e
-        self._files[f] = (text, owner)
+        self._files[f] = _Blanked(text, lines, owner)
         return self._files[f]
-
-    def _end(self, e: int) -> int:
-        return self.corpus.entries[e].unit.end
-
-    def lines_naming(self, f: int, name: str) -> list[int] | None:
-        """The lines of file `f` whose code names `name` (None if unreadable)."""
-        got = self._file(f)
-        if got is None:
-            return None
-        key = (f, name)
-        if key not in self._lines:
-            found = named(name)
-            self._lines[key] = [
-                n
-                for n, line in enumerate(got[0].split("\n"), start=1)
-                if name in line and found.search(line)
-            ]
-        return self._lines[key]
 
     def says(self, f: int, e: int, name: str) -> bool:
         """Whether unit `e`'s own code names `name` (True when the source is unreadable)."""
-        lines = self.lines_naming(f, name)
-        got = self._files.get(f)
-        if lines is None or got is None:
+        got = self._file(f)
+        if got is None:
             return True
-        owner = got[1]
-        return any(owner[n] == e for n in lines)
+        key = (f, name)
+        if key not in self._naming:
+            found = named(name)
+            self._naming[key] = [
+                n
+                for n, line in enumerate(got.lines, start=1)
+                if name in line and found.search(line)
+            ]
+        return any(got.owner[n] == e for n in self._naming[key])
 
     def import_line(self, f: int, name: str) -> int | None:
         """The line of an import statement of file `f` that names `name`, if any."""
         got = self._file(f)
         if got is None:
             return None
-        text = got[0]
         found = named(name)
-        for statement in _IMPORT.finditer(text):
+        for statement in _IMPORT.finditer(got.text):
             hit = found.search(statement.group(0))
             if hit is not None:
-                return text.count("\n", 0, statement.start() + hit.start()) + 1
+                return got.text.count("\n", 0, statement.start() + hit.start()) + 1
         return None

@@ -109,10 +109,7 @@ def test_with_sources_prose_is_no_call_and_an_import_of_the_name_is_an_edge() ->
     }
     corpus = Corpus(parse_python(path, text) for path, text in files.items())
 
-    def source(path: str) -> list[str]:
-        return files[path].split("\n")
-
-    runs = impact(corpus, "shop/cart.py", "Cart.run", source=source)
+    runs = impact(corpus, "shop/cart.py", "Cart.run", source=files.get)
     edges = {(e.path, e.symbol, e.kind) for e in runs.used_by}
     assert ("shop/uses.py", "go", "calls") in edges
     assert ("shop/cart.py", "Cart.total", "calls") in edges
@@ -120,7 +117,7 @@ def test_with_sources_prose_is_no_call_and_an_import_of_the_name_is_an_edge() ->
     # Without the sources, the index's names alone: the docstring's "run" counts.
     assert any(e.path == "shop/ctx.py" for e in impact(corpus, "shop/cart.py", "Cart.run").used_by)
 
-    cart = impact(corpus, "shop/cart.py", "Cart", source=source)
+    cart = impact(corpus, "shop/cart.py", "Cart", source=files.get)
     lines = {(e.path, e.line, e.kind) for e in cart.used_by}
     assert ("shop/api.py", 2, "imported-by") in lines  # a re-export names the class
     assert cart.uses == ()  # its methods' code is theirs, not the class's own
@@ -182,7 +179,7 @@ def test_calls_inside_code_shaped_literals_are_calls(
     files: dict[str, str], target: tuple[str, str], caller: tuple[str, str]
 ) -> None:
     parsed = [parse_file(p, t.encode(), language_for(p) or "text") for p, t in files.items()]
-    found = impact(Corpus(parsed), *target, source=lambda p: files[p].split("\n"))
+    found = impact(Corpus(parsed), *target, source=files.get)
     assert caller in {(e.path, e.symbol) for e in found.used_by}
 
 
@@ -194,5 +191,5 @@ def test_a_method_is_never_imported_by_name() -> None:
         ),
     }
     corpus = Corpus(parse_python(p, t) for p, t in files.items())
-    found = impact(corpus, "shop/cart.py", "Cart.run", source=lambda p: files[p].split("\n"))
+    found = impact(corpus, "shop/cart.py", "Cart.run", source=files.get)
     assert not any(e.kind == "imported-by" for e in found.used_by)
