@@ -135,13 +135,18 @@ def _real_path(index: CodeIndex, path: str) -> str | None:
     return corpus.paths[f] if corpus is not None and f is not None else None
 
 
+def _listed(names: list[str], limit: int) -> str:
+    """The first `limit` of `names` in backticks, and `…` when there are more."""
+    return ", ".join(f"`{n}`" for n in names[:limit]) + (", …" if len(names) > limit else "")
+
+
 def _missing(index: CodeIndex, path: str) -> str:
     """Why `path` names no indexed file: nothing matches, or several files end with it."""
     corpus = index.corpus
     tail = normalize_path(path)
     matches = [] if corpus is None else [corpus.paths[f] for f in corpus.ending_with(tail)]
     if len(matches) > 1:
-        shown = ", ".join(f"`{p}`" for p in matches[:5]) + (", …" if len(matches) > 5 else "")
+        shown = _listed(matches, 5)
         return f"`{path}` matches {len(matches)} indexed files ({shown}): give more of its path"
     return f"`{path}` is not in the code index"
 
@@ -183,8 +188,7 @@ def _impact(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     names = list(dict.fromkeys(u.qualname for u in units))  # overloads share a name
     # A dotted name's owners must match too (`Flask.nope.run` is not `Flask.run`).
     if symbol is not None and not any(f".{u.qualname}".endswith(f".{symbol}") for u in units):
-        shown = ", ".join(f"`{q}`" for q in names[:8]) + (", …" if len(names) > 8 else "")
-        defines = f"it defines {shown}" if names else "it defines no symbols"
+        defines = f"it defines {_listed(names, 8)}" if names else "it defines no symbols"
         empty = Impact(
             real, symbol, (), (), note=f"`{symbol}` is not defined in `{real}`; {defines}"
         )
