@@ -22,7 +22,10 @@ _LINE_PREFIX = re.compile(
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|(?<![\w\]\[])\[(?:\d{1,3};)*\d{1,3}m")
 # A closed comment from the start of a line: an unclosed `<!--` in prose is quoted markup.
 _COMMENT = re.compile(r"^[ \t]*<!--.*?-->", re.S | re.M)
-_FENCED = re.compile(r"^[ \t>]*```[^`\n]*\n[\s\S]*?(?:^[ \t>]*```|\Z)", re.M)
+# A fenced block (its body is group 1), as the miner reads one too: it opens at the start of a
+# line (inline ```x``` in prose is not one); its info string holds no backtick, which also
+# keeps a long run of backticks linear.
+FENCE = re.compile(r"^[ \t>]*```[^`\n]*\n(.*?)(?:```|\Z)", re.S | re.M)
 _SPACE = re.compile(r"\s+")
 # One package and its version, as listings print them (whitespace squeezed first, so the
 # match is linear): `attrs 19.1.0` (pip list), `attrs==19.1.0` (freeze), `numpy: 1.19.2`
@@ -143,7 +146,7 @@ def strip(text: str) -> str:
     end = text.rfind("-->") + 3
     if end >= 3:
         # Markup a reporter pastes in a code block (an HTML template) is evidence, not a note.
-        fences = [m.span() for m in _FENCED.finditer(text)]
+        fences = [m.span() for m in FENCE.finditer(text)]
 
         def blank(m: re.Match[str]) -> str:
             if any(a <= m.start() < b for a, b in fences):

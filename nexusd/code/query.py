@@ -15,9 +15,6 @@ from dataclasses import dataclass
 from nexusd.code import boilerplate
 from nexusd.code.tokens import IDENT, STOP, tokens
 
-# A fence opens at the start of a line (inline ```x``` in prose is not one); its info string
-# holds no backtick, which also keeps a long run of backticks linear.
-_FENCE = re.compile(r"^[ \t>]*```[^`\n]*\n(.*?)(?:```|\Z)", re.S | re.M)
 _TICKS = re.compile(r"`([^`\n]{1,300})`")
 _DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
 # A path starts where a run of path characters does, never inside one (`a/a/a…` and `-----`
@@ -145,8 +142,8 @@ class CodeQuery:
 
 
 def _code_spans(text: str) -> list[str]:
-    spans = [m.group(1) for m in _FENCE.finditer(text)]
-    rest = _FENCE.sub(" ", text)
+    spans = [m.group(1) for m in boilerplate.FENCE.finditer(text)]
+    rest = boilerplate.FENCE.sub(" ", text)
     spans += [m.group(1) for m in _TICKS.finditer(rest)]
     return spans
 
@@ -296,7 +293,7 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
     messages = [m.group(1).strip() for m in _MESSAGE.finditer(text)]
     # What the prose, the title, a frame or an error message names is what the report is
     # about, wherever else the name appears.
-    said = set(IDENT.findall(_PROMPT_LINE.sub(" ", _FENCE.sub(" ", text))))
+    said = set(IDENT.findall(_PROMPT_LINE.sub(" ", boilerplate.FENCE.sub(" ", text))))
     said |= set(IDENT.findall(title)) | {frame.function for frame in frames}
     said |= set(exceptions) | set(IDENT.findall("\n".join(messages)))
     for name in _foreign(text, code_text) - said:
