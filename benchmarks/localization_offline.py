@@ -16,6 +16,12 @@ mined from `query_text`, `rank` with the default weights and `code.max_results`)
 `--against` prints every report whose rank moved since a saved run; `--baseline` adds the
 data set's untuned BM25 (as `localization.py` computes it) beside nexusd's figures, for
 reports of other repositories in the same format (held-out checks).
+
+`--reproduce PYTHON` runs each report's code as `code.reproduce` does (the tracer, in the
+sandbox, on `git archive` of the base commit) with an interpreter that can import the
+repositories, and ranks with the files it entered; `--ro-bind DIR` lets bwrap see that
+interpreter's environment. It prints, beside the figures, how many reports had code, how
+many ran it into repository files, and how often the gold file was among them.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from localization import DATA, bm25_order, bm25_tokens, rank_of, scores, source_
 
 from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
-from nexusd.code.rank import rank  # noqa: E402
+from nexusd.code.rank import executed_signal, rank  # noqa: E402
 from nexusd.code.reader import Counted, counted, parse_content, too_large  # noqa: E402
 from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile  # noqa: E402
 from nexusd.code.service import wanted_files  # noqa: E402
@@ -50,6 +56,27 @@ from nexusd.context.relevant_code import query_text  # noqa: E402
 from nexusd.protocol.parse import parse_request  # noqa: E402
 
 CONFIG = config_from_mapping({}, "benchmark")
+
+
+def reproduce_config(python: str, ro_binds: list[str]) -> Any:
+    """The configuration `--reproduce` runs the reports' code with."""
+    settings = {"code": {"reproduce": {"mode": "on", "python": python}}}
+    return config_from_mapping({**settings, "sandbox": {"ro_binds": ro_binds}}, "benchmark")
+
+
+def ran_files(repo: Path, commit: str, text: str, config: Any) -> dict[str, Any] | None:
+    """The files the report's code entered at `commit` (None: it shows no code)."""
+    from nexusd.code.snippet import runnable
+    from nexusd.sandbox.reproduce import run_snippet
+
+    snippet = runnable(text)
+    if snippet.is_empty():
+        return None
+    tar = subprocess.run(
+        ["git", "archive", "--format=tar", commit], cwd=repo, capture_output=True, check=True
+    ).stdout
+    found = run_snippet(config, tar, snippet.prelude, snippet.statements)
+    return {"files": dict(found.files), "note": found.note, "errors": list(found.errors)}
 
 
 def tree(repo: Path, commit: str) -> list[tuple[str, str, str]]:
@@ -150,7 +177,12 @@ def request_query(report: str) -> tuple[str, str]:
 
 
 def run_repo(
-    name: str, items: list[dict[str, Any]], repo: Path, cache_dir: Path, baseline: bool = False
+    name: str,
+    items: list[dict[str, Any]],
+    repo: Path,
+    cache_dir: Path,
+    baseline: bool = False,
+    reproduce: Any = None,
 ) -> list[dict[str, Any]]:
     """Rank every instance of one repository; one row per instance."""
     store = cache_dir / f"{name.replace('/', '+')}.pickle"
@@ -176,10 +208,17 @@ def run_repo(
             files.append(parsed)
         corpus = Corpus(files, tokens)
         text, title = request_query(item["problem_statement"])
-        hits = rank(corpus, mine(text, title=title), k=CONFIG.code.max_results)
-        ranked = [h.path for h in hits]
         gold = item["gold_files"][0]
-        extra = {}
+        extra: dict[str, Any] = {}
+        signal: tuple[dict[str, Any], dict[int, str]] = ({}, {})
+        if reproduce is not None:
+            ran = ran_files(repo, item["base_commit"], text, reproduce)
+            if ran is not None:
+                signal = executed_signal(corpus, ran["files"])
+                extra["ran"] = {"files": len(ran["files"]), "gold": gold in ran["files"]}
+        query = mine(text, title=title)
+        hits = rank(corpus, query, k=CONFIG.code.max_results, extra=signal[0], why=signal[1])
+        ranked = [h.path for h in hits]
         if bm25 is not None:
             theirs = bm25.rank(item["base_commit"], item["problem_statement"])
             extra["bm25"] = rank_of(gold, theirs)
@@ -209,7 +248,14 @@ def main() -> None:
     parser.add_argument(
         "--baseline", action="store_true", help="also rank by the data set's untuned BM25"
     )
+    parser.add_argument(
+        "--reproduce", default=None, metavar="PYTHON", help="run the reports' code with it"
+    )
+    parser.add_argument(
+        "--ro-bind", action="append", default=[], help="a folder bwrap mounts (repeatable)"
+    )
     args = parser.parse_args()
+    runs = reproduce_config(args.reproduce, args.ro_bind) if args.reproduce else None
     items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
     by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in items:
@@ -217,7 +263,8 @@ def main() -> None:
             by_repo[item["repo"]].append(item)
     rows = []
     for name, group in sorted(by_repo.items()):
-        rows += run_repo(name, group, source_for(args.repos, name), args.cache, args.baseline)
+        repo = source_for(args.repos, name)
+        rows += run_repo(name, group, repo, args.cache, args.baseline, runs)
     report(rows, json.loads(args.against.read_text()) if args.against else None)
     if args.save:
         args.save.write_text(json.dumps(rows, indent=1))
@@ -248,6 +295,13 @@ def report(rows: list[dict[str, Any]], before: list[dict[str, Any]] | None) -> N
         if base:
             cells.append("|      " + _cells(base[name]))
         print(" ".join(cells))
+    tried = [row["ran"] for row in rows if "ran" in row]
+    if tried:
+        entered = [t for t in tried if t["files"]]
+        print(
+            f"reproduced: {len(tried)} reports show code, {len(entered)} entered repository "
+            f"files, the gold file among them in {sum(t['gold'] for t in entered)}"
+        )
     if before is None:
         return
     old = {row["id"]: row["rank"] for row in before}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,6 +47,9 @@ class Weights:
     # Signals computed outside the index and passed to `rank(extra=...)`. Off: MiniLM
     # embeddings of file summaries moved Acc@1 by +0.01 at 0.5 (benchmarks/README.md).
     semantic: float = 0.0
+    # Files the request's own code entered when run in the sandbox (sandbox/reproduce.py):
+    # 8 of sympy's 77 reports up, none down (benchmarks/README.md, twelfth session).
+    executed: float = 0.75
 
 
 @dataclass(frozen=True)
@@ -217,12 +220,15 @@ def rank(
     query: CodeQuery,
     k: int = 10,
     weights: Weights | None = None,
+    *,
     extra: Mapping[str, Floats] | None = None,
+    why: Mapping[int, str] | None = None,
 ) -> list[FileHit]:
     """The `k` files most likely to be what the request is about, best first.
 
     `extra` adds signals computed elsewhere (one score per file of `corpus.paths`, named
-    like a `Weights` field), each divided by its best like the index's own.
+    like a `Weights` field), each divided by its best like the index's own; `why` gives
+    files their reason for it (file index → text).
     """
     n = len(corpus.paths)
     if n == 0 or query.is_empty():
@@ -230,6 +236,9 @@ def rank(
     sig, unit_scores = signals(corpus, query)
     for name, values in (extra or {}).items():
         sig.add(name, np.clip(np.asarray(values, dtype=float), 0.0, None))
+    for f, text in (why or {}).items():
+        # After the first two reasons: what names a file says more than that it ran.
+        sig.reasons[f].insert(2, text)
     total = combine(corpus, sig, weights or Weights())
     order = np.argsort(-total, kind="stable")[:k]
     terms = dict(query.terms)
@@ -243,6 +252,24 @@ def rank(
         for f in order
         if total[f] > 0
     ]
+
+
+def executed_signal(
+    corpus: Corpus, ran: Mapping[str, Sequence[str]]
+) -> tuple[dict[str, Floats], dict[int, str]]:
+    """`rank`'s extra signal and reasons for the files a request's code entered when run."""
+    if not ran:
+        return {}, {}
+    values = np.zeros(len(corpus.paths))
+    why: dict[int, str] = {}
+    for path, names in ran.items():
+        f = corpus.index.get(path)
+        if f is None:
+            continue
+        values[f] = 1.0
+        shown = ", ".join(f"`{name}`" for name in list(names)[:3])
+        why[f] = "ran when the request's code was run" + (f" ({shown})" if shown else "")
+    return {"executed": values}, why
 
 
 def combine(corpus: Corpus, sig: _Signals, w: Weights) -> Floats:

@@ -15,13 +15,13 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from nexusd.code.corpus import Corpus, TokenCache
 from nexusd.code.parsers import language_for
 from nexusd.code.query import mine
-from nexusd.code.rank import FileHit, rank
+from nexusd.code.rank import FileHit, executed_signal, rank
 from nexusd.code.reader import collector_paused, parse_many
 from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile, excluded, list_files
 from nexusd.code.status import CodeStatus, UpdateReport, skipped_lines, skipped_summary
@@ -297,12 +297,24 @@ class CodeIndex:
             return "the code index has not been brought up to date yet: what it holds may be old"
         return None
 
-    def search(self, text: str, k: int | None = None, *, title: str = "") -> CodeResults:
-        """Files and units most likely meant by `text` (a request, a question, a traceback)."""
+    def search(
+        self,
+        text: str,
+        k: int | None = None,
+        *,
+        title: str = "",
+        ran: Mapping[str, Sequence[str]] | None = None,
+    ) -> CodeResults:
+        """Files and units most likely meant by `text` (a request, a question, a traceback).
+
+        `ran`: the files the request's own code entered (path → some function names)."""
         start = time.perf_counter()
         corpus = self._corpus
         limit = k or self.config.code.max_results
-        hits = rank(corpus, mine(text, title=title), k=limit) if corpus is not None else []
+        hits = []
+        if corpus is not None:
+            extra, why = executed_signal(corpus, ran or {})
+            hits = rank(corpus, mine(text, title=title), k=limit, extra=extra, why=why)
         ms = round((time.perf_counter() - start) * 1000.0, 3)
         return CodeResults(tuple(hits), self._note(), ms)
 

@@ -96,6 +96,7 @@ DEFAULTS: dict[str, Any] = {
         "max_results": 10,
         # Parser processes for a large (re)build; 0 = one per core.
         "workers": 0,
+        "reproduce": {"mode": "auto", "python": "python3", "timeout": 15, "memory": "1g"},
     },
     "checkpoint": {
         "on_request": True,

@@ -144,6 +144,15 @@ class Memory(Section):
     search: MemorySearch
 
 
+class Reproduce(Section):
+    """Whether and how a request's own code is run to see which files it reaches."""
+
+    mode: Literal["auto", "on", "off"]
+    python: str
+    timeout: int
+    memory: str
+
+
 class Code(Section):
     """Which files the code index reads, and how many a response lists."""
 
@@ -154,6 +163,7 @@ class Code(Section):
     max_files: int
     max_results: int
     workers: int
+    reproduce: Reproduce
 
 
 class Retention(Section):

@@ -24,6 +24,7 @@ from nexusd.protocol.documents import PlanRequest, Section
 if TYPE_CHECKING:  # numpy and LanceDB load only when a request is answered
     from nexusd.code.rank import FileHit
     from nexusd.code.service import CodeIndex
+    from nexusd.sandbox.reproduce import Reproduction
 
 log = logging.getLogger("nexusd.code")
 MAX_UNITS_SHOWN = 3
@@ -45,6 +46,7 @@ class CodeFindings:
     hits: tuple[FileHit, ...] = ()
     note: str | None = None
     ms: float = 0.0
+    reproduction: str | None = None  # what running the request's code did, when it was run
 
 
 def query_text(request: PlanRequest) -> tuple[str, str]:
@@ -90,7 +92,9 @@ def code_phase(
             # worth waiting for, briefly; a large one answers with what is there, and says so.
             found.wait_settled(FIRST_BUILD_WAIT_S)
         text, title = query_text(request)
-        results = found.search(text, config.code.max_results, title=title)
+        ran = reproduced(layout, config, text)
+        files = ran.files if ran is not None else None
+        results = found.search(text, config.code.max_results, title=title, ran=files)
     except Exception as exc:  # never lose the answer because the code index failed
         log.exception("code search for %s failed", request.path)
         return CodeFindings(note=f"code search failed: {exc}")
@@ -101,7 +105,23 @@ def code_phase(
         reranked = rerank_files(layout=layout, config=config, request_text=text, hits=hits)
         hits = reranked if reranked is not None else hits
     ms = round((time.perf_counter() - start) * 1000.0, 3)
-    return CodeFindings(hits, results.note, ms)
+    return CodeFindings(hits, results.note, ms, ran.summary() if ran is not None else None)
+
+
+def reproduced(layout: RepoLayout, config: Config, text: str) -> Reproduction | None:
+    """The request's own code run in the sandbox (`code.reproduce`); None when it shows none,
+    the setting is off, or running it failed (logged: the plan goes on without it)."""
+    from nexusd.code.snippet import runnable
+    from nexusd.sandbox.reproduce import reproduce
+
+    snippet = runnable(text)
+    if snippet.is_empty() or config.code.reproduce.mode == "off":
+        return None
+    try:
+        return reproduce(layout, config, snippet.prelude, snippet.statements)
+    except Exception:
+        log.exception("running the request's code failed")
+        return None
 
 
 def memory_named(findings: CodeFindings, memory_hits: Sequence[MemoryEvidence]) -> CodeFindings:
@@ -163,14 +183,19 @@ def code_snippets(root: Path, hits: tuple[FileHit, ...]) -> list[tuple[str, str]
     return out
 
 
-def relevant_code_section(hits: tuple[FileHit, ...]) -> Section | None:
-    """`## Relevant Code`: ranked files as `path:line`, their best units, and why each ranks."""
+def relevant_code_section(
+    hits: tuple[FileHit, ...], reproduction: str | None = None
+) -> Section | None:
+    """`## Relevant Code`: ranked files as `path:line`, their best units, and why each ranks;
+    first, what running the request's code did, when it was run."""
     if not hits:
         return None
     lines = [
         "Ranked by the code index (names the request uses that the code defines, paths, "
         "stack frames and messages it quotes, shared rare words, imports); most likely first."
     ]
+    if reproduction:
+        lines.append(reproduction)
     for number, hit in enumerate(hits, start=1):
         line = hit.units[0].start if hit.units else 1
         why = "; ".join(hit.reasons[:3]) or "shares words with the request"

@@ -188,7 +188,8 @@ def _plan(
         clock.lap("model")  # a model was asked, even if its answer was not used
     if not request.requested_sections:
         # A request that names its sections gets exactly those; the rest is in front matter.
-        sections = after_analysis(sections, relevant_code_section(bundle.code_hits))
+        code = relevant_code_section(bundle.code_hits, found.code.reproduction)
+        sections = after_analysis(sections, code)
         extra = (
             evidence_section(hits, found.memory_note),
             checks_section(critic),

@@ -93,9 +93,11 @@ def bwrap_argv(
     # One read-only bind of /etc (each extra mount costs ~0.5 ms); secrets in it are
     # root-only files, and as root nexusd runs the sandbox as uid 65534.
     argv += ["--ro-bind", "/etc", "/etc"]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # After /tmp's tmpfs: bound before it, a folder under /tmp (a virtualenv there) was
+    # hidden by it.
     for path in ro_binds:
         argv += ["--ro-bind-try", path, path]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     argv += ["--bind", str(workspace), WORKDIR, "--chdir", WORKDIR]
     # Everything not bound above (the root tmpfs bwrap builds) becomes read-only.
     argv += ["--remount-ro", "/", "--", "/bin/sh", "-c", command]

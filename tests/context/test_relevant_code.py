@@ -23,6 +23,7 @@ from tests.code.conftest import CORE, UTIL, write
 from tests.conftest import git
 from tests.models.loopback import Loopback, Reply, chat_payload
 from tests.plan_helpers import bundle_for, request
+from tests.sandbox.conftest import unavailable
 
 
 def _repo(root: Path) -> Path:
@@ -150,3 +151,49 @@ def test_a_failing_librarian_model_keeps_the_index_order(repo: Path) -> None:
     with Loopback([Reply(500, "down")]) as server:
         found = code_phase(find_repo(repo), config_from_mapping(_librarian(server.url)), req, None)
     assert server.requests and found.hits == offline.hits
+
+
+@pytest.mark.bwrap
+def test_the_requests_own_code_is_run_and_the_file_it_entered_moves_up(repo: Path) -> None:
+    from nexusd.sandbox.bwrap_backend import usable
+
+    ok, why = usable()
+    if not ok:
+        unavailable(why)
+    # No word leads to calc/engine.py: the report names only `total`, which calc/api.py
+    # defines (a thin entry point) and calc/notes.py talks about at length.
+    write(repo, "calc/__init__.py", "from calc.api import total\n")
+    write(
+        repo,
+        "calc/api.py",
+        "from calc import engine\n\ndef total(xs):\n    return engine.run(xs)\n",
+    )
+    write(
+        repo,
+        "calc/engine.py",
+        "def run(xs):\n    acc = 0\n    for x in xs:\n        acc += x\n    return acc\n",
+    )
+    write(
+        repo,
+        "calc/notes.py",
+        '"""total total total: the total of a list, total."""\n\n'
+        'def total_words():\n    return "total"\n',
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "calc")
+    text = "total gives the wrong sum\n\n>>> from calc import total\n>>> total([1, 2])\n4\n"
+    req = request(goal=text, blockers=())
+    off = config_from_mapping({"code": {"reproduce": {"mode": "off"}}})
+    before = code_phase(find_repo(repo), off, req, None)
+    assert before.reproduction is None
+    assert all("ran when" not in r for h in before.hits for r in h.reasons)  # type: ignore[attr-defined]
+    found = code_phase(
+        find_repo(repo), config_from_mapping({"sandbox": {"backend": "bwrap"}}), req, None
+    )
+    paths = [h.path for h in found.hits]  # type: ignore[attr-defined]
+    assert paths.index("calc/engine.py") < [h.path for h in before.hits].index("calc/engine.py")  # type: ignore[attr-defined]
+    engine = next(h for h in found.hits if h.path == "calc/engine.py")  # type: ignore[attr-defined]
+    assert "ran when the request's code was run (`run`)" in engine.reasons
+    assert found.reproduction is not None and "on bwrap" in found.reproduction
+    section = relevant_code_section(found.hits, found.reproduction)
+    assert section is not None and section.body.split("\n")[1] == found.reproduction

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import io
+import shutil
 import tarfile
+import tempfile
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +49,22 @@ def test_a_failed_unpack_kills_the_waiting_sandbox(
     with pytest.raises(tarfile.ReadError):
         bwrap_backend.run(make_spec(f"echo {marker}; sleep 30"), bad)
     assert host_processes(marker) == []
+
+
+def test_a_read_only_bind_under_tmp_is_seen_inside(
+    bwrap_usable: None, make_spec: Callable[..., CheckSpec]
+) -> None:
+    # Bound before the sandbox's own /tmp tmpfs, a folder under /tmp (a virtualenv there)
+    # was hidden by it. Made straight under /tmp, readable by all: as root the sandbox
+    # runs as uid 65534, which pytest's 0700 base folder would keep out.
+    shared = Path(tempfile.mkdtemp(prefix="nexusd-test-bind-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)
+        (shared / "marker").write_text("bound\n")
+        (shared / "marker").chmod(0o644)
+        spec = make_spec(f"cat {shared}/marker")
+        result = bwrap_backend.run(spec, _tar({}), ro_binds=[str(shared)])
+    finally:
+        shutil.rmtree(shared)
+    assert result.status == "passed", result.stderr
+    assert result.stdout.strip() == "bound"

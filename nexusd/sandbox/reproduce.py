@@ -1,0 +1,177 @@
+"""Run a request's own code on a snapshot, in the sandbox, and say which files it reached.
+
+`code.reproduce` decides: `auto` runs it only on an isolated backend (docker or bwrap),
+`on` also as a plain subprocess, `off` never. The code comes from whoever wrote the
+request, so it gets what a check gets and less: no network, the snapshot copied (never the
+live tree), the sandbox's limits and `code.reproduce.timeout`. What comes back is data for
+the ranking, never instructions: which workspace files the code entered, and the errors
+it raised with their innermost workspace frame.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import secrets
+import tarfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nexusd.config import Config
+from nexusd.paths import RepoLayout
+from nexusd.sandbox import tracer
+from nexusd.sandbox.probe import ISOLATED, Choice, choose
+from nexusd.sandbox.runner import run_one
+from nexusd.sandbox.spec import CheckSpec, parse_memory
+from nexusd.sandbox.workspace import archive, resolve_tree
+
+log = logging.getLogger("nexusd.sandbox")
+_SCRIPT = Path(tracer.__file__).read_bytes()
+# The tracer ends the snippet itself this long before the sandbox would kill it, so
+# what it saw is still printed.
+_MARGIN_S = 1.5
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """What running a request's code showed: per file, the functions it entered."""
+
+    backend: str
+    statements: int
+    ran: int = 0
+    files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    errors: tuple[str, ...] = ()
+    timed_out: bool = False
+    ms: float = 0.0
+    note: str = ""  # why it did not run, or what went wrong
+
+    def summary(self) -> str:
+        """One sentence for the response: what ran, where, and what it reached."""
+        if self.note:
+            return self.note
+        said = (
+            f"Ran the request's code ({self.ran} of {self.statements} statements) on "
+            f"{self.backend} in {self.ms / 1000:.1f} s: it entered {len(self.files)} "
+            "repository files, marked below"
+        )
+        if self.timed_out:
+            said += " (stopped at `code.reproduce.timeout`)"
+        if self.errors:
+            said += f"; it raised {self.errors[0]}"
+        return said + "."
+
+
+def reproduce(
+    layout: RepoLayout, config: Config, prelude: Sequence[str], statements: Sequence[str]
+) -> Reproduction | None:
+    """Run the statements on a snapshot of the working tree; None when nothing is to run
+    or `code.reproduce.mode` is off."""
+    settings = config.code.reproduce
+    if settings.mode == "off" or not statements:
+        return None
+    choice = choose(config, [config.sandbox.image])
+    if settings.mode == "auto" and not ISOLATED[choice.backend]:
+        return Reproduction(
+            choice.backend,
+            len(statements),
+            note="The request's code was not run: no isolated sandbox (docker or bwrap) is "
+            "available; `nexusd doctor` shows how to get one, `code.reproduce.mode: on` "
+            "runs it as a plain subprocess.",
+        )
+    limit = config.checkpoint.max_untracked_file_bytes
+    tree_tar = archive(layout, resolve_tree(layout, None, max_untracked_bytes=limit))
+    return run_snippet(config, tree_tar, prelude, statements, choice=choice)
+
+
+def run_snippet(
+    config: Config,
+    tree_tar: bytes,
+    prelude: Sequence[str],
+    statements: Sequence[str],
+    *,
+    choice: Choice | None = None,
+) -> Reproduction:
+    """Run the statements on an exported tree with the tracer; never raises for the code."""
+    settings = config.code.reproduce
+    choice = choice or choose(config, [config.sandbox.image])
+    budget = max(settings.timeout - _MARGIN_S, 0.5)
+    token = secrets.token_hex(16)
+    spec_json = json.dumps(
+        {"prelude": list(prelude), "statements": list(statements), "budget": budget, "token": token}
+    )
+    folder = tracer.FOLDER
+    spec = CheckSpec(
+        name="reproduce",
+        run=f"{settings.python} {folder}/tracer.py {folder}/snippet.json",
+        image=config.sandbox.image,
+        timeout=float(settings.timeout),
+        memory_bytes=parse_memory(settings.memory, "code.reproduce.memory"),
+        cpus=config.sandbox.cpus,
+        pids=config.sandbox.pids,
+        # Only the tracer's line is printed (the snippet's output is discarded).
+        output_limit=max(config.sandbox.output_limit_bytes, 2_000_000),
+    )
+    tar = _with_files(
+        tree_tar, {f"{folder}/tracer.py": _SCRIPT, f"{folder}/snippet.json": spec_json.encode()}
+    )
+    started = time.monotonic()
+    result = run_one(spec, tar, choice, ro_binds=tuple(config.sandbox.ro_binds))
+    ms = round((time.monotonic() - started) * 1000.0, 1)
+    found = _parsed(result.stdout_head + result.stdout_tail, token)
+    if found is None:
+        why = result.error or f"exit {result.exit_code}: {result.stderr_head.strip()[-200:]}"
+        if result.timed_out:
+            why = f"it ran past code.reproduce.timeout ({settings.timeout:g} s)"
+        log.info("reproduction gave no result: %s", why)
+        return Reproduction(
+            choice.backend,
+            len(statements),
+            ms=ms,
+            note=f"The request's code was run on {choice.backend} but gave no result ({why}).",
+        )
+    return Reproduction(
+        choice.backend,
+        len(statements),
+        ran=int(found.get("ran") or 0),
+        files={str(p): tuple(map(str, names)) for p, names in found["files"].items()},
+        errors=tuple(_error_text(e) for e in found.get("errors") or () if isinstance(e, dict)),
+        timed_out=bool(found.get("timed_out")),
+        ms=ms,
+    )
+
+
+def _error_text(error: dict[str, Any]) -> str:
+    frame = error.get("frame")
+    where = f" at `{frame[0]}:{frame[1]}`" if isinstance(frame, list) and len(frame) >= 2 else ""
+    return f"`{str(error.get('error', ''))[:200]}`{where}"
+
+
+def _with_files(tree_tar: bytes, files: Mapping[str, bytes]) -> bytes:
+    """The tar with `files` appended (mode "a" writes over its end-of-archive blocks)."""
+    out = io.BytesIO(tree_tar)
+    with tarfile.open(fileobj=out, mode="a", format=tarfile.PAX_FORMAT) as dst:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o644
+            info.mtime = int(time.time())
+            dst.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def _parsed(stdout: str, token: str) -> dict[str, Any] | None:
+    """The tracer's result line: the one that carries this run's token."""
+    mark = f"{tracer.MARKER}{token} "
+    for line in stdout.splitlines():
+        if line.startswith(mark):
+            try:
+                value = json.loads(line[len(mark) :])
+            except ValueError:
+                return None
+            files = value.get("files") if isinstance(value, dict) else None
+            return value if isinstance(files, dict) else None
+    return None

@@ -1,0 +1,181 @@
+"""Run a request's code in the sandbox and print which repository functions it called.
+
+A standalone script (standard library only, Python 3.8+): `reproduce.py` copies it into the
+snapshot it exports, beside the snippet, and runs `python .nexusd-reproduce/tracer.py
+.nexusd-reproduce/snippet.json` there. The prelude (the snippet's imports) runs untraced;
+then each statement runs in one namespace, as at a prompt, with a profile hook recording
+each function of the workspace it enters. A statement that raises ends only itself, its
+innermost workspace frame kept. The budget ends the run early and the result is still
+printed, as one line after MARKER on the real standard output: what the snippet prints
+goes elsewhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import signal
+import sys
+import threading
+import traceback
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+MARKER = "NEXUSD-TRACE "
+FOLDER = ".nexusd-reproduce"  # where this script and its snippet are put: never a finding
+MAX_NAMES = 20_000
+NAMES_SHOWN = 3
+MAX_PACKAGES = 3
+# Top-level folders with an __init__.py that are not what a report's REPL imports.
+_NOT_PACKAGES = ("_", "test", "doc", "example", "bench", "script", "tools", "build", "setup")
+
+
+class _Budget(BaseException):
+    """Raised into the snippet when its time is up (not an Exception: it gets through
+    the snippet's own `except Exception`)."""
+
+
+def _relative(root: str, filename: str) -> str | None:
+    if filename.startswith("<"):  # `<request>`, `<string>`, `<frozen …>`: no file
+        return None
+    path = os.path.realpath(filename)
+    if not path.startswith(root + os.sep):
+        return None
+    relative = path[len(root) + 1 :].replace(os.sep, "/")
+    return None if relative.startswith(FOLDER + "/") else relative
+
+
+def main(argv: list[str]) -> int:
+    """Run the snippet named by argv[1] in the current folder; print the calls as JSON."""
+    root = str(Path.cwd().resolve())
+    spec_file = Path(argv[1])
+    spec: dict[str, Any] = json.loads(spec_file.read_text(encoding="utf-8"))
+    # Its token is what makes the result line ours (a workspace this user may not change
+    # keeps it, but the snippet's output goes to /dev/null anyway).
+    with contextlib.suppress(OSError):
+        spec_file.unlink()
+    sys.path.insert(0, root)
+    # Only this script writes to the real standard output: the snippet's writes (also
+    # through sys.__stdout__, or by a child process) go to /dev/null.
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    sys.stdout.flush()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    called: dict[str, set[str]] = {}
+    paths: dict[str, str | None] = {}
+    count = [0]
+    tracing = [False]
+
+    def hook(frame: FrameType, event: str, arg: object) -> None:
+        if event != "call" or not tracing[0] or count[0] >= MAX_NAMES:
+            return
+        filename = frame.f_code.co_filename
+        if filename not in paths:
+            paths[filename] = _relative(root, filename)
+        path = paths[filename]
+        if path is not None:
+            names = called.setdefault(path, set())
+            if frame.f_code.co_name not in names:
+                names.add(frame.f_code.co_name)
+                count[0] += 1
+
+    def expire(signum: int, frame: object) -> None:
+        raise _Budget()
+
+    errors: list[dict[str, Any]] = []
+    ran = 0
+    timed_out = False
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, float(spec.get("budget", 5.0)))
+    sink = io.StringIO()
+
+    def run(source: str, traced: bool) -> None:
+        code = compile(source, "<request>", "exec")
+        sys.setprofile(hook)
+        threading.setprofile(hook)
+        tracing[0] = traced
+        try:
+            exec(code, namespace)
+        finally:
+            tracing[0] = False
+            sys.setprofile(None)
+
+    imported = False
+    try:
+        with redirect_stdout(sink), redirect_stderr(sink):
+            for i, source in enumerate(spec["prelude"] + spec["statements"]):
+                traced = i >= len(spec["prelude"])
+                ran += traced
+                try:
+                    try:
+                        run(source, traced)
+                    except NameError:
+                        if imported or not traced:
+                            raise
+                        # REPL lines often take the project as imported (`>>> from pkg
+                        # import *` left out): import its packages, untraced, and retry.
+                        imported = True
+                        for line in _package_imports(root):
+                            try:
+                                run(line, False)
+                            except Exception:  # a package that fails to import is skipped
+                                continue
+                        run(source, traced)
+                except _Budget:
+                    timed_out = True
+                    break
+                except BaseException as exc:  # the snippet's own failure is a finding
+                    errors.append(_error(root, exc))
+                sink.seek(0)
+                sink.truncate()
+    except _Budget:
+        timed_out = True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    result = {
+        # A few names per file, for its reason: the output stays small on big runs.
+        "files": {path: sorted(names)[:NAMES_SHOWN] for path, names in called.items()},
+        "errors": errors[:20],
+        "ran": ran,
+        "timed_out": timed_out,
+    }
+    out.write(MARKER + str(spec.get("token", "")) + " " + json.dumps(result) + "\n")
+    out.flush()
+    return 0
+
+
+def _package_imports(root: str) -> list[str]:
+    """`import pkg` and `from pkg import *` for the workspace's top-level packages."""
+    lines: list[str] = []
+    for base in (Path(root), Path(root) / "src"):
+        if not base.is_dir():
+            continue
+        if base.name == "src":
+            sys.path.insert(1, str(base))
+        for entry in sorted(base.iterdir()):
+            name = entry.name
+            wanted = name.isidentifier() and not name.startswith(_NOT_PACKAGES)
+            if wanted and (entry / "__init__.py").is_file():
+                lines += [f"import {name}", f"from {name} import *"]
+    return lines[: 2 * MAX_PACKAGES]
+
+
+def _error(root: str, exc: BaseException) -> dict[str, Any]:
+    frames = [
+        (path, frame.lineno, frame.name)
+        for frame in traceback.extract_tb(exc.__traceback__)
+        for path in [_relative(root, frame.filename)]
+        if path is not None
+    ]
+    message = f"{type(exc).__name__}: {exc}"[:300]
+    return {"error": message, "frame": list(frames[-1]) if frames else None}
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,69 @@
+"""The runnable Python a request shows: REPL lines, fenced blocks, inline calls."""
+
+from __future__ import annotations
+
+import pytest
+
+from nexusd.code.snippet import MAX_STATEMENTS, runnable
+
+
+@pytest.mark.parametrize(
+    ("text", "prelude", "statements"),
+    [
+        (
+            ">>> from pkg import f\n>>> f(1)\n3\n>>> for i in range(2):\n...     f(i)\n",
+            ("from pkg import f",),
+            ("f(1)", "for i in range(2):\n    f(i)"),
+        ),
+        (
+            "In [1]: import pkg\n\nIn [2]: pkg.f(2)\nOut[2]: 4\n",
+            ("import pkg",),
+            ("pkg.f(2)",),
+        ),
+        (
+            "Run this:\r\n```python\r\nimport pkg\r\nx = pkg.f(1)\r\nprint(x)\r\n```\r\n",
+            ("import pkg",),
+            ("x = pkg.f(1)", "print(x)"),
+        ),
+        # An unlabelled fence that parses as Python runs; its first line is not a label.
+        ("```\nfrom pkg import *\nf(1)\n```\n", ("from pkg import *",), ("f(1)",)),
+        ("> >>> f(1)\n> 2\n", (), ("f(1)",)),
+        (
+            '`latex(acsc(x), inv_trig_style="full")` gives `\\operatorname`',
+            (),
+            ('latex(acsc(x), inv_trig_style="full")',),
+        ),
+        ("`0**-oo` produces `0`", (), ("0**-oo",)),
+    ],
+)
+def test_the_code_a_request_shows_is_found(
+    text: str, prelude: tuple[str, ...], statements: tuple[str, ...]
+) -> None:
+    found = runnable(text)
+    assert found.prelude == prelude
+    assert found.statements == statements
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nothing to run here, only `pkg.f` and `sympy`.",
+        "```bash\npip install pkg\nls -la\n```",
+        "```yaml\nkey: value\n```",
+        '```\nTraceback (most recent call last):\n  File "x.py", line 1\n```',
+        "```python\ndef broken(:\n```",
+        "`x`, `f`, `None`, `1`",
+    ],
+)
+def test_text_shell_and_broken_code_give_nothing(text: str) -> None:
+    assert runnable(text).is_empty()
+
+
+def test_a_flood_of_statements_is_cut() -> None:
+    text = "\n".join(f">>> f({i})" for i in range(500))
+    assert len(runnable(text).statements) == MAX_STATEMENTS
+
+
+def test_the_same_statement_runs_once() -> None:
+    text = "`f(1)` fails:\n```python\nf(1)\n```\n>>> f(1)\n"
+    assert runnable(text).statements == ("f(1)",)

@@ -1,0 +1,142 @@
+"""A request's own code run on a snapshot in a real sandbox, traced: which files it entered."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nexusd.code.snippet import runnable
+from nexusd.config import config_from_mapping
+from nexusd.paths import find_repo
+from nexusd.sandbox.reproduce import Reproduction, reproduce
+from tests.conftest import git
+
+CORE = """\
+CALLS_AT_IMPORT = []
+
+
+def _setup():
+    CALLS_AT_IMPORT.append(1)
+
+
+_setup()
+
+
+def add(a, b):
+    return _check(a) + b
+
+
+def _check(a):
+    if a < 0:
+        raise ValueError("negative")
+    return a
+
+
+def spin():
+    while True:
+        _check(1)
+"""
+
+
+def _repo(make_repo: Callable[..., Path]) -> Path:
+    root = make_repo()
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("from pkg.core import add, spin\n")
+    (root / "pkg" / "core.py").write_text(CORE)
+    (root / "pkg" / "other.py").write_text("def other():\n    return 2\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "pkg")
+    return root
+
+
+def _run(root: Path, text: str, **settings: Any) -> Reproduction | None:
+    backend = settings.pop("backend", "bwrap")
+    reproduce_settings = {"mode": "auto", **settings}
+    config = config_from_mapping(
+        {"sandbox": {"backend": backend}, "code": {"reproduce": reproduce_settings}}
+    )
+    snippet = runnable(text)
+    return reproduce(find_repo(root), config, snippet.prelude, snippet.statements)
+
+
+@pytest.mark.bwrap
+def test_the_files_the_code_entered_and_its_error_with_frame(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    root = _repo(make_repo)
+    found = _run(root, "```python\nfrom pkg import add\nprint(add(1, 2))\nadd(-1, 2)\n```\n")
+    assert found is not None and found.backend == "bwrap" and not found.note
+    # `_setup` ran while importing, untraced: only what the request's code called counts.
+    assert found.files == {"pkg/core.py": ("_check", "add")}
+    assert found.ran == 2 and not found.timed_out
+    assert found.errors == ("`ValueError: negative` at `pkg/core.py:17`",)
+    assert "2 statements" in found.summary() and "ValueError" in found.summary()
+
+
+@pytest.mark.bwrap
+def test_repl_lines_that_take_the_package_as_imported_are_retried_with_it(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    root = _repo(make_repo)
+    found = _run(root, ">>> add(1, 2)\n3\n")
+    assert found is not None and found.files == {"pkg/core.py": ("_check", "add")}
+    assert found.errors == ()
+
+
+@pytest.mark.bwrap
+def test_a_run_past_its_budget_still_reports_what_it_saw(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    root = _repo(make_repo)
+    found = _run(root, ">>> from pkg import spin\n>>> spin()\n>>> add(1, 2)\n", timeout=3)
+    assert found is not None and found.timed_out
+    assert found.files == {"pkg/core.py": ("_check", "spin")}
+    assert "stopped at `code.reproduce.timeout`" in found.summary()
+
+
+@pytest.mark.bwrap
+def test_the_snippet_cannot_forge_the_result_or_touch_the_working_tree(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    root = _repo(make_repo)
+    forged = 'NEXUSD-TRACE {"files": {"pkg/other.py": ["other"]}}'
+    text = (
+        "```python\nimport os, sys\n"
+        f"sys.__stdout__.write({forged!r} + chr(10))\n"
+        "os.remove('pkg/core.py')\n"
+        "from pkg import add\nadd(1, 1)\n```\n"
+    )
+    found = _run(root, text)
+    # The forged line came first: the tracer's own, printed last, is the one read.
+    assert found is not None and "pkg/other.py" not in found.files
+    assert (root / "pkg" / "core.py").read_text() == CORE  # a copy was changed, not the tree
+
+
+def test_off_runs_nothing_and_auto_refuses_an_unisolated_backend(
+    make_repo: Callable[..., Path],
+) -> None:
+    root = _repo(make_repo)
+    assert _run(root, ">>> add(1, 2)\n", mode="off") is None
+    assert _run(root, "no code at all") is None
+    refused = _run(root, ">>> add(1, 2)\n", backend="subprocess")
+    assert refused is not None and refused.files == {}
+    assert "not run" in refused.note and "code.reproduce.mode: on" in refused.note
+
+
+def test_on_runs_it_as_a_plain_subprocess_when_asked(make_repo: Callable[..., Path]) -> None:
+    root = _repo(make_repo)
+    found = _run(root, ">>> from pkg import add\n>>> add(2, 2)\n", backend="subprocess", mode="on")
+    assert found is not None and found.backend == "subprocess"
+    assert found.files == {"pkg/core.py": ("_check", "add")}
+
+
+def test_an_interpreter_that_is_not_there_says_so(make_repo: Callable[..., Path]) -> None:
+    root = _repo(make_repo)
+    found = _run(
+        root, ">>> add(2, 2)\n", backend="subprocess", mode="on", python="/nonexistent/python"
+    )
+    assert found is not None and found.files == {}
+    assert "gave no result" in found.note and "/nonexistent/python" in found.note
