@@ -22,6 +22,9 @@ build per repository, index update time between consecutive instances, code sear
 latency, request → response latency, and every miss. `--embeddings` also ranks each report
 with MiniLM embeddings of file summaries added as a signal (benchmarks/_semantic.py; not
 shipped) and by them alone, and prints what they add beside what they cost to compute.
+`--reproduce PYTHON` (with `--ro-bind DIR` for its environment) runs each report's code
+as `code.reproduce` does, on bwrap; without it the reports' code is not run.
+
 `--librarian-config FILE` merges a YAML file of `providers:` and `routing:` into the
 configuration, so a librarian model reranks the candidates (`context/llm_librarian.py`); the
 run then counts the reports whose order the model set. For the packaged Gemma 3 270M:
@@ -185,13 +188,22 @@ def run_repo(
     work: Path,
     vectors: Any = None,
     librarian: dict[str, Any] | None = None,
+    reproduce: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Answer each instance's report at its base commit; ranks, timings and misses."""
     clone = work / name.replace("/", "+")
     git(work, "clone", "-q", "--shared", "--no-checkout", str(src), str(clone))
     config = config_from_mapping(
         # The plan as the default daemon writes it; no checkpoint refs in someone else's clone.
-        {"checkpoint": {"on_request": False}, "memory": {"enabled": False}, **(librarian or {})},
+        # The reports' code runs only with --reproduce: the default sandbox image has none
+        # of these repositories' dependencies, so running it there would find nothing.
+        {
+            "checkpoint": {"on_request": False},
+            "memory": {"enabled": False},
+            "code": {"reproduce": {"mode": "off"}},
+            **(librarian or {}),
+            **(reproduce or {}),
+        },
         "benchmark",
     )
     index: CodeIndex | None = None
@@ -267,7 +279,19 @@ def main() -> None:
         default=None,
         help="YAML with `providers:` and `routing:` routing a model to the librarian",
     )
+    parser.add_argument(
+        "--reproduce", default=None, metavar="PYTHON", help="run the reports' code with it"
+    )
+    parser.add_argument(
+        "--ro-bind", action="append", default=[], help="a folder bwrap mounts (repeatable)"
+    )
     args = parser.parse_args()
+    reproduce = None
+    if args.reproduce:
+        reproduce = {
+            "code": {"reproduce": {"mode": "on", "python": args.reproduce}},
+            "sandbox": {"backend": "bwrap", "ro_binds": args.ro_bind},
+        }
     librarian = None
     if args.librarian_config is not None:
         import yaml
@@ -292,7 +316,7 @@ def main() -> None:
             chosen = group[:4] if args.quick else group
             print(f"{name}: {len(chosen)} instances", file=sys.stderr)
             results[name] = run_repo(
-                name, chosen, source_for(args.repos, name), Path(tmp), vectors, librarian
+                name, chosen, source_for(args.repos, name), Path(tmp), vectors, librarian, reproduce
             )
     report(results)
     if vectors is not None:

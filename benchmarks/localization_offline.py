@@ -60,8 +60,10 @@ CONFIG = config_from_mapping({}, "benchmark")
 
 def reproduce_config(python: str, ro_binds: list[str]) -> Any:
     """The configuration `--reproduce` runs the reports' code with."""
-    settings = {"code": {"reproduce": {"mode": "on", "python": python}}}
-    return config_from_mapping({**settings, "sandbox": {"ro_binds": ro_binds}}, "benchmark")
+    # bwrap: the one backend that mounts a host folder (the interpreter's environment).
+    sandbox = {"backend": "bwrap", "ro_binds": ro_binds}
+    settings = {"code": {"reproduce": {"mode": "on", "python": python}}, "sandbox": sandbox}
+    return config_from_mapping(settings, "benchmark")
 
 
 def ran_files(repo: Path, commit: str, text: str, config: Any) -> dict[str, Any] | None:

@@ -115,6 +115,9 @@ def test_status_stays_running_while_a_reload_waits_for_the_request_in_flight(
         lambda: any(r["msg"].startswith("configuration changed") for r in _log_messages(served)),
         what="the reload to begin",
     )
+    # The status file is written by its own thread, a moment after the log line: wait for
+    # it (asserting at once failed about one run in three on a loaded machine).
+    wait_until(lambda: published(served).get("reloading"), what="status to show the reload")
     # The reload waits for the check (seconds): meanwhile the daemon is still the running one.
     assert not response_for(request).exists()
     shown = json.loads(nexusd(served, "status", "--json").stdout)
