@@ -48,7 +48,7 @@ class Weights:
     # embeddings of file summaries moved Acc@1 by +0.01 at 0.5 (benchmarks/README.md).
     semantic: float = 0.0
     # Files the request's own code entered when run in the sandbox (sandbox/reproduce.py):
-    # 8 of sympy's 77 reports up, none down (benchmarks/README.md, twelfth session).
+    # 9 of the 110 dev reports up, none down (benchmarks/README.md, twelfth session).
     executed: float = 0.75
 
 
