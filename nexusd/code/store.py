@@ -25,6 +25,11 @@ UNITS = "code_units"
 LOCK_FILE = "code.lock"
 GENERATION_FILE = "code.generation"
 _BATCH = 500
+# What the stored units were parsed by: raised when parsing changes what it stores for a
+# blob that did not change (2: Python's `mod.py` and `index.py` are modules of their own),
+# so that an index parsed before is rebuilt rather than kept until each file is edited.
+PARSER_VERSION = b"2"
+_PARSER_KEY = b"nexusd_parser"
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 
 
@@ -54,7 +59,8 @@ def _schemas() -> tuple[Any, Any]:
             pa.field("doc", pa.string()),
             *(pa.field(name, pa.list_(pa.string())) for name in _LIST_FIELDS),
             pa.field("terms", pa.string()),
-        ]
+        ],
+        metadata={_PARSER_KEY: PARSER_VERSION},
     )
     return files, units
 
@@ -99,6 +105,12 @@ def _unit_rows(parsed: ParsedFile, blob: str, terms: Sequence[str]) -> list[dict
         }
         for i, (u, packed) in enumerate(zip(parsed.units, terms, strict=True))
     ]
+
+
+def _outdated(stored: Any, wanted: Any) -> bool:
+    """Whether a stored units table lacks a column of today's, or another parser made it."""
+    parser = (stored.metadata or {}).get(_PARSER_KEY)
+    return bool(set(wanted.names) - set(stored.names)) or parser != PARSER_VERSION
 
 
 class CodeStore:
@@ -164,11 +176,10 @@ class CodeStore:
             self._db = lancedb.connect(self.uri)
             names = set(self._db.list_tables().tables)
             files_schema, units_schema = _schemas()
-            if UNITS in names and set(units_schema.names) - set(
-                self._db.open_table(UNITS).schema.names
-            ):
-                # Written by an older nexusd (units stored their text): the index is derived
-                # from the repository, so it is dropped and the next update rebuilds it.
+            if UNITS in names and _outdated(self._db.open_table(UNITS).schema, units_schema):
+                # Written by an older nexusd (units stored their text, or another parser made
+                # them): the index is derived from the repository, so it is dropped and the
+                # next update rebuilds it.
                 for name in (FILES, UNITS):
                     if name in names:
                         self._db.drop_table(name)

@@ -80,9 +80,15 @@ def normalize_path(raw: str) -> str:
 
 
 def module_name(path: str) -> str:
-    """`src/pkg/mod.py` → `src.pkg.mod`; `pkg/__init__.py` → `pkg` (the dotted import path)."""
-    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    """`src/pkg/mod.py` → `src.pkg.mod`; `pkg/__init__.py` → `pkg` (the dotted import path);
+    `lib/index.js` → `lib`, `src/net/mod.rs` → `src.net` (a folder's own file elsewhere)."""
+    name = path.rsplit("/", 1)[-1]
+    stem = path.rsplit(".", 1)[0] if "." in name else path
     parts = [p for p in stem.split("/") if p]
-    if parts and parts[-1] in {"__init__", "index", "mod"} and len(parts) > 1:
+    # Python's package file is `__init__.py` only: its `mod.py` and `index.py` are modules
+    # of their own (sympy's `core/mod.py` had the name of `sympy.core`, and its imports
+    # were resolved one package too high).
+    own = {"__init__"} if name.endswith((".py", ".pyi")) else {"__init__", "index", "mod"}
+    if parts and parts[-1] in own and len(parts) > 1:
         parts.pop()
     return ".".join(parts)

@@ -193,3 +193,18 @@ def test_a_method_is_never_imported_by_name() -> None:
     corpus = Corpus(parse_python(p, t) for p, t in files.items())
     found = impact(corpus, "shop/cart.py", "Cart.run", source=files.get)
     assert not any(e.kind == "imported-by" for e in found.used_by)
+
+
+def test_a_python_file_named_mod_or_index_is_a_module_of_its_own() -> None:
+    """Not its package (`mod.rs` and `index.js` are their folder's own file; `mod.py` is not)."""
+    files = {
+        "calc/__init__.py": "from calc.mod import Mod\n",
+        "calc/mod.py": "from .numbers import nan\n\nclass Mod:\n    pass\n",
+        "calc/numbers.py": "nan = 0\n",
+        "calc/index.py": "from calc.mod import Mod\n",
+    }
+    corpus = Corpus(parse_python(path, text) for path, text in files.items())
+    mod, numbers, index = (corpus.index[f"calc/{n}.py"] for n in ("mod", "numbers", "index"))
+    assert corpus.files[mod].file_unit.qualname == "calc.mod"
+    assert corpus.imports[mod] == {numbers}  # `.numbers` is calc.numbers, not a top-level one
+    assert corpus.imports[index] == {mod} and corpus.resolve_dotted("calc.mod.Mod") == mod

@@ -342,6 +342,29 @@ def test_an_index_stored_by_an_older_version_is_rebuilt(code_repo: Path) -> None
     assert report.parsed == 7 and index.search("parse_expr").hits[0].path == "pkg/core.py"
 
 
+def test_an_index_made_by_another_parser_is_parsed_again(code_repo: Path) -> None:
+    """Same columns, but the units were parsed by an older parser (one that put a Python
+    `mod.py` in its package's place): kept, they would stay wrong until each file changed."""
+    import lancedb
+
+    from nexusd.code.store import _schemas
+
+    old = index_for(code_repo)
+    db = lancedb.connect(old.store.uri)
+    files_schema, units_schema = _schemas()
+    # Rows for pkg/core.py's real blob, which an index trusts without parsing it again.
+    blob = git(code_repo, "rev-parse", "HEAD:pkg/core.py").strip()
+    row = {"path": "pkg/core.py", "blob": blob, "language": "python", "status": "ok"}
+    db.create_table("code_files", schema=files_schema).add([{**row, "note": ""}])
+    unit = {"path": "pkg/core.py", "blob": blob, "ordinal": 0, "kind": "file", "name": "core.py"}
+    unit |= {"qualname": "pkg", "line_start": 1, "line_end": 1, "terms": ""}
+    db.create_table("code_units", schema=units_schema.with_metadata({})).add([unit])
+    index = index_for(code_repo)
+    report = index.update()
+    assert report.parsed == 7 and index.search("parse_expr").hits[0].path == "pkg/core.py"
+    assert index.parsed("pkg/core.py").file_unit.qualname == "pkg.core"  # type: ignore[union-attr]
+
+
 def _module(i: int, flavour: str) -> str:
     body = "".join(
         f"    def method_{j}_{flavour}(self):\n        return {j}\n\n" for j in range(i % 7)
