@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from nexusd.code.corpus import Corpus, TokenCache
+from nexusd.code.importable import import_lines
 from nexusd.code.parsers import language_for
 from nexusd.code.query import mine
 from nexusd.code.rank import FileHit, executed_signal, rank
@@ -317,6 +318,11 @@ class CodeIndex:
             hits = rank(corpus, mine(text, title=title), k=limit, extra=extra, why=why)
         ms = round((time.perf_counter() - start) * 1000.0, 3)
         return CodeResults(tuple(hits), self._note(), ms)
+
+    def import_lines(self, names: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """How the repository can bind each of `names` (`importable.import_lines`)."""
+        corpus = self._corpus
+        return import_lines(corpus, names) if corpus is not None and names else {}
 
     def symbols(self, path: str) -> tuple[CodeUnit, ...]:
         """The units of one indexed file (empty when it is not indexed)."""

@@ -10,6 +10,7 @@ code the reporter wrote reaches it, not when importing the package does.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass
 
@@ -58,6 +59,30 @@ def runnable(text: str) -> Snippet:
         else:
             statements.append(source)
     return Snippet(tuple(prelude), tuple(statements))
+
+
+def free_names(snippet: Snippet) -> tuple[str, ...]:
+    """Names the statements read but neither the snippet nor Python binds, in order: what
+    the reporter had defined or imported off-screen (`x` of a REPL session, `Permutation`)."""
+    bound = set(dir(builtins))
+    read: dict[str, None] = {}
+    for source in (*snippet.prelude, *snippet.statements):
+        tree = _parsed(source)
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    read.setdefault(node.id)
+                else:
+                    bound.add(node.id)
+            elif isinstance(node, ast.alias):
+                bound.add((node.asname or node.name).split(".")[0])
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                bound.add(node.name)
+            elif isinstance(node, ast.arg):
+                bound.add(node.arg)
+    return tuple(name for name in read if name not in bound)
 
 
 def _parsed(source: str) -> ast.Module | None:

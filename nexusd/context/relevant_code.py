@@ -92,7 +92,7 @@ def code_phase(
             # worth waiting for, briefly; a large one answers with what is there, and says so.
             found.wait_settled(FIRST_BUILD_WAIT_S)
         text, title = query_text(request)
-        ran = reproduced(layout, config, text)
+        ran = reproduced(layout, config, text, found)
         files = ran.files if ran is not None else None
         results = found.search(text, config.code.max_results, title=title, ran=files)
     except Exception as exc:  # never lose the answer because the code index failed
@@ -108,17 +108,23 @@ def code_phase(
     return CodeFindings(hits, results.note, ms, ran.summary() if ran is not None else None)
 
 
-def reproduced(layout: RepoLayout, config: Config, text: str) -> Reproduction | None:
+def reproduced(
+    layout: RepoLayout, config: Config, text: str, index: CodeIndex | None = None
+) -> Reproduction | None:
     """The request's own code run in the sandbox (`code.reproduce`); None when it shows none,
-    the setting is off, or running it failed (logged: the plan goes on without it)."""
-    from nexusd.code.snippet import runnable
+    the setting is off, or running it failed (logged: the plan goes on without it).
+
+    `index` says where the names the code uses but never binds are defined, so that a
+    snippet written against an off-screen `from pkg.sub import Name` still runs."""
+    from nexusd.code.snippet import free_names, runnable
     from nexusd.sandbox.reproduce import reproduce
 
     snippet = runnable(text)
     if snippet.is_empty() or config.code.reproduce.mode == "off":
         return None
     try:
-        return reproduce(layout, config, snippet.prelude, snippet.statements)
+        known = index.import_lines(free_names(snippet)) if index is not None else {}
+        return reproduce(layout, config, snippet.prelude, snippet.statements, known)
     except Exception:
         log.exception("running the request's code failed")
         return None

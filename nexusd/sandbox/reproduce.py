@@ -56,7 +56,7 @@ class Reproduction:
         said = (
             f"Ran the request's code ({self.ran} of {self.statements} statements) on "
             f"{self.backend} in {self.ms / 1000:.1f} s: it entered {len(self.files)} "
-            "repository files, marked below"
+            "repository files (each listed below that it entered says so)"
         )
         if self.timed_out:
             said += " (stopped at `code.reproduce.timeout`)"
@@ -66,10 +66,15 @@ class Reproduction:
 
 
 def reproduce(
-    layout: RepoLayout, config: Config, prelude: Sequence[str], statements: Sequence[str]
+    layout: RepoLayout,
+    config: Config,
+    prelude: Sequence[str],
+    statements: Sequence[str],
+    known: Mapping[str, Sequence[str]] | None = None,
 ) -> Reproduction | None:
     """Run the statements on a snapshot of the working tree; None when nothing is to run
-    or `code.reproduce.mode` is off."""
+    or `code.reproduce.mode` is off. `known`: for names the statements read but never
+    bind, import statements that bind them from the repository (`run_snippet`)."""
     settings = config.code.reproduce
     if settings.mode == "off" or not statements:
         return None
@@ -84,7 +89,7 @@ def reproduce(
         )
     limit = config.checkpoint.max_untracked_file_bytes
     tree_tar = archive(layout, resolve_tree(layout, None, max_untracked_bytes=limit))
-    return run_snippet(config, tree_tar, prelude, statements, choice=choice)
+    return run_snippet(config, tree_tar, prelude, statements, known=known, choice=choice)
 
 
 def run_snippet(
@@ -93,15 +98,25 @@ def run_snippet(
     prelude: Sequence[str],
     statements: Sequence[str],
     *,
+    known: Mapping[str, Sequence[str]] | None = None,
     choice: Choice | None = None,
 ) -> Reproduction:
-    """Run the statements on an exported tree with the tracer; never raises for the code."""
+    """Run the statements on an exported tree with the tracer; never raises for the code.
+
+    `known` maps a name the statements may lack to the import statements tried, untraced,
+    when running them raises NameError for it (the code index knows who defines what)."""
     settings = config.code.reproduce
     choice = choice or choose(config, [config.sandbox.image])
     budget = max(settings.timeout - _MARGIN_S, 0.5)
     token = secrets.token_hex(16)
     spec_json = json.dumps(
-        {"prelude": list(prelude), "statements": list(statements), "budget": budget, "token": token}
+        {
+            "prelude": list(prelude),
+            "statements": list(statements),
+            "known": {name: list(lines) for name, lines in (known or {}).items()},
+            "budget": budget,
+            "token": token,
+        }
     )
     folder = tracer.FOLDER
     spec = CheckSpec(

@@ -30,6 +30,10 @@ FOLDER = ".nexusd-reproduce"  # where this script and its snippet are put: never
 MAX_NAMES = 20_000
 NAMES_SHOWN = 3
 MAX_PACKAGES = 3
+# A statement is retried this often after binding a name it lacked; this many of the
+# imports suggested for a name are tried.
+MAX_RETRIES = 8
+MAX_IMPORTS = 3
 # Top-level folders with an __init__.py that are not what a report's REPL imports.
 _NOT_PACKAGES = ("_", "test", "doc", "example", "bench", "script", "tools", "build", "setup")
 
@@ -106,26 +110,43 @@ def main(argv: list[str]) -> int:
             tracing[0] = False
             sys.setprofile(None)
 
-    imported = False
+    known: dict[str, list[str]] = spec.get("known") or {}
+    tried: set[str] = set()
+    imported = [False]
+
+    def supply(exc: NameError) -> bool:
+        """Bind what a NameError lacked, untraced; False when nothing more can be tried."""
+        # REPL lines often take the project as imported (`>>> from pkg import *` left out).
+        if not imported[0]:
+            imported[0] = True
+            for line in _package_imports(root):
+                _quietly(run, line)
+            return True
+        # Else a name the reporter bound off-screen that the repository can bind (`x` of a
+        # module of symbols, `Permutation`, `xr`): the imports the code index suggested.
+        name = _missing_name(exc)
+        if name is None or name in tried:
+            return False
+        tried.add(name)
+        for line in known.get(name, ())[:MAX_IMPORTS]:
+            if _quietly(run, line) and name in namespace:
+                return True
+        return False
+
     try:
         with redirect_stdout(sink), redirect_stderr(sink):
             for i, source in enumerate(spec["prelude"] + spec["statements"]):
                 traced = i >= len(spec["prelude"])
                 ran += traced
                 try:
-                    try:
-                        run(source, traced)
-                    except NameError:
-                        if imported or not traced:
-                            raise
-                        # REPL lines often take the project as imported (`>>> from pkg
-                        # import *` left out): import its packages, untraced, and retry.
-                        imported = True
-                        for line in _package_imports(root):
-                            try:
-                                run(line, False)
-                            except Exception:  # a package that fails to import is skipped
-                                continue
+                    for _attempt in range(MAX_RETRIES):
+                        try:
+                            run(source, traced)
+                            break
+                        except NameError as exc:
+                            if not traced or not supply(exc):
+                                raise
+                    else:
                         run(source, traced)
                 except _Budget:
                     timed_out = True
@@ -148,6 +169,24 @@ def main(argv: list[str]) -> int:
     out.write(MARKER + str(spec.get("token", "")) + " " + json.dumps(result) + "\n")
     out.flush()
     return 0
+
+
+def _quietly(run: Any, line: str) -> bool:
+    """Run an import untraced; False when it fails (a module that does not import is skipped)."""
+    try:
+        run(line, False)
+    except Exception:
+        return False
+    return True
+
+
+def _missing_name(exc: NameError) -> str | None:
+    """The name a NameError is about (`exc.name` from Python 3.10, else its message)."""
+    name = getattr(exc, "name", None)
+    if isinstance(name, str):
+        return name
+    parts = str(exc).split("'")
+    return parts[1] if len(parts) >= 3 else None
 
 
 def _package_imports(root: str) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nexusd.code.snippet import MAX_STATEMENTS, runnable
+from nexusd.code.snippet import MAX_STATEMENTS, free_names, runnable
 
 
 @pytest.mark.parametrize(
@@ -67,3 +67,22 @@ def test_a_flood_of_statements_is_cut() -> None:
 def test_the_same_statement_runs_once() -> None:
     text = "`f(1)` fails:\n```python\nf(1)\n```\n>>> f(1)\n"
     assert runnable(text).statements == ("f(1)",)
+
+
+@pytest.mark.parametrize(
+    ("text", "free"),
+    [
+        # `x` and `Permutation` come from off-screen; `y` is bound, `print` is a builtin.
+        (">>> y = Permutation([1, 0])\n>>> print(y, x)\n", ("Permutation", "x")),
+        # Imports, defs, their arguments, loop and comprehension targets bind.
+        (
+            ">>> from pkg import f as g\n>>> import a.b\n>>> def h(n):\n...     return n\n"
+            ">>> for i in range(2):\n...     g(i) + h(i) + a.b.c\n>>> [k for k in q]\n",
+            ("q",),
+        ),
+        (">>> class C:\n...     pass\n>>> C()\n", ()),
+        ("`convert_to(joule*second, joule)`", ("convert_to", "joule", "second")),
+    ],
+)
+def test_the_names_a_snippet_reads_but_never_binds(text: str, free: tuple[str, ...]) -> None:
+    assert free_names(runnable(text)) == free

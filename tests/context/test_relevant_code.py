@@ -197,3 +197,25 @@ def test_the_requests_own_code_is_run_and_the_file_it_entered_moves_up(repo: Pat
     assert found.reproduction is not None and "on bwrap" in found.reproduction
     section = relevant_code_section(found.hits, found.reproduction)
     assert section is not None and section.body.split("\n")[1] == found.reproduction
+
+
+@pytest.mark.bwrap
+def test_code_using_a_name_the_report_imported_off_screen_still_runs(repo: Path) -> None:
+    from nexusd.sandbox.bwrap_backend import usable
+
+    ok, why = usable()
+    if not ok:
+        unavailable(why)
+    # `accumulate` is no name of the package's own namespace: only the code index knows
+    # that calc/engine.py defines it.
+    write(repo, "calc/__init__.py", "")
+    write(repo, "calc/engine.py", "def accumulate(xs):\n    return sum(xs)\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "calc")
+    req = request(goal="accumulate is off by one\n\n>>> accumulate([1, 2])\n4\n", blockers=())
+    found = code_phase(
+        find_repo(repo), config_from_mapping({"sandbox": {"backend": "bwrap"}}), req, None
+    )
+    engine = next(h for h in found.hits if h.path == "calc/engine.py")  # type: ignore[attr-defined]
+    assert "ran when the request's code was run (`accumulate`)" in engine.reasons
+    assert found.reproduction is not None and "entered 1 repository files" in found.reproduction

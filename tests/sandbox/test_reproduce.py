@@ -52,14 +52,16 @@ def _repo(make_repo: Callable[..., Path]) -> Path:
     return root
 
 
-def _run(root: Path, text: str, **settings: Any) -> Reproduction | None:
+def _run(
+    root: Path, text: str, known: dict[str, list[str]] | None = None, **settings: Any
+) -> Reproduction | None:
     backend = settings.pop("backend", "bwrap")
     reproduce_settings = {"mode": "auto", **settings}
     config = config_from_mapping(
         {"sandbox": {"backend": backend}, "code": {"reproduce": reproduce_settings}}
     )
     snippet = runnable(text)
-    return reproduce(find_repo(root), config, snippet.prelude, snippet.statements)
+    return reproduce(find_repo(root), config, snippet.prelude, snippet.statements, known)
 
 
 @pytest.mark.bwrap
@@ -84,6 +86,32 @@ def test_repl_lines_that_take_the_package_as_imported_are_retried_with_it(
     found = _run(root, ">>> add(1, 2)\n3\n")
     assert found is not None and found.files == {"pkg/core.py": ("_check", "add")}
     assert found.errors == ()
+
+
+@pytest.mark.bwrap
+def test_names_bound_off_screen_are_imported_from_the_modules_that_define_them(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    root = _repo(make_repo)
+    (root / "pkg" / "sub").mkdir()
+    (root / "pkg" / "sub" / "__init__.py").write_text("")
+    (root / "pkg" / "sub" / "deep.py").write_text("def deep(a):\n    return a * 2\n")
+    (root / "pkg" / "symbols.py").write_text("x = 3\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "deep")
+    # `nowhere` names no module; `deep` and `x` are found after the package import.
+    known = {
+        "deep": ["from pkg.nowhere import deep", "from pkg.sub.deep import deep"],
+        "x": ["from pkg.symbols import x"],
+    }
+    found = _run(root, ">>> deep(x)\n6\n>>> add(x, 1)\n>>> deep(unknown)\n", known)
+    assert found is not None and found.ran == 3
+    assert found.files == {"pkg/sub/deep.py": ("deep",), "pkg/core.py": ("_check", "add")}
+    assert found.errors == ("`NameError: name 'unknown' is not defined`",)
+    # Without the map, only the package's own names are there.
+    bare = _run(root, ">>> deep(x)\n")
+    assert bare is not None and bare.files == {}
+    assert bare.errors == ("`NameError: name 'deep' is not defined`",)
 
 
 @pytest.mark.bwrap

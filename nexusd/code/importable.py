@@ -1,0 +1,96 @@
+"""How to bind a name a request's code reads but never binds, from the repository itself.
+
+Reports show REPL lines written in a session that had imported things off-screen: `x` from
+a module of symbols, `Permutation` from a subpackage, `xr` for the package itself. The code
+index knows which module defines each name at its top level, so the sandboxed run
+(`nexusd.sandbox.tracer`) can try these imports when the name is missing. Pure: a corpus and
+names in, import statements out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from nexusd.code.corpus import Corpus
+
+# An alias is short and lower case (`xr`, `so`, `plt`); longer names are the project's own,
+# and a single letter is a variable (`r = requests.get(…)`), not a module.
+MIN_ALIAS, MAX_ALIAS = 2, 4
+
+
+def import_lines(
+    corpus: Corpus, names: Sequence[str], per_name: int = 3
+) -> dict[str, tuple[str, ...]]:
+    """For each of `names` the repository can bind, the import statements to try, best first.
+
+    A name a module defines at its top level comes from the modules that define more of
+    `names` first (`x`, `y`, `theta` from one module of symbols), then shorter ones; a
+    short lower-case name that nothing defines may be an alias of a module (`xr` for
+    `xarray`, `so` for `seaborn.objects`)."""
+    modules = _modules(corpus)
+    defined: dict[str, list[str]] = {}
+    for module, defines in modules.items():
+        for name in defines:
+            defined.setdefault(name, []).append(module)
+    wanted = {name: defined.get(name, []) for name in dict.fromkeys(names)}
+    covers = Counter(module for found in wanted.values() for module in found)
+    out: dict[str, tuple[str, ...]] = {}
+    for name, found in wanted.items():
+        if found:
+            best = sorted(found, key=lambda m: (-covers[m], len(m), m))[:per_name]
+            out[name] = tuple(f"from {module} import {name}" for module in best)
+        elif MIN_ALIAS <= len(name) <= MAX_ALIAS and name.isalpha() and name.islower():
+            aliased = _aliased(name, modules)[:per_name]
+            if aliased:
+                out[name] = tuple(f"import {module} as {name}" for module in aliased)
+    return out
+
+
+def _modules(corpus: Corpus) -> dict[str, tuple[str, ...]]:
+    """Every importable Python module that is not a test, with its top-level names."""
+    out: dict[str, tuple[str, ...]] = {}
+    for i, parsed in enumerate(corpus.files):
+        if parsed.language != "python" or corpus.tests[i]:
+            continue
+        module = import_name(corpus, corpus.paths[i])
+        if module:
+            out.setdefault(module, parsed.file_unit.defines)
+    return out
+
+
+def import_name(corpus: Corpus, path: str) -> str:
+    """The dotted name that imports `path`: a leading folder that is no package (`src/`,
+    `lib/`) is a source root, not part of the name; "" when it cannot be imported."""
+    parts = path.rsplit(".", 1)[0].split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    if len(parts) > 1 and f"{parts[0]}/__init__.py" not in corpus.index:
+        parts = parts[1:]
+    return ".".join(parts) if parts and all(p.isidentifier() for p in parts) else ""
+
+
+def _aliased(alias: str, modules: dict[str, tuple[str, ...]]) -> list[str]:
+    """Modules `alias` abbreviates, best first: by its initials (`so`: seaborn.objects), as
+    the letters of the top package in order (`xr`: xarray), or of a submodule (`plt`:
+    matplotlib.pyplot); at most two levels deep, shorter names first."""
+    found: list[tuple[int, int, str]] = []
+    for module in modules:
+        parts = module.split(".")
+        if len(parts) > 2:
+            continue
+        if "".join(p[0] for p in parts) == alias:
+            found.append((0, len(module), module))
+        elif len(parts) == 1 and _letters_in_order(alias, module):
+            found.append((1, len(module), module))
+        elif len(parts) == 2 and _letters_in_order(alias, parts[1]):
+            found.append((2, len(module), module))
+    return [module for *_, module in sorted(found)]
+
+
+def _letters_in_order(alias: str, word: str) -> bool:
+    """`alias` starts `word` and its other letters follow in order (`xr` in `xarray`)."""
+    if not word.startswith(alias[0]):
+        return False
+    rest = iter(word[1:])
+    return all(letter in rest for letter in alias[1:])

@@ -1,0 +1,65 @@
+"""How a name a request's code never binds is bound from the repository: imports to try."""
+
+from __future__ import annotations
+
+import pytest
+
+from nexusd.code.corpus import Corpus
+from nexusd.code.importable import import_lines, import_name
+from nexusd.code.lang_python import parse_python
+
+FILES = {
+    "pkg/__init__.py": "from pkg.core import add\n",
+    "pkg/core.py": "def add(a, b):\n    return a + b\n\nx = 1\n",
+    "pkg/abc.py": "x, y, theta = 1, 2, 3\n",
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/deep.py": "class Permutation:\n    pass\n",
+    "pkg/objects.py": "class Plot:\n    pass\n",
+    "pkg/pyplot.py": "def plot():\n    pass\n",
+    "src/lib/util.py": "def helper():\n    return 1\n",
+    "tests/test_core.py": "x = 5\n\ndef test_add():\n    pass\n",
+}
+
+
+def corpus() -> Corpus:
+    return Corpus(parse_python(path, text) for path, text in FILES.items())
+
+
+def test_a_name_comes_from_the_module_that_defines_the_most_of_those_asked() -> None:
+    found = import_lines(corpus(), ["x", "y", "theta", "Permutation", "helper", "Missing"])
+    # `x` from the module that also defines `y` and `theta`; never from a test file.
+    assert found["x"] == ("from pkg.abc import x", "from pkg.core import x")
+    assert found["y"] == ("from pkg.abc import y",)
+    assert found["Permutation"] == ("from pkg.sub.deep import Permutation",)
+    assert found["helper"] == ("from lib.util import helper",)
+    assert "Missing" not in found
+    assert import_lines(corpus(), ["x"], per_name=1) == {"x": ("from pkg.abc import x",)}
+
+
+@pytest.mark.parametrize(
+    ("alias", "lines"),
+    [
+        ("po", ("import pkg.objects as po", "import pkg.pyplot as po")),  # initials first
+        ("pk", ("import pkg as pk",)),  # the package's letters in order
+        ("plt", ("import pkg.pyplot as plt",)),  # a submodule's letters in order
+        ("zz", None),  # abbreviates nothing here
+        ("p", None),  # one letter is a variable (`r = requests.get(…)`), not a module
+    ],
+)
+def test_a_short_name_nothing_defines_may_be_an_alias_of_a_module(
+    alias: str, lines: tuple[str, ...] | None
+) -> None:
+    assert import_lines(corpus(), [alias]).get(alias) == lines
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("pkg/sub/__init__.py", "pkg.sub"),
+        ("pkg/core.py", "pkg.core"),
+        ("src/lib/util.py", "lib.util"),  # `src/` has no __init__.py: a source root
+        ("pkg/my-file.py", ""),  # no identifier: cannot be imported
+    ],
+)
+def test_the_name_a_file_is_imported_by(path: str, name: str) -> None:
+    assert import_name(corpus(), path) == name
