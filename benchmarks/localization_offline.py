@@ -66,9 +66,13 @@ def reproduce_config(python: str, ro_binds: list[str]) -> Any:
     return config_from_mapping(settings, "benchmark")
 
 
-def ran_files(repo: Path, commit: str, text: str, config: Any) -> dict[str, Any] | None:
-    """The files the report's code entered at `commit` (None: it shows no code)."""
-    from nexusd.code.snippet import runnable
+def ran_files(
+    repo: Path, commit: str, text: str, config: Any, corpus: Corpus
+) -> dict[str, Any] | None:
+    """The files the report's code entered at `commit` (None: it shows no code), with the
+    imports the code index suggests for the names it never binds, as the daemon runs it."""
+    from nexusd.code.importable import import_lines
+    from nexusd.code.snippet import free_names, runnable
     from nexusd.sandbox.reproduce import run_snippet
 
     snippet = runnable(text)
@@ -77,7 +81,8 @@ def ran_files(repo: Path, commit: str, text: str, config: Any) -> dict[str, Any]
     tar = subprocess.run(
         ["git", "archive", "--format=tar", commit], cwd=repo, capture_output=True, check=True
     ).stdout
-    found = run_snippet(config, tar, snippet.prelude, snippet.statements)
+    known = import_lines(corpus, free_names(snippet))
+    found = run_snippet(config, tar, snippet.prelude, snippet.statements, known=known)
     return {"files": dict(found.files), "note": found.note, "errors": list(found.errors)}
 
 
@@ -214,7 +219,7 @@ def run_repo(
         extra: dict[str, Any] = {}
         signal: tuple[dict[str, Any], dict[int, str]] = ({}, {})
         if reproduce is not None:
-            ran = ran_files(repo, item["base_commit"], text, reproduce)
+            ran = ran_files(repo, item["base_commit"], text, reproduce, corpus)
             if ran is not None:
                 signal = executed_signal(corpus, ran["files"])
                 extra["ran"] = {"files": len(ran["files"]), "gold": gold in ran["files"]}

@@ -16,7 +16,7 @@ from nexusd.code import boilerplate
 from nexusd.code.tokens import IDENT, STOP, tokens
 
 _TICKS = re.compile(r"`([^`\n]{1,300})`")
-_DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
+_DOTTED = re.compile(r"\b[^\W\d]\w*(?:\.[^\W\d]\w*)+\b")
 # A path starts where a run of path characters does, never inside one (`a/a/a…` and `-----`
 # were quadratic: 2.4 s for 20 KB); `\` separates as `/` does (Windows).
 _PATH = re.compile(
@@ -75,7 +75,7 @@ _RUST_PANIC = re.compile(
 )
 _EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt|Failure))\b")
 _MESSAGE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning):\s*(.{8,200})")
-_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_CALL = re.compile(r"\b([^\W\d]\w*)\s*\(")
 # `x = …`, `a, b = …`, `>>> expr = …`, `In [3]: t = …`: names the reporter's snippet binds.
 _PROMPT = r"(?:>>>|In \[\d+\]:)"  # a Python or IPython prompt
 _ASSIGNED = re.compile(

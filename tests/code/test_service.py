@@ -413,3 +413,17 @@ def test_worker_processes_index_exactly_as_the_parent_does(
     assert reopened.search("method_5_old").hits == pooled.search("method_5_old").hits
     rows = reopened.store._units.search().limit(None).to_arrow().to_pylist()
     assert len(rows) == len({(r["path"], r["ordinal"]) for r in rows})  # no stale duplicates
+
+
+def test_a_name_in_another_script_is_found_whole(code_repo: Path) -> None:
+    write(code_repo, "caisse/café.py", "def café_total(prix):\n    return sum(prix)\n")
+    write(code_repo, "caisse/数据.py", "def 数据_load(path):\n    return open(path).read()\n")
+    git(code_repo, "add", "-A")
+    git(code_repo, "commit", "-qm", "unicode names")
+    index = index_for(code_repo)
+    index.update()
+    top = index.search("café_total returns the wrong sum").hits[0]
+    assert top.path == "caisse/café.py" and top.units[0].qualname == "café_total"
+    assert "defines `café_total`" in top.reasons  # the name the report says, whole
+    top = index.search("数据_load fails").hits[0]
+    assert top.path == "caisse/数据.py" and "defines `数据_load`" in top.reasons

@@ -23,6 +23,11 @@ from nexusd.code.tokens import (
         ("camelCase", ["camel", "case"]),
         ("HTTPServer2", ["http", "server", "2"]),
         ("plain", ["plain"]),
+        # Names in any script split the same way (they were cut at the first non-ASCII letter).
+        ("café_name", ["café", "name"]),
+        ("ПарсерДанных2", ["парсер", "данных", "2"]),
+        ("naïveBAYESModel", ["naïve", "bayes", "model"]),
+        ("数据_load", ["数据", "load"]),
     ],
 )
 def test_split_identifier(word: str, parts: list[str]) -> None:
@@ -73,3 +78,7 @@ def test_packed_counts_decode_to_the_same_counts() -> None:
     assert {words[int(i)]: int(n) for i, n in zip(ids, tfs, strict=True)} == counts
     assert "parse:3" in packed.split() and vocab["x"] == 0  # known words keep their id
     assert [len(a) for a in decode(pack_counts({}), vocab)] == [0, 0]
+
+
+def test_identifiers_in_any_script_are_whole_words() -> None:
+    assert tokens("café_name = 数据_load(x)") == ["café_name", "café", "数据_load", "数据", "load"]
