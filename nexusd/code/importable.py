@@ -60,14 +60,18 @@ def _modules(corpus: Corpus) -> dict[str, tuple[str, ...]]:
 
 
 def import_name(corpus: Corpus, path: str) -> str:
-    """The dotted name that imports `path`: a leading folder that is no package (`src/`,
-    `lib/`) is a source root, not part of the name; "" when it cannot be imported."""
+    """The dotted name that imports `path` from the root or `src/` (where the sandboxed run
+    looks), or "" when it is no module of a package there: a script (`setup.py`,
+    `docs/conf.py`) is never imported to bind a name."""
     parts = path.rsplit(".", 1)[0].split("/")
+    root = ""
+    if parts[0] == "src" and len(parts) > 2:
+        root, parts = "src/", parts[1:]
+    if len(parts) < 2 or f"{root}{parts[0]}/__init__.py" not in corpus.index:
+        return ""
     if parts[-1] == "__init__":
         parts.pop()
-    if len(parts) > 1 and f"{parts[0]}/__init__.py" not in corpus.index:
-        parts = parts[1:]
-    return ".".join(parts) if parts and all(p.isidentifier() for p in parts) else ""
+    return ".".join(parts) if all(p.isidentifier() for p in parts) else ""
 
 
 def _aliased(alias: str, modules: dict[str, tuple[str, ...]]) -> list[str]:

@@ -16,7 +16,10 @@ FILES = {
     "pkg/sub/deep.py": "class Permutation:\n    pass\n",
     "pkg/objects.py": "class Plot:\n    pass\n",
     "pkg/pyplot.py": "def plot():\n    pass\n",
+    "src/lib/__init__.py": "",
     "src/lib/util.py": "def helper():\n    return 1\n",
+    "setup.py": "from setuptools import setup\n\nx = 1\nsetup()\n",
+    "docs/conf.py": "x = 2\n",
     "tests/test_core.py": "x = 5\n\ndef test_add():\n    pass\n",
 }
 
@@ -27,7 +30,7 @@ def corpus() -> Corpus:
 
 def test_a_name_comes_from_the_module_that_defines_the_most_of_those_asked() -> None:
     found = import_lines(corpus(), ["x", "y", "theta", "Permutation", "helper", "Missing"])
-    # `x` from the module that also defines `y` and `theta`; never from a test file.
+    # `x` from the module that also defines `y` and `theta`; never from a test or a script.
     assert found["x"] == ("from pkg.abc import x", "from pkg.core import x")
     assert found["y"] == ("from pkg.abc import y",)
     assert found["Permutation"] == ("from pkg.sub.deep import Permutation",)
@@ -57,8 +60,10 @@ def test_a_short_name_nothing_defines_may_be_an_alias_of_a_module(
     [
         ("pkg/sub/__init__.py", "pkg.sub"),
         ("pkg/core.py", "pkg.core"),
-        ("src/lib/util.py", "lib.util"),  # `src/` has no __init__.py: a source root
+        ("src/lib/util.py", "lib.util"),  # `src/` is where the run looks too
         ("pkg/my-file.py", ""),  # no identifier: cannot be imported
+        ("setup.py", ""),  # a script, not a module of a package
+        ("docs/conf.py", ""),
     ],
 )
 def test_the_name_a_file_is_imported_by(path: str, name: str) -> None:
