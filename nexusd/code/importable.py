@@ -26,8 +26,8 @@ def import_lines(
 
     A name a module defines at its top level comes from the modules that define more of
     `names` first (`x`, `y`, `theta` from one module of symbols), then shorter ones; a
-    short lower-case name that nothing defines may be an alias of a module (`xr` for
-    `xarray`, `so` for `seaborn.objects`)."""
+    short lower-case name that nothing defines may be the alias of a top-level package
+    (`xr` for `xarray`)."""
     modules = _modules(corpus)
     defined: dict[str, list[str]] = {}
     for module, defines in modules.items():
@@ -62,34 +62,27 @@ def _modules(corpus: Corpus) -> dict[str, tuple[str, ...]]:
 def import_name(corpus: Corpus, path: str) -> str:
     """The dotted name that imports `path` from the root or `src/` (where the sandboxed run
     looks), or "" when it is no module of a package there: a script (`setup.py`,
-    `docs/conf.py`) is never imported to bind a name."""
+    `docs/conf.py`, `pkg/__main__.py`) is never imported to bind a name."""
     parts = path.rsplit(".", 1)[0].split("/")
     root = ""
     if parts[0] == "src" and len(parts) > 2:
         root, parts = "src/", parts[1:]
     if len(parts) < 2 or f"{root}{parts[0]}/__init__.py" not in corpus.index:
         return ""
+    if parts[-1] == "__main__":
+        return ""  # importing it runs the program
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts) if all(p.isidentifier() for p in parts) else ""
 
 
 def _aliased(alias: str, modules: dict[str, tuple[str, ...]]) -> list[str]:
-    """Modules `alias` abbreviates, best first: by its initials (`so`: seaborn.objects), as
-    the letters of the top package in order (`xr`: xarray), or of a submodule (`plt`:
-    matplotlib.pyplot); at most two levels deep, shorter names first."""
-    found: list[tuple[int, int, str]] = []
-    for module in modules:
-        parts = module.split(".")
-        if len(parts) > 2:
-            continue
-        if "".join(p[0] for p in parts) == alias:
-            found.append((0, len(module), module))
-        elif len(parts) == 1 and _letters_in_order(alias, module):
-            found.append((1, len(module), module))
-        elif len(parts) == 2 and _letters_in_order(alias, parts[1]):
-            found.append((2, len(module), module))
-    return [module for *_, module in sorted(found)]
+    """The repository's top-level packages `alias` abbreviates (`xr`: xarray, `sp`: sympy),
+    shorter first. Only packages: the run has imported them already, so the alias binds a
+    module it has, where a submodule (`plt` → `pkg.plotting`) would run code the report
+    never reached and `sol` or `df` would turn a reporter's variable into a module."""
+    found = [m for m in modules if "." not in m and _letters_in_order(alias, m)]
+    return sorted(found, key=lambda m: (len(m), m))
 
 
 def _letters_in_order(alias: str, word: str) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import symtable
 from dataclasses import dataclass
 
 # A fenced block and its info string (boilerplate.FENCE has no group for the language).
@@ -62,33 +63,37 @@ def runnable(text: str) -> Snippet:
 
 
 def free_names(snippet: Snippet) -> tuple[str, ...]:
-    """Names the statements read but neither the snippet nor Python binds, in order: what
-    the reporter had defined or imported off-screen (`x` of a REPL session, `Permutation`)."""
+    """Names the statements read from the top level but neither the snippet nor Python
+    binds, in order: what the reporter had defined or imported off-screen (`x` of a REPL
+    session, `Permutation`). Scopes count: in `f = lambda x: g(x)`, `x` is bound only inside
+    the lambda, and a method reading `y` reads the top level's `y`, not its class's."""
     bound = set(dir(builtins))
     read: dict[str, None] = {}
     for source in (*snippet.prelude, *snippet.statements):
-        tree = _parsed(source)
-        if tree is None:
+        try:
+            table = symtable.symtable(source, "<request>", "exec")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    read.setdefault(node.id)
-                else:
-                    bound.add(node.id)
-            elif isinstance(node, ast.alias):
-                bound.add((node.asname or node.name).split(".")[0])
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                bound.add(node.name)
-            elif isinstance(node, ast.arg):
-                bound.add(node.arg)
+        for symbol in table.get_symbols():
+            if symbol.is_assigned() or symbol.is_imported():
+                bound.add(symbol.get_name())
+            elif symbol.is_referenced():
+                read.setdefault(symbol.get_name())
+        stack = list(table.get_children())
+        while stack:
+            scope = stack.pop(0)
+            for symbol in scope.get_symbols():
+                if symbol.is_global() and symbol.is_referenced():
+                    read.setdefault(symbol.get_name())
+            stack.extend(scope.get_children())
     return tuple(name for name in read if name not in bound)
 
 
 def _parsed(source: str) -> ast.Module | None:
     try:
         return ast.parse(source)
-    except (SyntaxError, ValueError):  # ValueError: a NUL byte
+    # ValueError: a NUL byte; RecursionError: `x+x+…` thousands of terms deep.
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 

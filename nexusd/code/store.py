@@ -9,6 +9,7 @@ derived and `nexusd code reindex` rebuilds them.
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -19,6 +20,7 @@ from nexusd.code.units import CodeUnit, ParsedFile
 from nexusd.errors import IndexStoreError
 from nexusd.lance import folder_lock, import_lancedb, local_folder
 
+log = logging.getLogger("nexusd.code")
 FILES = "code_files"
 UNITS = "code_units"
 # Beside the tables: the lock writers hold, and a token each write replaces (see `writing`).
@@ -180,12 +182,8 @@ class CodeStore:
             if UNITS in names and _outdated(self._db.open_table(UNITS).schema, units_schema):
                 # Written by an older nexusd (units stored their text, or another parser made
                 # them): the index is derived from the repository, so it is dropped and the
-                # next update rebuilds it.
-                for name in (FILES, UNITS):
-                    if name in names:
-                        self._db.drop_table(name)
-                names -= {FILES, UNITS}
-                self._wrote = True
+                # next update rebuilds it; one that cannot be written is read as it is.
+                names = self._drop_outdated(names)
             # `exist_ok`: a process reading the index may open it while another creates it.
             self._files = (
                 self._db.open_table(FILES)
@@ -199,6 +197,19 @@ class CodeStore:
             )
         except Exception as exc:
             raise self._wrap("open", exc) from exc
+
+    def _drop_outdated(self, names: set[str]) -> set[str]:
+        """Drop both tables of an outdated index; `names` without them, or as they were when
+        the index cannot be written (a read-only mount still serves its searches)."""
+        try:
+            for name in (FILES, UNITS):
+                if name in names:
+                    self._db.drop_table(name)
+        except Exception as exc:  # LanceDB's error types vary by version
+            log.warning("the code index was made by another version and cannot be rebuilt: %s", exc)
+            return names
+        self._wrote = True
+        return names - {FILES, UNITS}
 
     def drop(self) -> None:
         """Delete both tables (the memory tables beside them are kept)."""

@@ -119,10 +119,12 @@ def reproduced(
     from nexusd.code.snippet import free_names, runnable
     from nexusd.sandbox.reproduce import reproduce
 
-    snippet = runnable(text)
-    if snippet.is_empty() or config.code.reproduce.mode == "off":
+    if config.code.reproduce.mode == "off":
         return None
     try:
+        snippet = runnable(text)
+        if snippet.is_empty():
+            return None
         known = index.import_lines(free_names(snippet)) if index is not None else {}
         return reproduce(layout, config, snippet.prelude, snippet.statements, known)
     except Exception:

@@ -19,6 +19,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -34,6 +35,8 @@ MAX_PACKAGES = 3
 # imports suggested for a name are tried.
 MAX_RETRIES = 8
 MAX_IMPORTS = 3
+# Once binding names took this share of the budget, no more are looked for.
+IMPORTS_SHARE = 0.3
 # Top-level folders with an __init__.py that are not what a report's REPL imports.
 _NOT_PACKAGES = ("_", "test", "doc", "example", "bench", "script", "tools", "build", "setup")
 
@@ -41,6 +44,10 @@ _NOT_PACKAGES = ("_", "test", "doc", "example", "bench", "script", "tools", "bui
 class _Budget(BaseException):
     """Raised into the snippet when its time is up (not an Exception: it gets through
     the snippet's own `except Exception`)."""
+
+
+class _SlowImport(BaseException):
+    """Raised into an import made to bind a missing name when its share of time is up."""
 
 
 def _relative(root: str, filename: str) -> str | None:
@@ -88,15 +95,18 @@ def main(argv: list[str]) -> int:
                 names.add(frame.f_code.co_name)
                 count[0] += 1
 
+    importing = [False]
+
     def expire(signum: int, frame: object) -> None:
-        raise _Budget()
+        raise _SlowImport() if importing[0] else _Budget()
 
     errors: list[dict[str, Any]] = []
     ran = 0
     timed_out = False
     namespace: dict[str, Any] = {"__name__": "__main__"}
     signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, float(spec.get("budget", 5.0)))
+    budget = float(spec.get("budget", 5.0))
+    signal.setitimer(signal.ITIMER_REAL, budget)
     sink = io.StringIO()
 
     def run(source: str, traced: bool) -> None:
@@ -111,6 +121,7 @@ def main(argv: list[str]) -> int:
             sys.setprofile(None)
 
     known: dict[str, list[str]] = spec.get("known") or {}
+    spent = [0.0]  # seconds of those imports: a slow module must not eat the whole budget
     tried: set[str] = set()
     imported = [False]
 
@@ -125,13 +136,29 @@ def main(argv: list[str]) -> int:
         # Else a name the reporter bound off-screen that the repository can bind (`x` of a
         # module of symbols, `Permutation`, `xr`): the imports the code index suggested.
         name = _missing_name(exc)
-        if name is None or name in tried:
+        if name is None or name in tried or spent[0] > budget * IMPORTS_SHARE:
             return False
         tried.add(name)
-        for line in known.get(name, ())[:MAX_IMPORTS]:
-            if _quietly(run, line) and name in namespace:
-                return True
-        return False
+        started = time.monotonic()
+        left = signal.getitimer(signal.ITIMER_REAL)[0]
+        allowed = budget * IMPORTS_SHARE - spent[0]
+        # The alarm is the imports' own only when it comes before the run's.
+        importing[0] = allowed < left
+        if importing[0]:
+            signal.setitimer(signal.ITIMER_REAL, allowed)
+        try:
+            for line in known.get(name, ())[:MAX_IMPORTS]:
+                if _quietly(run, line) and name in namespace:
+                    return True
+            return False
+        except _SlowImport:
+            return False
+        finally:
+            importing[0] = False
+            took = time.monotonic() - started
+            spent[0] += took
+            if allowed < left:  # the run's own clock again, less what the imports took
+                signal.setitimer(signal.ITIMER_REAL, max(left - took, 0.001))
 
     try:
         with redirect_stdout(sink), redirect_stderr(sink):
@@ -172,10 +199,11 @@ def main(argv: list[str]) -> int:
 
 
 def _quietly(run: Any, line: str) -> bool:
-    """Run an import untraced; False when it fails (a module that does not import is skipped)."""
+    """Run an import untraced; False when it fails (a module that does not import is skipped,
+    and one that exits while imported is no error of the request's code)."""
     try:
         run(line, False)
-    except Exception:
+    except (Exception, SystemExit):
         return False
     return True
 

@@ -417,7 +417,7 @@ def test_worker_processes_index_exactly_as_the_parent_does(
 
 def test_a_name_in_another_script_is_found_whole(code_repo: Path) -> None:
     write(code_repo, "caisse/café.py", "def café_total(prix):\n    return sum(prix)\n")
-    write(code_repo, "caisse/数据.py", "def 数据_load(path):\n    return open(path).read()\n")
+    write(code_repo, "caisse/данные.py", "def данные_load(path):\n    return open(path).read()\n")
     git(code_repo, "add", "-A")
     git(code_repo, "commit", "-qm", "unicode names")
     index = index_for(code_repo)
@@ -425,5 +425,39 @@ def test_a_name_in_another_script_is_found_whole(code_repo: Path) -> None:
     top = index.search("café_total returns the wrong sum").hits[0]
     assert top.path == "caisse/café.py" and top.units[0].qualname == "café_total"
     assert "defines `café_total`" in top.reasons  # the name the report says, whole
-    top = index.search("数据_load fails").hits[0]
-    assert top.path == "caisse/数据.py" and "defines `数据_load`" in top.reasons
+    top = index.search("данные_load падает").hits[0]
+    assert top.path == "caisse/данные.py" and "defines `данные_load`" in top.reasons
+
+
+@pytest.mark.bwrap
+def test_an_outdated_index_on_a_read_only_mount_still_serves_searches(code_repo: Path) -> None:
+    """It cannot be rebuilt there; dropping it failed the open (`Read-only file system`)."""
+    import subprocess
+    import sys
+
+    import lancedb
+
+    from nexusd.sandbox.bwrap_backend import usable
+    from tests.sandbox.conftest import unavailable
+
+    ok, why = usable()
+    if not ok:
+        unavailable(why)
+    index = index_for(code_repo)
+    index.update()
+    db = lancedb.connect(index.store.uri)
+    units = db.open_table("code_units").to_arrow().replace_schema_metadata({})
+    db.drop_table("code_units")
+    db.create_table("code_units", data=units)  # as an older parser left it
+    state = code_repo / ".git" / "nexus"
+    script = (
+        "import sys; from pathlib import Path; from nexusd.config import config_from_mapping;"
+        "from nexusd.paths import find_repo; from nexusd.code.service import CodeIndex;"
+        "i = CodeIndex(find_repo(Path(sys.argv[1])), config_from_mapping({})); i.open();"
+        "print(i.search('parse_expr').hits[0].path)"
+    )
+    command = ["bwrap", "--bind", "/", "/", "--ro-bind", str(state), str(state)]
+    command += ["--dev", "/dev", "--proc", "/proc", sys.executable, "-c", script, str(code_repo)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert done.stdout.strip() == "pkg/core.py"

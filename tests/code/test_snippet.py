@@ -81,8 +81,22 @@ def test_the_same_statement_runs_once() -> None:
             ("q",),
         ),
         (">>> class C:\n...     pass\n>>> C()\n", ()),
+        # A lambda's or a comprehension's own names are bound inside it only.
+        (
+            ">>> f = lambda x: expand(x)\n>>> f(x)\n>>> [n for n in range(n)]\n",
+            ("expand", "x", "n"),
+        ),
+        # A method reads the top level's `y`, not its class's.
+        (">>> class D:\n...     y = 1\n...     def m(self):\n...         return y\n", ("y",)),
         ("`convert_to(joule*second, joule)`", ("convert_to", "joule", "second")),
     ],
 )
 def test_the_names_a_snippet_reads_but_never_binds(text: str, free: tuple[str, ...]) -> None:
     assert free_names(runnable(text)) == free
+
+
+def test_code_nested_too_deep_for_the_parser_is_left_out() -> None:
+    deep = ">>> " + "+".join(["x"] * 20_000) + "\n>>> f(1)\n"
+    found = runnable(deep)
+    assert found.statements == ("f(1)",)
+    assert free_names(found) == ("f",)

@@ -27,7 +27,6 @@ from nexusd.code.tokens import (
         ("café_name", ["café", "name"]),
         ("ПарсерДанных2", ["парсер", "данных", "2"]),
         ("naïveBAYESModel", ["naïve", "bayes", "model"]),
-        ("数据_load", ["数据", "load"]),
     ],
 )
 def test_split_identifier(word: str, parts: list[str]) -> None:
@@ -80,5 +79,23 @@ def test_packed_counts_decode_to_the_same_counts() -> None:
     assert [len(a) for a in decode(pack_counts({}), vocab)] == [0, 0]
 
 
-def test_identifiers_in_any_script_are_whole_words() -> None:
-    assert tokens("café_name = 数据_load(x)") == ["café_name", "café", "数据_load", "数据", "load"]
+def test_identifiers_in_an_alphabet_are_whole_words() -> None:
+    assert tokens("café_name = данные_load(x)") == [
+        *("café_name", "café", "данные_load", "данные", "load")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("请修复parse_config函数的crash", ["parse_config", "parse", "config", "crash"]),
+        ("parse_configを呼ぶとcrashが出る", ["parse_config", "parse", "config", "crash"]),
+        ("parse_config의 crash", ["parse_config", "parse", "config", "crash"]),
+        (
+            "ｃｒａｓｈ：parse_config",
+            ["parse_config", "parse", "config"],
+        ),  # full-width: typed beside
+    ],
+)
+def test_cjk_prose_separates_the_names_it_mentions(text: str, words: list[str]) -> None:
+    assert tokens(text) == words

@@ -115,6 +115,28 @@ def test_names_bound_off_screen_are_imported_from_the_modules_that_define_them(
 
 
 @pytest.mark.bwrap
+def test_binding_a_name_never_runs_the_program_nor_eats_the_budget(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    root = _repo(make_repo)
+    (root / "pkg" / "tables.py").write_text("import time\n\ntime.sleep(60)\nthing = 1\n")
+    (root / "pkg" / "cli.py").write_text("import sys\n\nsys.exit(3)\nother = 2\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "slow and exiting modules")
+    known = {"thing": ["from pkg.tables import thing"], "other": ["from pkg.cli import other"]}
+    text = ">>> thing + 1\n>>> other + 1\n>>> add(1, 2)\n"
+    found = _run(root, text, known, timeout=6)
+    # The slow import was cut at its share of the 4.5 s budget, the exiting one was no
+    # error of the request's code: both statements fail on their name, the third runs.
+    assert found is not None and not found.timed_out and found.ran == 3
+    assert found.files == {"pkg/core.py": ("_check", "add")}
+    assert found.errors == (
+        "`NameError: name 'thing' is not defined`",
+        "`NameError: name 'other' is not defined`",
+    )
+
+
+@pytest.mark.bwrap
 def test_a_run_past_its_budget_still_reports_what_it_saw(
     bwrap_usable: None, make_repo: Callable[..., Path]
 ) -> None:
