@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from nexusd.code.corpus import Corpus
 
-# An alias is short and lower case (`xr`, `so`, `plt`); longer names are the project's own,
+# An alias is short and lower case (`xr`, `sp`, `np`); longer names are the project's own,
 # and a single letter is a variable (`r = requests.get(…)`), not a module.
 MIN_ALIAS, MAX_ALIAS = 2, 4
 

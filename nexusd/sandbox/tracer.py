@@ -136,12 +136,12 @@ def main(argv: list[str]) -> int:
         # Else a name the reporter bound off-screen that the repository can bind (`x` of a
         # module of symbols, `Permutation`, `xr`): the imports the code index suggested.
         name = _missing_name(exc)
-        if name is None or name in tried or spent[0] > budget * IMPORTS_SHARE:
+        if name is None or name in tried or spent[0] >= budget * IMPORTS_SHARE:
             return False
         tried.add(name)
         started = time.monotonic()
         left = signal.getitimer(signal.ITIMER_REAL)[0]
-        allowed = budget * IMPORTS_SHARE - spent[0]
+        allowed = max(budget * IMPORTS_SHARE - spent[0], 0.01)  # 0 would disarm the timer
         # The alarm is the imports' own only when it comes before the run's.
         importing[0] = allowed < left
         if importing[0]:
