@@ -113,6 +113,18 @@ def _no_leaks() -> Iterator[None]:
     assert not kids, f"test leaked child processes: {sorted(kids)}"
 
 
+@pytest.fixture(scope="session")
+def bwrap_usable() -> None:
+    """Skip/fail unless bubblewrap can build its sandbox here (tests of every package that
+    run a request's code or a check on bwrap)."""
+    from nexusd.sandbox.bwrap_backend import usable
+    from tests.sandbox.conftest import unavailable
+
+    ok, why = usable()
+    if not ok:
+        unavailable(why)
+
+
 @pytest.fixture
 def make_repo(tmp_path: Path) -> Callable[..., Path]:
     """Factory: a real git repository with one commit, at tmp_path/<name>."""

@@ -430,19 +430,15 @@ def test_a_name_in_another_script_is_found_whole(code_repo: Path) -> None:
 
 
 @pytest.mark.bwrap
-def test_an_outdated_index_on_a_read_only_mount_still_serves_searches(code_repo: Path) -> None:
+def test_an_outdated_index_on_a_read_only_mount_still_serves_searches(
+    bwrap_usable: None, code_repo: Path
+) -> None:
     """It cannot be rebuilt there; dropping it failed the open (`Read-only file system`)."""
     import subprocess
     import sys
 
     import lancedb
 
-    from nexusd.sandbox.bwrap_backend import usable
-    from tests.sandbox.conftest import unavailable
-
-    ok, why = usable()
-    if not ok:
-        unavailable(why)
     index = index_for(code_repo)
     index.update()
     db = lancedb.connect(index.store.uri)

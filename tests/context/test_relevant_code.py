@@ -23,7 +23,6 @@ from tests.code.conftest import CORE, UTIL, write
 from tests.conftest import git
 from tests.models.loopback import Loopback, Reply, chat_payload
 from tests.plan_helpers import bundle_for, request
-from tests.sandbox.conftest import unavailable
 
 
 def _repo(root: Path) -> Path:
@@ -154,12 +153,9 @@ def test_a_failing_librarian_model_keeps_the_index_order(repo: Path) -> None:
 
 
 @pytest.mark.bwrap
-def test_the_requests_own_code_is_run_and_the_file_it_entered_moves_up(repo: Path) -> None:
-    from nexusd.sandbox.bwrap_backend import usable
-
-    ok, why = usable()
-    if not ok:
-        unavailable(why)
+def test_the_requests_own_code_is_run_and_the_file_it_entered_moves_up(
+    bwrap_usable: None, repo: Path
+) -> None:
     # No word leads to calc/engine.py: the report names only `total`, which calc/api.py
     # defines (a thin entry point) and calc/notes.py talks about at length.
     write(repo, "calc/__init__.py", "from calc.api import total\n")
@@ -200,12 +196,9 @@ def test_the_requests_own_code_is_run_and_the_file_it_entered_moves_up(repo: Pat
 
 
 @pytest.mark.bwrap
-def test_code_using_a_name_the_report_imported_off_screen_still_runs(repo: Path) -> None:
-    from nexusd.sandbox.bwrap_backend import usable
-
-    ok, why = usable()
-    if not ok:
-        unavailable(why)
+def test_code_using_a_name_the_report_imported_off_screen_still_runs(
+    bwrap_usable: None, repo: Path
+) -> None:
     # `accumulate` is no name of the package's own namespace: only the code index knows
     # that calc/engine.py defines it.
     write(repo, "calc/__init__.py", "")

@@ -39,16 +39,6 @@ def docker_client() -> Iterator[Any]:
     client.close()
 
 
-@pytest.fixture(scope="session")
-def bwrap_usable() -> None:
-    """Skip/fail unless bubblewrap can build its sandbox here."""
-    from nexusd.sandbox.bwrap_backend import usable
-
-    ok, why = usable()
-    if not ok:
-        unavailable(why)
-
-
 @pytest.fixture
 def make_spec() -> Callable[..., CheckSpec]:
     """Factory: a CheckSpec with small limits, overridable by keyword."""
