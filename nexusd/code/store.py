@@ -202,13 +202,10 @@ class CodeStore:
         """Drop both tables of an outdated index; `names` without them, or as they were when
         the index cannot be written (a read-only mount still serves its searches)."""
         try:
-            for name in (FILES, UNITS):
-                if name in names:
-                    self._db.drop_table(name)
-        except Exception as exc:  # LanceDB's error types vary by version
+            self.drop()
+        except IndexStoreError as exc:
             log.warning("the code index was made by another version and cannot be rebuilt: %s", exc)
             return names
-        self._wrote = True
         return names - {FILES, UNITS}
 
     def drop(self) -> None:

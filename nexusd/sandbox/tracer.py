@@ -143,8 +143,8 @@ def main(argv: list[str]) -> int:
         left = signal.getitimer(signal.ITIMER_REAL)[0]
         allowed = max(budget * IMPORTS_SHARE - spent[0], 0.01)  # 0 would disarm the timer
         # The alarm is the imports' own only when it comes before the run's.
-        importing[0] = allowed < left
-        if importing[0]:
+        own_timer = importing[0] = allowed < left
+        if own_timer:
             signal.setitimer(signal.ITIMER_REAL, allowed)
         try:
             for line in known.get(name, ())[:MAX_IMPORTS]:
@@ -157,7 +157,7 @@ def main(argv: list[str]) -> int:
             importing[0] = False
             took = time.monotonic() - started
             spent[0] += took
-            if allowed < left:  # the run's own clock again, less what the imports took
+            if own_timer:  # the run's own clock again, less what the imports took
                 signal.setitimer(signal.ITIMER_REAL, max(left - took, 0.001))
 
     try:
