@@ -132,15 +132,24 @@ def _unheld(root: Path, planned: Sequence[Change]) -> set[str]:
     one too (as is one created since): writing the checkpoint's version over it would
     destroy work that nothing can bring back.
     """
-    found = set()
-    for change in planned:
-        if change.action != "add":
-            continue
-        # NotADirectoryError: a file of the snapshot is where a folder goes (removed first).
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-            if not stat.S_ISDIR((root / change.path).lstat().st_mode):
-                found.add(change.path)
-    return found
+    return {c.path for c in planned if c.action == "add" and _holds_file(root, c.path)}
+
+
+def _holds_file(root: Path, rel: str) -> bool:
+    """Whether something other than a folder is at `rel` itself. A path under a file or a
+    symbolic link holds nothing of the repository's there (the restore replaces the file or
+    link first): `lstat` of `link/a` would follow the link, out of the repository or round
+    a loop (`d -> d`: ELOOP)."""
+    path = root
+    *folders, name = rel.split("/")
+    try:
+        for part in folders:
+            path = path / part
+            if not stat.S_ISDIR(path.lstat().st_mode):
+                return False
+        return not stat.S_ISDIR((path / name).lstat().st_mode)
+    except FileNotFoundError:
+        return False
 
 
 def _remove(root: Path, rel: str) -> None:

@@ -126,6 +126,27 @@ def test_file_becomes_directory_and_back(repo: Path) -> None:
     assert (repo / "thing" / "inner.txt").read_text() == "inner\n"
 
 
+@pytest.mark.parametrize("target", ["d", "elsewhere"])
+def test_a_folder_replaced_by_a_link_is_restored(repo: Path, tmp_path: Path, target: str) -> None:
+    # A link to itself (a loop) or out of the repository where the snapshot has a folder:
+    # what lies behind the link is no file of the repository's at `d/a`.
+    layout = find_repo(repo)
+    (repo / "d").mkdir()
+    (repo / "d" / "a").write_text("in the folder\n")
+    cp = create_checkpoint(layout, reason="manual")
+    (repo / "d" / "a").unlink()
+    (repo / "d").rmdir()
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "a").write_text("not the repository's\n")
+    (repo / "d").symlink_to("d" if target == "d" else outside)
+    dry = restore_checkpoint(layout, cp.id, dry_run=True)
+    assert "d/a" in [c.path for c in dry.changes] and not dry.skipped
+    restore_checkpoint(layout, cp.id)
+    assert not (repo / "d").is_symlink() and (repo / "d" / "a").read_text() == "in the folder\n"
+    assert (outside / "a").read_text() == "not the repository's\n"
+
+
 def _nexus_files(repo: Path, version: str) -> None:
     (repo / ".scratchpad_logs").mkdir(exist_ok=True)
     (repo / ".scratchpad_logs" / "a_plan_request.md").write_text(f"goal {version}\n")
