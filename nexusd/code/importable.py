@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 from nexusd.code.corpus import Corpus
 
+# Top-level files that are programs, not modules: importing one runs it.
+SCRIPTS = frozenset({"setup", "conftest", "noxfile", "tasks", "manage", "fabfile", "dodo"})
 # An alias is short and lower case (`xr`, `sp`, `np`); longer names are the project's own,
 # and a single letter is a variable (`r = requests.get(…)`), not a module.
 MIN_ALIAS, MAX_ALIAS = 2, 4
@@ -27,7 +29,8 @@ def import_lines(
     A name a module defines at its top level comes from the modules that define more of
     `names` first (`x`, `y`, `theta` from one module of symbols), then shorter ones; a
     short lower-case name that nothing defines may be the alias of a top-level package
-    (`xr` for `xarray`)."""
+    (`xr` for `xarray`); a name that is a top-level module's own (`pytest` of `src/pytest.py`)
+    is imported as it is."""
     modules = _modules(corpus)
     defined: dict[str, list[str]] = {}
     for module, defines in modules.items():
@@ -36,8 +39,11 @@ def import_lines(
     wanted = {name: defined.get(name, []) for name in dict.fromkeys(names)}
     covers = Counter(module for found in wanted.values() for module in found)
     out: dict[str, tuple[str, ...]] = {}
+    single = _single_modules(corpus)
     for name, found in wanted.items():
-        if found:
+        if name in single:
+            out[name] = (f"import {name}",)
+        elif found:
             best = sorted(found, key=lambda m: (-covers[m], len(m), m))[:per_name]
             out[name] = tuple(f"from {module} import {name}" for module in best)
         elif MIN_ALIAS <= len(name) <= MAX_ALIAS and name.isalpha() and name.islower():
@@ -56,6 +62,18 @@ def _modules(corpus: Corpus) -> dict[str, tuple[str, ...]]:
         module = import_name(corpus, corpus.paths[i])
         if module:
             out.setdefault(module, parsed.file_unit.defines)
+    return out
+
+
+def _single_modules(corpus: Corpus) -> set[str]:
+    """Modules that are one file at the root or in `src/` (`pytest.py`), scripts left out."""
+    out: set[str] = set()
+    for i, path in enumerate(corpus.paths):
+        folder, _, name = path.rpartition("/")
+        module, _, suffix = name.rpartition(".")
+        top = folder in ("", "src") and suffix == "py" and not corpus.tests[i]
+        if top and module.isidentifier() and module not in SCRIPTS:
+            out.add(module)
     return out
 
 

@@ -13,6 +13,8 @@ goes elsewhere.
 from __future__ import annotations
 
 import contextlib
+import importlib.abc
+import importlib.util
 import io
 import json
 import os
@@ -23,7 +25,7 @@ import time
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from types import FrameType
+from types import FrameType, ModuleType
 from typing import Any
 
 MARKER = "NEXUSD-TRACE "
@@ -39,6 +41,38 @@ MAX_IMPORTS = 3
 IMPORTS_SHARE = 0.3
 # Top-level folders with an __init__.py that are not what a report's REPL imports.
 _NOT_PACKAGES = ("_", "test", "doc", "example", "bench", "script", "tools", "build", "setup")
+
+
+# Modules a package's build writes and git ignores (setuptools-scm's `_version.py`).
+_VERSION_MODULES = frozenset({"_version", "version"})
+
+
+class _VersionStandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Stands in for a workspace package's version module when the snapshot lacks it: the
+    build writes it and git ignores it, so `from ._version import version` would stop the
+    whole package from importing where the reporter's install had it. Asked last."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> Any:
+        """A spec for `pkg._version` of a package in the workspace, else None."""
+        package, _, leaf = fullname.rpartition(".")
+        if not package or leaf not in _VERSION_MODULES:
+            return None
+        where = getattr(sys.modules.get(package), "__file__", None)
+        if not where or not os.path.realpath(where).startswith(self.root + os.sep):
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: Any) -> None:
+        """The default module."""
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        """The names setuptools-scm writes, with a version that says it is unknown."""
+        module.version = module.__version__ = "0+unknown"  # type: ignore[attr-defined]
+        module.version_tuple = module.__version_tuple__ = (0, "unknown")  # type: ignore[attr-defined]
 
 
 class _Budget(BaseException):
@@ -70,6 +104,10 @@ def main(argv: list[str]) -> int:
     with contextlib.suppress(OSError):
         spec_file.unlink()
     sys.path.insert(0, root)
+    if (Path(root) / "src").is_dir():
+        # A `src/` layout: the reporter's `import pkg` found the package there, installed.
+        sys.path.insert(1, str(Path(root) / "src"))
+    sys.meta_path.append(_VersionStandIn(root))
     # Only this script writes to the real standard output: the snippet's writes (also
     # through sys.__stdout__, or by a child process) go to /dev/null.
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -223,8 +261,6 @@ def _package_imports(root: str) -> list[str]:
     for base in (Path(root), Path(root) / "src"):
         if not base.is_dir():
             continue
-        if base.name == "src":
-            sys.path.insert(1, str(base))
         for entry in sorted(base.iterdir()):
             name = entry.name
             wanted = name.isidentifier() and not name.startswith(_NOT_PACKAGES)

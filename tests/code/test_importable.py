@@ -19,7 +19,9 @@ FILES = {
     "pkg/__main__.py": "import sys\n\nsys.exit(1)\n",
     "src/lib/__init__.py": "",
     "src/lib/util.py": "def helper():\n    return 1\n",
+    "src/tool.py": "def run():\n    return 1\n",
     "setup.py": "from setuptools import setup\n\nx = 1\nsetup()\n",
+    "conftest.py": "",
     "docs/conf.py": "x = 2\n",
     "tests/test_core.py": "x = 5\n\ndef test_add():\n    pass\n",
 }
@@ -70,3 +72,18 @@ def test_a_short_name_nothing_defines_may_be_an_alias_of_a_module(
 )
 def test_the_name_a_file_is_imported_by(path: str, name: str) -> None:
     assert import_name(corpus(), path) == name
+
+
+@pytest.mark.parametrize(
+    ("name", "lines"),
+    [
+        ("tool", ("import tool",)),  # `src/tool.py`: a module of one file, as `pytest.py` is
+        ("setup", None),  # a program: importing it runs it
+        ("conftest", None),  # the test runner's, not the reporter's
+        ("run", None),  # its names are not a package's: a top-level file may be a program
+    ],
+)
+def test_a_name_that_is_a_top_level_module_is_imported_whole(
+    name: str, lines: tuple[str, ...] | None
+) -> None:
+    assert import_lines(corpus(), [name]).get(name) == lines

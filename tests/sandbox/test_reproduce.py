@@ -165,6 +165,36 @@ def test_the_snippet_cannot_forge_the_result_or_touch_the_working_tree(
     assert (root / "pkg" / "core.py").read_text() == CORE  # a copy was changed, not the tree
 
 
+def test_a_src_layout_runs_as_installed_without_its_generated_version_module(
+    make_repo: Callable[..., Path],
+) -> None:
+    root = make_repo()
+    lib = root / "src" / "lib"
+    lib.mkdir(parents=True)
+    # setuptools-scm writes `_version.py` at install time and git ignores it: a snapshot
+    # never has it, and the package's own import of it must not stop the run.
+    (lib / "__init__.py").write_text("from ._version import version as __version__\n")
+    (lib / "core.py").write_text(
+        "from lib._version import version\n\n"
+        "def add(a, b):\n    return a + b\n\n"
+        "def which():\n    return version\n"
+    )
+    (lib / "_version.py").write_text("version = '9.9'\n")
+    (root / ".gitignore").write_text("src/lib/_version.py\n")
+    (root / "src" / "tool.py").write_text("def run():\n    return 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "src layout")
+    text = (
+        "```python\nimport lib.core\nassert lib.core.which() == '0+unknown'\n"
+        "lib.core.add(1, 2)\ntool.run()\nimport lib._helpers\n```\n"
+    )
+    found = _run(root, text, {"tool": ["import tool"]}, backend="subprocess", mode="on")
+    assert found is not None and found.ran == 3  # the imports are its prelude
+    assert found.files == {"src/lib/core.py": ("add", "which"), "src/tool.py": ("run",)}
+    # Only a version module is stood in for: any other missing module is the code's error.
+    assert found.errors == ("`ModuleNotFoundError: No module named 'lib._helpers'`",)
+
+
 def test_off_runs_nothing_and_auto_refuses_an_unisolated_backend(
     make_repo: Callable[..., Path],
 ) -> None:
