@@ -24,6 +24,8 @@ with MiniLM embeddings of file summaries added as a signal (benchmarks/_semantic
 shipped) and by them alone, and prints what they add beside what they cost to compute.
 `--reproduce PYTHON` (with `--ro-bind DIR` for its environment) runs each report's code
 as `code.reproduce` does, on bwrap; without it the reports' code is not run.
+`benchmarks/reproduce_env.sh DEST` builds the environment the README's figures were taken
+with (`--reproduce DEST/bin/python --ro-bind DEST`).
 
 `--librarian-config FILE` merges a YAML file of `providers:` and `routing:` into the
 configuration, so a librarian model reranks the candidates (`context/llm_librarian.py`); the
