@@ -20,8 +20,9 @@ reports of other repositories in the same format (held-out checks).
 `--reproduce PYTHON` runs each report's code as `code.reproduce` does (the tracer, in the
 sandbox, on `git archive` of the base commit) with an interpreter that can import the
 repositories, and ranks with the files it entered; `--ro-bind DIR` lets bwrap see that
-interpreter's environment (`benchmarks/reproduce_env.sh` builds the one used). It prints, beside the figures, how many reports had code, how
-many ran it into repository files, and how often the gold file was among them.
+interpreter's environment (`benchmarks/reproduce_env.sh` builds the one used). It
+prints, beside the figures, how many reports had code, how many ran it into repository
+files, and how often the gold file was among them.
 """
 
 from __future__ import annotations
