@@ -61,7 +61,7 @@ class _VersionStandIn(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if not package or leaf not in _VERSION_MODULES:
             return None
         where = getattr(sys.modules.get(package), "__file__", None)
-        if not where or not os.path.realpath(where).startswith(self.root + os.sep):
+        if not where or _relative(self.root, where) is None:
             return None
         return importlib.util.spec_from_loader(fullname, self)
 
