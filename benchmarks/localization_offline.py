@@ -15,7 +15,9 @@ mined from `query_text`, `rank` with the default weights and `code.max_results`)
 
 `--against` prints every report whose rank moved since a saved run; `--baseline` adds the
 data set's untuned BM25 (as `localization.py` computes it) beside nexusd's figures, for
-reports of other repositories in the same format (held-out checks).
+reports of other repositories in the same format (held-out checks). A report with a
+`repo_dir` is ranked in that clone instead of one under `--repos` (held-out sets made from
+release sdists, one clone per release).
 
 `--reproduce PYTHON` runs each report's code as `code.reproduce` does (the tracer, in the
 sandbox, on `git archive` of the base commit) with an interpreter that can import the
@@ -265,13 +267,15 @@ def main() -> None:
     args = parser.parse_args()
     runs = reproduce_config(args.reproduce, args.ro_bind) if args.reproduce else None
     items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
-    by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_repo: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for item in items:
         if args.only in (None, item["repo"]):
-            by_repo[item["repo"]].append(item)
+            by_repo[(item["repo"], item.get("repo_dir", ""))].append(item)
     rows = []
-    for name, group in sorted(by_repo.items()):
-        repo = source_for(args.repos, name)
+    for (name, repo_dir), group in sorted(by_repo.items()):
+        # A report may name its own clone (`repo_dir`): held-out sets made from release
+        # sdists keep one repository per release.
+        repo = Path(repo_dir) if repo_dir else source_for(args.repos, name)
         rows += run_repo(name, group, repo, args.cache, args.baseline, runs)
     report(rows, json.loads(args.against.read_text()) if args.against else None)
     if args.save:

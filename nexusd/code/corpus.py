@@ -33,6 +33,8 @@ _IMPORT_EXTENSIONS = (
     "/index.js", "/index.ts", "/index.tsx", "/mod.rs",
 )  # fmt: skip
 _HEADERS = (".h", ".hh", ".hpp", ".hxx")
+# An upper-case name a module assigns: a setting or a constant, not a loop variable.
+CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*[A-Z0-9]")
 _INSTALLED = re.compile(r"site-packages|dist-packages|python\d(?:\.\d+)?")
 EMPTY: TermArray = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
@@ -181,6 +183,14 @@ class Corpus:
         for e, entry in enumerate(self.entries):
             self.defs.setdefault(entry.unit.name, []).append(e)
             self.defs_lower.setdefault(entry.unit.name.lower(), []).append(e)
+        # Module-level constants (`FILE_UPLOAD_PERMISSIONS = None` in a settings module) are
+        # no unit, but a request naming one names the file that sets it.
+        self.constants: dict[str, list[int]] = {}
+        for i, parsed_file in enumerate(self.files):
+            named = {self.entries[e].unit.name for e in self.file_entries[i]}
+            for name in parsed_file.file_unit.defines:
+                if name not in named and CONSTANT.fullmatch(name):
+                    self.constants.setdefault(name, []).append(i)
         # Who raises or logs each message: (file, entry), entry -1 for module-level code.
         self.message_owners: list[tuple[int, int]] = []
         owned: list[tuple[int, Sequence[str]]] = []

@@ -103,7 +103,8 @@ class _Signals:
 
 
 def _def_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
-    """Files that define a name the request uses, weighted by how few files define it."""
+    """Files that define a name the request uses (a unit, or an upper-case constant a module
+    sets), weighted by how few files define it."""
     values = np.zeros(sig.n)
     n_files = max(len(corpus.paths), 1)
     for name, weight in query.identifiers:
@@ -112,13 +113,18 @@ def _def_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
         if not entries:
             entries = corpus.defs_lower.get(name.lower())
             exact = False
-        if not entries:
+        files = {corpus.entries[e].file for e in entries or ()}
+        constants = set(corpus.constants.get(name, ())) - files
+        if not files and not constants:
             continue
-        files = {corpus.entries[e].file for e in entries}
         # Squared: a name one file defines is far stronger evidence than one ten files define.
-        rarity = math.log(1.0 + n_files / len(files)) ** 2
+        rarity = math.log(1.0 + n_files / len(files | constants)) ** 2
         score = weight * rarity * (1.0 if exact else 0.5)
-        for e in entries:
+        for f in constants:
+            values[f] += weight * rarity
+            if len(sig.reasons[f]) < 8:
+                sig.reasons[f].append(f"sets `{name}`")
+        for e in entries or ():
             entry = corpus.entries[e]
             kind = entry.unit.kind
             bonus = score * (1.0 if kind == "class" else 0.8)

@@ -147,6 +147,35 @@ def test_an_outside_signal_counts_only_with_a_weight(corpus: Corpus) -> None:
     assert weighted[0].path == "app/templating.py"
 
 
+@pytest.mark.parametrize(
+    ("report", "found"),
+    [
+        ("Set a default FILE_UPLOAD_PERMISSIONS so that uploads are not 0o600", True),
+        # A lower-case module-level name is a variable, not a setting: no definition.
+        ("the upload_permissions of a stored file vary", False),
+    ],
+)
+def test_a_named_setting_finds_the_module_that_sets_it(report: str, found: bool) -> None:
+    settings = "DEBUG = False\nFILE_UPLOAD_PERMISSIONS = None\nupload_permissions = 0o644\n"
+    # The storage module talks about upload permissions at length but sets no such constant.
+    storage = (
+        "import os\n\n\nclass Storage:\n    def save(self, name, permissions=None):\n"
+        '        """Save a file upload and set its upload permissions."""\n'
+        "        os.chmod(name, permissions)  # file upload permissions\n"
+    )
+    files = {**FILES, "app/global_settings.py": settings, "app/storage.py": storage}
+    corpus = Corpus(parse_python(path, text) for path, text in files.items())
+    assert corpus.constants["FILE_UPLOAD_PERMISSIONS"] == [corpus.index["app/global_settings.py"]]
+    assert "upload_permissions" not in corpus.constants
+    hits = rank(corpus, mine(report), k=5)
+    said = [reason for hit in hits for reason in hit.reasons]
+    if found:
+        assert hits[0].path == "app/global_settings.py"
+        assert "sets `FILE_UPLOAD_PERMISSIONS`" in hits[0].reasons
+    else:
+        assert not any(reason.startswith("sets `") for reason in said)
+
+
 def _message_corpus(extra_holders: int = 0) -> Corpus:
     from nexusd.code.parsers import parse_file
 
