@@ -54,6 +54,7 @@ from nexusd.code.rank import executed_signal, rank  # noqa: E402
 from nexusd.code.reader import Counted, counted, parse_content, too_large  # noqa: E402
 from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile  # noqa: E402
 from nexusd.code.service import wanted_files  # noqa: E402
+from nexusd.code.store import PARSER_VERSION  # noqa: E402
 from nexusd.config import config_from_mapping  # noqa: E402
 from nexusd.context.relevant_code import query_text  # noqa: E402
 from nexusd.protocol.parse import parse_request  # noqa: E402
@@ -195,7 +196,8 @@ def run_repo(
     reproduce: Any = None,
 ) -> list[dict[str, Any]]:
     """Rank every instance of one repository; one row per instance."""
-    store = cache_dir / f"{name.replace('/', '+')}.pickle"
+    # Parsed by this version of the parser: a cache of another would give its old tokens.
+    store = cache_dir / f"{name.replace('/', '+')}-p{PARSER_VERSION.decode()}.pickle"
     cache: dict[tuple[str, str], Counted] = {}
     if store.exists():
         cache = pickle.loads(store.read_bytes())

@@ -29,9 +29,9 @@ GENERATION_FILE = "code.generation"
 _BATCH = 500
 # What the stored units were parsed by: raised when parsing changes what it stores for a
 # blob that did not change (2: Python's `mod.py` and `index.py` are modules of their own;
-# 3: identifiers in any script, `café_name`), so that an index parsed before is rebuilt
-# rather than kept until each file is edited.
-PARSER_VERSION = b"3"
+# 3: identifiers in any script, `café_name`; 4: `3d` of `axes3d` and of "a 3d plot" is a
+# token), so that an index parsed before is rebuilt rather than kept until each file is edited.
+PARSER_VERSION = b"4"
 _PARSER_KEY = b"nexusd_parser"
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 

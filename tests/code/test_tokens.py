@@ -27,6 +27,13 @@ from nexusd.code.tokens import (
         ("café_name", ["café", "name"]),
         ("ПарсерДанных2", ["парсер", "данных", "2"]),
         ("naïveBAYESModel", ["naïve", "bayes", "model"]),
+        # A number with a letter or two is a dimension or a unit: one part...
+        ("axes3d", ["axes", "3d"]),
+        ("Axes3DSubplot", ["axes", "3d", "subplot"]),
+        ("Line2D", ["line", "2d"]),
+        # ...unless a lower-case word goes on after it.
+        ("qt5agg", ["qt", "5", "agg"]),
+        ("base64encode", ["base", "64", "encode"]),
     ],
 )
 def test_split_identifier(word: str, parts: list[str]) -> None:
@@ -43,6 +50,22 @@ def test_tokens_keep_the_whole_identifier_and_its_parts() -> None:
         "pow",
     ]
     assert tokens("__slots__ _pytest") == ["__slots__", "slots", "_pytest", "pytest"]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("set_visible() does nothing on a 3d projection", True),
+        ("subplot_kw={'projection': '3D'}", True),
+        ("from mpl_toolkits.mplot3d import Axes3D", True),
+        # A version's or a number's tail is no dimension.
+        ("since v1.3d and 1.3d and 1e3", False),
+    ],
+)
+def test_a_number_with_a_letter_is_a_word_where_it_stands(text: str, found: bool) -> None:
+    # Identifiers start at a letter: `3d` on its own was only `d`, and dropped.
+    assert ("3d" in tokens(text)) is found
+    assert token_counts(text) == __import__("collections").Counter(tokens(text))
 
 
 def test_stop_words_and_single_letters_are_dropped() -> None:
@@ -66,6 +89,7 @@ def test_path_tokens() -> None:
         "assertion",
         "rewrite",
     ]
+    assert "3d" in path_tokens("lib/mpl_toolkits/mplot3d/axes3d.py")
 
 
 def test_packed_counts_decode_to_the_same_counts() -> None:
