@@ -33,7 +33,7 @@ _IMPORT_EXTENSIONS = (
     "/index.js", "/index.ts", "/index.tsx", "/mod.rs",
 )  # fmt: skip
 _HEADERS = (".h", ".hh", ".hpp", ".hxx")
-# An upper-case name a module assigns: a setting or a constant, not a loop variable.
+# An upper-case name of two characters or more that a module binds: a setting or a constant.
 CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*[A-Z0-9]")
 _INSTALLED = re.compile(r"site-packages|dist-packages|python\d(?:\.\d+)?")
 EMPTY: TermArray = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
