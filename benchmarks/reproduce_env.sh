@@ -11,10 +11,21 @@
 # the held-out repositories' pure-Python ones (numpy, pandas, matplotlib, jinja2, ...). The
 # repositories themselves are not installed: the sandbox runs each from its snapshot.
 # Python 3.11 (PYTHON=...), with the `collections.Mapping`-style aliases that Python 3.10
-# removed put back, because 2017-2019 sympy imports them.
+# removed put back, because 2017-2019 sympy imports them. The venv links to that
+# interpreter, and bwrap shows the sandbox only the system folders and DEST: an interpreter
+# under a home folder (pyenv's, conda's) would be "not found" there, so it is refused.
 set -eu
 dest=${1:-/tmp/nexusd-reproduce}
 python=${PYTHON:-python3.11}
+real=$("$python" -c 'import os, sys; print(os.path.realpath(sys.executable))')
+case $real in
+/usr/* | /bin/* | /lib/* | /lib64/* | /sbin/*) ;;
+*)
+    echo "reproduce_env.sh: $python is $real, which the sandbox cannot see;" \
+        "give a system Python: PYTHON=/usr/bin/python3.11 $0 $dest" >&2
+    exit 2
+    ;;
+esac
 "$python" -m venv "$dest"
 "$dest/bin/python" -m pip install -q --disable-pip-version-check \
     mpmath==1.4.1 \
