@@ -16,8 +16,8 @@ mined from `query_text`, `rank` with the default weights and `code.max_results`)
 `--against` prints every report whose rank moved since a saved run; `--baseline` adds the
 data set's untuned BM25 (as `localization.py` computes it) beside nexusd's figures, for
 reports of other repositories in the same format (held-out checks). A report with a
-`repo_dir` is ranked in that clone instead of one under `--repos` (held-out sets made from
-release sdists, one clone per release).
+`repo_dir` (absolute, or relative to the instances file) is ranked in that clone instead of
+one under `--repos` (held-out sets made from release sdists, one clone per release).
 
 `--reproduce PYTHON` runs each report's code as `code.reproduce` does (the tracer, in the
 sandbox, on `git archive` of the base commit) with an interpreter that can import the
@@ -277,7 +277,7 @@ def main() -> None:
     for (name, repo_dir), group in sorted(by_repo.items()):
         # A report may name its own clone (`repo_dir`): held-out sets made from release
         # sdists keep one repository per release.
-        repo = Path(repo_dir) if repo_dir else source_for(args.repos, name)
+        repo = args.instances.parent / repo_dir if repo_dir else source_for(args.repos, name)
         rows += run_repo(name, group, repo, args.cache, args.baseline, runs)
     report(rows, json.loads(args.against.read_text()) if args.against else None)
     if args.save:

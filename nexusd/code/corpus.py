@@ -33,8 +33,9 @@ _IMPORT_EXTENSIONS = (
     "/index.js", "/index.ts", "/index.tsx", "/mod.rs",
 )  # fmt: skip
 _HEADERS = (".h", ".hh", ".hpp", ".hxx")
-# An upper-case name of two characters or more that a module binds: a setting or a constant.
-CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*[A-Z0-9]")
+# An upper-case name of two words or more that a module binds: a setting or a constant
+# (`FILE_UPLOAD_PERMISSIONS`). One word is left out: reports shout `NOTE`, `API`, `WARNING`.
+CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _INSTALLED = re.compile(r"site-packages|dist-packages|python\d(?:\.\d+)?")
 EMPTY: TermArray = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 

@@ -75,7 +75,8 @@ def _imports(tree: ast.Module, package: str) -> tuple[str, ...]:
 
 
 def _stored_names(nodes: list[ast.stmt]) -> list[str]:
-    """Names module-level statements bind (`X = …`, `X: int = …`, `for X in …`)."""
+    """Names module-level statements bind (`X = …`, `X: int = …`, `for X in …`), also inside
+    the module's `if`, `try` and `with` blocks (`if QT6: QT_API = …`)."""
     out = []
     for node in nodes:
         targets: list[ast.expr] = []
@@ -83,9 +84,28 @@ def _stored_names(nodes: list[ast.stmt]) -> list[str]:
             targets = list(node.targets)
         elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.For):
             targets = [node.target]
+        elif isinstance(node, ast.If):
+            out += _stored_names(node.body) + _stored_names(node.orelse)
+        elif isinstance(node, ast.Try):
+            blocks = [node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)]
+            out += [name for block in blocks for name in _stored_names(block)]
+        elif isinstance(node, ast.With):
+            out += _stored_names(node.body)
         for target in targets:
-            out += [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+            out += _bound(target)
     return out
+
+
+def _bound(target: ast.expr) -> list[str]:
+    """The names an assignment target binds: `A` and `B` of `A, *B = …`, none of
+    `REGISTRY[KEY] = …` or `CONFIG.VALUE = …` (those read `KEY` and `CONFIG`)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Tuple | ast.List):
+        return [name for element in target.elts for name in _bound(element)]
+    if isinstance(target, ast.Starred):
+        return _bound(target.value)
+    return []
 
 
 # A comment after the header's colon (`class Config(dict):  # type: ignore`) is not the

@@ -110,11 +110,12 @@ def _def_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
     for name, weight in query.identifiers:
         entries = corpus.defs.get(name)
         exact = True
-        if not entries:
+        constants = set(corpus.constants.get(name, ()))
+        if not entries and not constants:
             entries = corpus.defs_lower.get(name.lower())
             exact = False
         files = {corpus.entries[e].file for e in entries or ()}
-        constants = set(corpus.constants.get(name, ())) - files
+        constants -= files
         if not files and not constants:
             continue
         # Squared: a name one file defines is far stronger evidence than one ten files define.

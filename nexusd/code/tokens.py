@@ -45,12 +45,14 @@ class _Identifiers:
 
 
 IDENT = _Identifiers()
-# A number with one or two letters after it is one part (`axes3d`, `Line2D` → `3d`, `2d`)
-# unless a lower-case word goes on (`qt5agg` → `5`, `agg`).
-_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+[A-Za-z]{1,2}(?![a-z])|[0-9]+")
+# A number with one letter after it is one part (`axes3d`, `Line2D`, `Axes3DSubplot` → `3d`,
+# `2d`) where the letter ends a word: not where a word goes on (`qt5agg` → `5`, `agg`;
+# `PBKDF2SHA1` → `2`, `sha`).
+_NUMBER_LETTER = r"[0-9]+[A-Za-z](?![a-z0-9]|[A-Z][A-Z0-9])"
+_PARTS = re.compile(rf"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|{_NUMBER_LETTER}|[0-9]+")
 # Where such a number may end, written on its own (`a 3d projection`, `projection="3d"`):
 # identifiers start at a letter, so only `d` would be left of it.
-_NUMBERED_END = re.compile(r"[0-9][A-Za-z]{1,2}(?![A-Za-z0-9_])")
+_NUMBERED_END = re.compile(r"[0-9][A-Za-z](?![A-Za-z0-9])")
 # The same parts over a non-ASCII word's letter classes: U upper, L lower or caseless,
 # D digit, anything else splits.
 _CLASS_PARTS = re.compile(r"U+(?!L)|U?L+|D+")
@@ -132,19 +134,29 @@ def token_counts(text: str) -> Counter[str]:
 
 
 def numbered(text: str) -> list[str]:
-    """The numbers with a letter or two after them that stand as words (`3d`, `2D`), lower-cased;
-    not the tail of a name or of a version (`v1.3d`)."""
+    """The numbers with a letter after them that stand as words (`3d`, `2D`, `3d_utils`),
+    lower-cased; not the tail of a name or of a version (`x3d`, `v1.3d`)."""
     out = []
     # A digit-letter pair is rare in text, and cheap to find: the boundaries are checked by
     # hand, five times faster than a look-behind tried at every position.
     for m in _NUMBERED_END.finditer(text):
         start = m.start()
-        while start and text[start - 1].isdigit():
+        while start and "0" <= text[start - 1] <= "9":
             start -= 1
-        if start and (text[start - 1].isalnum() or text[start - 1] in "_."):
+        before = text[start - 1] if start else " "
+        after = text[m.end()] if m.end() < len(text) else " "
+        # `_` before it makes it an identifier's part (counted there), after it not (`3d_utils`
+        # reads as `d_utils`); CJK characters separate words, as they do for identifiers.
+        if before == "." or _joins(before, "_") or _joins(after, ""):
             continue
         out.append(text[start : m.end()].lower())
     return out
+
+
+def _joins(char: str, extra: str) -> bool:
+    """Whether `char` continues a word beside a number: one of `extra`, or a letter or digit
+    of any script but CJK (which separates words, as it does for identifiers)."""
+    return char in extra or (char.isalnum() and not _CJK.match(char))
 
 
 def pack_counts(counts: Mapping[str, int]) -> str:

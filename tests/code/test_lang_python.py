@@ -66,6 +66,17 @@ def test_signatures_docs_bases_defines() -> None:
     assert "pi" in area.uses and "math" in area.uses
 
 
+def test_a_module_defines_the_names_its_statements_bind_and_only_those() -> None:
+    source = (
+        "A, *REST = 1, 2\nREGISTRY[KEY] = 1\nCONFIG.VALUE = 2\n"
+        "if FAST:\n    QT_API = 'a'\nelse:\n    QT_API = 'b'\n"
+        "try:\n    import magic\n    HAS_MAGIC = True\nexcept ImportError:\n    HAS_MAGIC = False\n"
+        "with lock:\n    CACHE_X = {}\n\n\ndef make():\n    INNER = 1\n"
+    )
+    defines = parse_python("pkg/settings.py", source).file_unit.defines
+    assert defines == ("make", "A", "REST", "QT_API", "HAS_MAGIC", "CACHE_X")
+
+
 def test_own_text_excludes_nested_units() -> None:
     units = {u.qualname: u for u in parse_python("pkg/shapes.py", SOURCE).units}
     assert "sides = 0" in units["Circle"].text

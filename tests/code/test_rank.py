@@ -151,12 +151,18 @@ def test_an_outside_signal_counts_only_with_a_weight(corpus: Corpus) -> None:
     ("report", "found"),
     [
         ("Set a default FILE_UPLOAD_PERMISSIONS so that uploads are not 0o600", True),
-        # A lower-case module-level name is a variable, not a setting: no definition.
+        # A lower-case module-level name is a variable, not a setting; one upper-case word is
+        # as likely a reporter's shout: neither is a definition.
         ("the upload_permissions of a stored file vary", False),
+        ("NOTE: with DEBUG on, uploads vary", False),
     ],
 )
 def test_a_named_setting_finds_the_module_that_sets_it(report: str, found: bool) -> None:
-    settings = "DEBUG = False\nFILE_UPLOAD_PERMISSIONS = None\nupload_permissions = 0o644\n"
+    settings = (
+        "DEBUG = False\nFILE_UPLOAD_PERMISSIONS = None\nupload_permissions = 0o644\n"
+        "REGISTRY[UPLOAD_KEY] = 1\ntry:\n    import magic\nexcept ImportError:\n"
+        "    HAS_MAGIC_TYPES = False\n"
+    )
     # The storage module talks about upload permissions at length but sets no such constant.
     storage = (
         "import os\n\n\nclass Storage:\n    def save(self, name, permissions=None):\n"
@@ -167,6 +173,9 @@ def test_a_named_setting_finds_the_module_that_sets_it(report: str, found: bool)
     corpus = Corpus(parse_python(path, text) for path, text in files.items())
     assert corpus.constants["FILE_UPLOAD_PERMISSIONS"] == [corpus.index["app/global_settings.py"]]
     assert "upload_permissions" not in corpus.constants
+    assert "DEBUG" not in corpus.constants
+    assert "UPLOAD_KEY" not in corpus.constants  # read by `REGISTRY[UPLOAD_KEY] = 1`, not set
+    assert "HAS_MAGIC_TYPES" in corpus.constants  # set in the module's `try` block
     hits = rank(corpus, mine(report), k=5)
     said = [reason for hit in hits for reason in hit.reasons]
     if found:
@@ -174,6 +183,20 @@ def test_a_named_setting_finds_the_module_that_sets_it(report: str, found: bool)
         assert "sets `FILE_UPLOAD_PERMISSIONS`" in hits[0].reasons
     else:
         assert not any(reason.startswith("sets `") for reason in said)
+
+
+def test_a_constant_named_exactly_is_the_definition_not_methods_named_alike() -> None:
+    files = dict(FILES)
+    files["app/settings.py"] = "LOG_LEVEL = 'info'\n"
+    for i in range(6):
+        files[f"app/logger_{i}.py"] = f"class Logger{i}:\n    def log_level(self):\n        pass\n"
+    corpus = Corpus(parse_python(path, text) for path, text in files.items())
+    hits = rank(corpus, mine("With LOG_LEVEL set the output is wrong"), k=10)
+    reasons = {hit.path: hit.reasons for hit in hits}
+    assert reasons["app/settings.py"][0] == "sets `LOG_LEVEL`"
+    # `log_level` methods match the words, but only a case-blind guess would call them the
+    # definition of `LOG_LEVEL` when a module sets exactly that name.
+    assert not any(r.startswith("defines ") for path, rs in reasons.items() for r in rs)
 
 
 def _message_corpus(extra_holders: int = 0) -> Corpus:

@@ -27,13 +27,17 @@ from nexusd.code.tokens import (
         ("café_name", ["café", "name"]),
         ("ПарсерДанных2", ["парсер", "данных", "2"]),
         ("naïveBAYESModel", ["naïve", "bayes", "model"]),
-        # A number with a letter or two is a dimension or a unit: one part...
+        # A number with a letter is a dimension: one part...
         ("axes3d", ["axes", "3d"]),
         ("Axes3DSubplot", ["axes", "3d", "subplot"]),
         ("Line2D", ["line", "2d"]),
-        # ...unless a lower-case word goes on after it.
+        # ...unless the letter begins a word that goes on after it.
         ("qt5agg", ["qt", "5", "agg"]),
+        ("web3js", ["web", "3", "js"]),
         ("base64encode", ["base", "64", "encode"]),
+        ("PBKDF2SHA1Hasher", ["pbkdf", "2", "sha", "1", "hasher"]),
+        ("HTTP2SERVER", ["http", "2", "server"]),
+        ("d5a80", ["d", "5", "a", "80"]),
     ],
 )
 def test_split_identifier(word: str, parts: list[str]) -> None:
@@ -58,13 +62,18 @@ def test_tokens_keep_the_whole_identifier_and_its_parts() -> None:
         ("set_visible() does nothing on a 3d projection", True),
         ("subplot_kw={'projection': '3D'}", True),
         ("from mpl_toolkits.mplot3d import Axes3D", True),
-        # A version's or a number's tail is no dimension.
+        ("open 3d_utils", True),
+        ("请修复3d投影", True),  # CJK characters separate words
+        # A version's or a number's tail is no dimension, nor is a name's part counted twice.
         ("since v1.3d and 1.3d and 1e3", False),
+        ("3dé ²3d 10px", False),
     ],
 )
 def test_a_number_with_a_letter_is_a_word_where_it_stands(text: str, found: bool) -> None:
     # Identifiers start at a letter: `3d` on its own was only `d`, and dropped.
     assert ("3d" in tokens(text)) is found
+    # A name's part is not counted a second time as a word of its own.
+    assert tokens("axes3d x3d").count("3d") == 2
     assert token_counts(text) == __import__("collections").Counter(tokens(text))
 
 
