@@ -19,6 +19,10 @@ SCRIPTS = frozenset({"setup", "conftest", "noxfile", "tasks", "manage", "fabfile
 # An alias is short and lower case (`xr`, `sp`, `np`); longer names are the project's own,
 # and a single letter is a variable (`r = requests.get(…)`), not a module.
 MIN_ALIAS, MAX_ALIAS = 2, 4
+# A module from outside the repository is an alias's candidate only when this share of its
+# Python files import it: `np` is numpy where numpy is everywhere, but `df` is no `difflib`
+# that one file imports.
+MIN_IMPORT_SHARE = 0.05
 
 
 def import_lines(
@@ -29,8 +33,8 @@ def import_lines(
     A name a module defines at its top level comes from the modules that define more of
     `names` first (`x`, `y`, `theta` from one module of symbols), then shorter ones; a
     short lower-case name that nothing defines may be the alias of a top-level package
-    (`xr` for `xarray`); a name that is a top-level module's own (`pytest` of `src/pytest.py`)
-    is imported as it is."""
+    (`xr` for `xarray`, `np` for the numpy its files import); a name that is a top-level
+    module's own (`pytest` of `src/pytest.py`) is imported as it is."""
     modules = _modules(corpus)
     defined: dict[str, list[str]] = {}
     for module, defines in modules.items():
@@ -40,6 +44,7 @@ def import_lines(
     covers = Counter(module for found in wanted.values() for module in found)
     out: dict[str, tuple[str, ...]] = {}
     single = _single_modules(corpus)
+    imported = _imported(corpus, modules)
     for name, found in wanted.items():
         if name in single:
             out[name] = (f"import {name}",)
@@ -47,7 +52,7 @@ def import_lines(
             best = sorted(found, key=lambda m: (-covers[m], len(m), m))[:per_name]
             out[name] = tuple(f"from {module} import {name}" for module in best)
         elif MIN_ALIAS <= len(name) <= MAX_ALIAS and name.isalpha() and name.islower():
-            aliased = _aliased(name, modules)[:per_name]
+            aliased = _aliased(name, modules, imported)[:per_name]
             if aliased:
                 out[name] = tuple(f"import {module} as {name}" for module in aliased)
     return out
@@ -94,13 +99,28 @@ def import_name(corpus: Corpus, path: str) -> str:
     return ".".join(parts) if all(p.isidentifier() for p in parts) else ""
 
 
-def _aliased(alias: str, modules: dict[str, tuple[str, ...]]) -> list[str]:
+def _imported(corpus: Corpus, modules: dict[str, tuple[str, ...]]) -> list[str]:
+    """Top-level modules from outside the repository that many of its Python files import
+    (numpy, pandas), the most imported first."""
+    counts: Counter[str] = Counter()
+    python = 0
+    for parsed in corpus.files:
+        if parsed.language == "python":
+            python += 1
+            counts.update({name.split(".", 1)[0] for name in parsed.file_unit.imports})
+    least = max(MIN_IMPORT_SHARE * python, 1.0)
+    return [m for m, n in counts.most_common() if n >= least and m not in modules]
+
+
+def _aliased(alias: str, modules: dict[str, tuple[str, ...]], imported: list[str]) -> list[str]:
     """The repository's top-level packages `alias` abbreviates (`xr`: xarray, `sp`: sympy),
-    shorter first. Only packages: the run has imported them already, so the alias binds a
-    module it has, where a submodule (`plt` → `pkg.plotting`) would run code the report
-    never reached and `sol` or `df` would turn a reporter's variable into a module."""
-    found = [m for m in modules if "." not in m and _letters_in_order(alias, m)]
-    return sorted(found, key=lambda m: (len(m), m))
+    shorter first, then the modules from elsewhere that its files import most (`np`: numpy).
+    Only top-level packages: the run imports them whole, where a submodule (`plt` →
+    `pkg.plotting`) would run code the report never reached; and only a package the
+    repository itself uses, since `sol` or `df` may be a reporter's variable."""
+    own = [m for m in modules if "." not in m and _letters_in_order(alias, m)]
+    others = [m for m in imported if _letters_in_order(alias, m)]
+    return sorted(own, key=lambda m: (len(m), m)) + others
 
 
 def _letters_in_order(alias: str, word: str) -> bool:

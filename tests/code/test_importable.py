@@ -58,6 +58,17 @@ def test_a_short_name_nothing_defines_may_be_an_alias_of_a_module(
     assert import_lines(corpus(), [alias]).get(alias) == lines
 
 
+def test_an_alias_of_a_package_the_repository_imports_everywhere() -> None:
+    files = dict(FILES)
+    for i in range(20):
+        files[f"pkg/mod_{i}.py"] = "import numpy as np\n\nv = np.zeros(3)\n"
+    files["pkg/diffs.py"] = "import difflib\n"  # one file of 35: a module, not a habit
+    found = import_lines(Corpus(parse_python(p, t) for p, t in files.items()), ["np", "df", "pk"])
+    assert found["np"] == ("import numpy as np",)
+    assert "df" not in found  # `df` is a reporter's data frame, not `difflib`
+    assert found["pk"] == ("import pkg as pk",)  # the repository's own package first
+
+
 @pytest.mark.parametrize(
     ("path", "name"),
     [
