@@ -1,8 +1,8 @@
 """Words of code and of reports about code: identifiers kept whole and split into their parts.
 
 `parse_expr` gives `parse_expr`, `parse`, `expr`; `camelCase` gives `camelcase`, `camel`,
-`case`; `sympy.Expr.subs` gives each part; a number with a letter or two (`3d` of `Axes3D`
-or of "a 3d plot") is a word. Both sides of a search (the index and the request) go through
+`case`; `sympy.Expr.subs` gives each part; a number with a letter (`3d` of `Axes3D` or of
+"a 3d plot") is a word. Both sides of a search (the index and the request) go through
 the same function, so a report that says "the latex printer" meets `LatexPrinter` and a
 report that names `_print_Pow` meets it exactly.
 """
