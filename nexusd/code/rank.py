@@ -116,13 +116,14 @@ def _def_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
             exact = False
         files = {corpus.entries[e].file for e in entries or ()}
         constants -= files
-        if not files and not constants:
+        defining = files | constants
+        if not defining:
             continue
         # Squared: a name one file defines is far stronger evidence than one ten files define.
-        rarity = math.log(1.0 + n_files / len(files | constants)) ** 2
+        rarity = math.log(1.0 + n_files / len(defining)) ** 2
+        # A constant is always an exact match: the case-blind fallback runs only without one.
         score = weight * rarity * (1.0 if exact else 0.5)
         for f in constants:
-            values[f] += weight * rarity
             if len(sig.reasons[f]) < 8:
                 sig.reasons[f].append(f"sets `{name}`")
         for e in entries or ():
@@ -132,7 +133,7 @@ def _def_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
             sig.unit_bonus[e] += bonus
             if len(sig.reasons[entry.file]) < 8:
                 sig.reasons[entry.file].append(f"defines `{entry.unit.qualname}`")
-        for f in files:
+        for f in defining:
             values[f] += score
     sig.add("definition", values)
 

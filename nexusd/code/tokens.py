@@ -147,13 +147,13 @@ def numbered(text: str) -> list[str]:
         after = text[m.end()] if m.end() < len(text) else " "
         # `_` before it makes it an identifier's part (counted there), after it not (`3d_utils`
         # reads as `d_utils`); CJK characters separate words, as they do for identifiers.
-        if before == "." or _joins(before, "_") or _joins(after, ""):
+        if before == "." or _joins(before, "_") or _joins(after):
             continue
         out.append(text[start : m.end()].lower())
     return out
 
 
-def _joins(char: str, extra: str) -> bool:
+def _joins(char: str, extra: str = "") -> bool:
     """Whether `char` continues a word beside a number: one of `extra`, or a letter or digit
     of any script but CJK (which separates words, as it does for identifiers)."""
     return char in extra or (char.isalnum() and not _CJK.match(char))
