@@ -62,4 +62,5 @@ class FileVectors:
         cos = np.stack([self.cache[k] for k in keys]) @ query
         # Relative evidence: only files closer than the median file say anything.
         low, high = float(np.median(cos)), float(cos.max())
-        return np.clip((cos - low) / max(high - low, 1e-9), 0.0, 1.0)
+        scores: np.ndarray = np.clip((cos - low) / max(high - low, 1e-9), 0.0, 1.0)
+        return scores

@@ -175,7 +175,9 @@ def semantic_ranks(index: CodeIndex, vectors: Any, report: str) -> dict[str, int
     out: dict[str, int | list[str]] = {}
     for label, weight in SEMANTIC_RUNS:
         if weight:
-            hits = rank(corpus, query, 10, replace(Weights(), semantic=weight), {"semantic": sem})
+            hits = rank(
+                corpus, query, 10, replace(Weights(), semantic=weight), extra={"semantic": sem}
+            )
             out[label] = [h.path for h in hits]
         else:
             alone = sem - 1.0 * np.array(corpus.tests)  # tests below every source file
