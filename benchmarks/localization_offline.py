@@ -25,6 +25,11 @@ repositories, and ranks with the files it entered; `--ro-bind DIR` lets bwrap se
 interpreter's environment (`benchmarks/reproduce_env.sh` builds the one used). It
 prints, beside the figures, how many reports had code, how many ran it into repository
 files, and how often the gold file was among them.
+
+`--unit-embeddings WEIGHT` also ranks each report with the packaged MiniLM's embeddings of
+its units added as the `semantic` signal (`_unit_vectors.py`; vectors cached under --cache)
+and prints the figures beside the shipped ranking's: not shipped, a harness for a code
+embedder (benchmarks/README.md, sixteenth session).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +56,7 @@ from localization import DATA, bm25_order, bm25_tokens, rank_of, scores, source_
 
 from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
-from nexusd.code.rank import executed_signal, rank  # noqa: E402
+from nexusd.code.rank import Weights, executed_signal, rank  # noqa: E402
 from nexusd.code.reader import Counted, counted, parse_content, too_large  # noqa: E402
 from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile  # noqa: E402
 from nexusd.code.service import wanted_files  # noqa: E402
@@ -200,8 +206,11 @@ def run_repo(
     cache_dir: Path,
     baseline: bool = False,
     reproduce: Any = None,
+    vectors: Any = None,
+    emb_weight: float = 0.0,
 ) -> list[dict[str, Any]]:
-    """Rank every instance of one repository; one row per instance."""
+    """Rank every instance of one repository; one row per instance (`vectors`: also rank
+    with unit embeddings at `emb_weight`, as the row's `emb`)."""
     # Parsed by this version of the parser: a cache of another would give its old tokens.
     store = cache_dir / f"{name.replace('/', '+')}-p{PARSER_VERSION.decode()}.pickle"
     cache: dict[tuple[str, str], Counted] = {}
@@ -242,6 +251,17 @@ def run_repo(
         if bm25 is not None:
             theirs = bm25.rank(item["base_commit"], item["problem_statement"])
             extra["bm25"] = rank_of(gold, theirs)
+        if vectors is not None:
+            semantic = vectors.scores(corpus, f"{title}\n{text}")
+            weights = replace(Weights(), semantic=emb_weight)
+            with_emb = rank(
+                corpus,
+                query,
+                k=CONFIG.code.max_results,
+                weights=weights,
+                extra={**signal[0], "semantic": semantic},
+            )
+            extra["emb"] = rank_of(gold, [h.path for h in with_emb])
         rows.append(
             {
                 "id": item["instance_id"],
@@ -274,7 +294,20 @@ def main() -> None:
     parser.add_argument(
         "--ro-bind", action="append", default=[], help="a folder bwrap mounts (repeatable)"
     )
+    parser.add_argument(
+        "--unit-embeddings",
+        type=float,
+        default=None,
+        metavar="WEIGHT",
+        help="also rank with MiniLM unit embeddings at this weight (benchmarks/_unit_vectors.py)",
+    )
     args = parser.parse_args()
+    vectors = None
+    if args.unit_embeddings is not None:
+        from _unit_vectors import UnitVectors
+
+        args.cache.mkdir(parents=True, exist_ok=True)
+        vectors = UnitVectors(args.cache / "unit-vectors.pickle")
     runs = reproduce_config(args.reproduce, args.ro_bind) if args.reproduce else None
     items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
     by_repo: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -286,8 +319,18 @@ def main() -> None:
         # A report may name its own clone (`repo_dir`): held-out sets made from release
         # sdists keep one repository per release.
         repo = args.instances.parent / repo_dir if repo_dir else source_for(args.repos, name)
-        rows += run_repo(name, group, repo, args.cache, args.baseline, runs)
+        rows += run_repo(
+            name, group, repo, args.cache, args.baseline, runs, vectors, args.unit_embeddings or 0.0
+        )
     report(rows, json.loads(args.against.read_text()) if args.against else None)
+    if vectors is not None:
+        vectors.save()
+        embedded = [row["emb"] for row in rows]
+        print(
+            f"with unit embeddings at {args.unit_embeddings}: {_cells(embedded)} (all "
+            f"{len(embedded)}; acc@1 acc@3 acc@5 acc@10 mrr); {vectors.encoded} units embedded "
+            f"in {vectors.encode_s:.0f}s"
+        )
     if args.save:
         args.save.write_text(json.dumps(rows, indent=1))
 
