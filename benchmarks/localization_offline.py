@@ -302,6 +302,8 @@ def main() -> None:
         help="also rank with MiniLM unit embeddings at this weight (benchmarks/_unit_vectors.py)",
     )
     args = parser.parse_args()
+    if args.unit_embeddings is not None and args.unit_embeddings <= 0:
+        parser.error("--unit-embeddings takes a weight above 0, e.g. 1.0")
     vectors = None
     if args.unit_embeddings is not None:
         from _unit_vectors import UnitVectors
