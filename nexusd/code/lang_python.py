@@ -84,13 +84,8 @@ def _stored_names(nodes: list[ast.stmt]) -> list[str]:
             targets = list(node.targets)
         elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.For):
             targets = [node.target]
-        elif isinstance(node, ast.If):
-            out += _stored_names(node.body) + _stored_names(node.orelse)
-        elif isinstance(node, ast.Try):
-            blocks = [node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)]
-            out += [name for block in blocks for name in _stored_names(block)]
-        elif isinstance(node, ast.With):
-            out += _stored_names(node.body)
+        elif isinstance(node, ast.If | ast.Try | ast.With):
+            out += [name for block in _blocks(node) for name in _stored_names(block)]
         for target in targets:
             out += _bound(target)
     return out
