@@ -95,7 +95,7 @@ def ran_files(
         # A clone that lacks some blobs (a partial or pruned mirror) cannot export the
         # commit: the report is ranked without its run, and the result says why.
         why = export.stderr.decode("utf-8", "replace").strip().splitlines() or ["no message"]
-        return {"files": {}, "note": f"not run: git archive failed: {why[0]}", "errors": []}
+        return {"files": {}, "unexported": f"git archive failed: {why[0]}", "errors": []}
     tar = export.stdout
     known = import_lines(corpus, free_names(snippet))
     found = run_snippet(config, tar, snippet.prelude, snippet.statements, known=known)
@@ -243,8 +243,8 @@ def run_repo(
             if ran is not None:
                 signal = executed_signal(corpus, ran["files"])
                 extra["ran"] = {"files": len(ran["files"]), "gold": gold in ran["files"]}
-                if ran["note"].startswith("not run"):
-                    extra["ran"]["note"] = ran["note"]
+                if "unexported" in ran:
+                    extra["ran"]["unexported"] = ran["unexported"]
         query = mine(text, title=title)
         hits = rank(corpus, query, k=CONFIG.code.max_results, extra=signal[0], why=signal[1])
         ranked = [h.path for h in hits]
@@ -365,7 +365,7 @@ def report(rows: list[dict[str, Any]], before: list[dict[str, Any]] | None) -> N
     tried = [row["ran"] for row in rows if "ran" in row]
     if tried:
         entered = [t for t in tried if t["files"]]
-        unexported = sum(1 for t in tried if "note" in t)
+        unexported = sum(1 for t in tried if "unexported" in t)
         print(
             f"reproduced: {len(tried)} reports show code, {len(entered)} entered repository "
             f"files, the gold file among them in {sum(t['gold'] for t in entered)}"
