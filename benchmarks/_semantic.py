@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -29,18 +31,43 @@ def summary(parsed: ParsedFile) -> str:
     return "\n".join(p for p in (words, parsed.file_unit.doc, *names) if p)[:SUMMARY_CHARS]
 
 
-class FileVectors:
-    """File-summary vectors of a corpus, cached across checkouts by summary text."""
+class CachedEncoder:
+    """The packaged MiniLM, its vectors cached by key, and what encoding them cost."""
 
-    def __init__(self) -> None:
+    def __init__(self, option: str) -> None:
         from nexusd.memory.embedder import Embedder
 
         self.model = Embedder("all-MiniLM-L6-v2")
         if not self.model.load():
-            raise SystemExit(f"--embeddings needs the packaged model: {self.model.error}")
+            raise SystemExit(f"{option} needs the packaged model: {self.model.error}")
         self.cache: dict[str, np.ndarray] = {}
         self.encoded = 0
         self.encode_s = 0.0
+
+    def encode_missing(
+        self, texts: Mapping[str, str], *, chunk: int | None = None, dtype: Any = np.float32
+    ) -> None:
+        """Encode the texts (key → text) whose key is not cached yet, `chunk` at a time
+        (None: in one call), kept as `dtype`."""
+        todo = [key for key in texts if key not in self.cache]
+        if not todo:
+            return
+        started = time.perf_counter()
+        step = chunk or len(todo)
+        for i in range(0, len(todo), step):
+            keys = todo[i : i + step]
+            vectors = self.model.encode([texts[key] for key in keys])
+            for key, vector in zip(keys, vectors, strict=True):
+                self.cache[key] = vector.astype(dtype, copy=False)
+        self.encoded += len(todo)
+        self.encode_s += time.perf_counter() - started
+
+
+class FileVectors(CachedEncoder):
+    """File-summary vectors of a corpus, cached across checkouts by summary text."""
+
+    def __init__(self) -> None:
+        super().__init__("--embeddings")
 
     def scores(self, corpus: Corpus, report: str) -> np.ndarray:
         """Per file of `corpus.paths`: cosine to the report, above the median, best = 1."""
@@ -50,14 +77,8 @@ class FileVectors:
             text = summary(parsed)
             key = hashlib.sha1(text.encode()).hexdigest()
             keys.append(key)
-            if key not in self.cache:
-                todo[key] = text
-        if todo:
-            started = time.perf_counter()
-            vectors = self.model.encode(list(todo.values()))
-            self.encode_s += time.perf_counter() - started
-            self.encoded += len(todo)
-            self.cache.update(zip(todo, vectors, strict=True))
+            todo[key] = text
+        self.encode_missing(todo)
         query = self.model.encode([report[:REPORT_CHARS]])[0]
         cos = np.stack([self.cache[k] for k in keys]) @ query
         # Relative evidence: only files closer than the median file say anything.

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import pickle
 import re
-import time
 from pathlib import Path
 
 import numpy as np
+from _semantic import CachedEncoder
 
 from nexusd.code.corpus import Corpus
 from nexusd.code.units import CodeUnit
@@ -36,21 +36,14 @@ def unit_text(unit: CodeUnit) -> str:
     return f"{words}. {unit.signature[:SIGNATURE_CHARS]} {unit.doc[:DOC_CHARS]}".strip()
 
 
-class UnitVectors:
+class UnitVectors(CachedEncoder):
     """Unit vectors of the corpora ranked in one run, cached by unit text."""
 
     def __init__(self, store: Path) -> None:
-        from nexusd.memory.embedder import Embedder
-
-        self.model = Embedder("all-MiniLM-L6-v2")
-        if not self.model.load():
-            raise SystemExit(f"--unit-embeddings needs the packaged model: {self.model.error}")
+        super().__init__("--unit-embeddings")
         self.store = store
-        self.cache: dict[str, np.ndarray] = {}
         if store.exists():
             self.cache = pickle.loads(store.read_bytes())
-        self.encoded = 0
-        self.encode_s = 0.0
 
     def scores(self, corpus: Corpus, report: str) -> np.ndarray:
         """One score in [0, 1] per file of `corpus`: its best unit against `report`."""
@@ -62,7 +55,8 @@ class UnitVectors:
         best = np.full(len(corpus.paths), -1.0)
         if not pairs:
             return np.zeros(len(corpus.paths))
-        self._encode([text for _, text in pairs])
+        # float16: half the bytes of the cache kept between runs.
+        self.encode_missing({text: text for _, text in pairs}, chunk=BATCH, dtype=np.float16)
         vectors = np.stack([self.cache[text] for _, text in pairs]).astype(np.float32)
         query = self.model.encode([report[:REPORT_CHARS]])[0]
         np.maximum.at(best, np.array([f for f, _ in pairs]), vectors @ query)
@@ -76,13 +70,3 @@ class UnitVectors:
         part = self.store.with_suffix(".part")
         part.write_bytes(pickle.dumps(self.cache, protocol=pickle.HIGHEST_PROTOCOL))
         part.replace(self.store)
-
-    def _encode(self, texts: list[str]) -> None:
-        todo = [text for text in dict.fromkeys(texts) if text not in self.cache]
-        started = time.perf_counter()
-        for i in range(0, len(todo), BATCH):
-            chunk = todo[i : i + BATCH]
-            for text, vector in zip(chunk, self.model.encode(chunk), strict=True):
-                self.cache[text] = vector.astype(np.float16)
-        self.encoded += len(todo)
-        self.encode_s += time.perf_counter() - started
