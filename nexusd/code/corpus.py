@@ -38,6 +38,13 @@ _HEADERS = (".h", ".hh", ".hpp", ".hxx")
 CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _INSTALLED = re.compile(r"site-packages|dist-packages|python\d(?:\.\d+)?")
 EMPTY: TermArray = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+# Top-level folders of code that shows or measures the library rather than being it. The
+# fix for a report was never in one among 268 SWE-bench reports of 17 repositories, yet
+# examples that call the API a report names filled top-five places (benchmarks/README.md).
+AUXILIARY_FOLDERS = frozenset({
+    "examples", "example", "galleries", "gallery", "tutorials", "tutorial", "demo", "demos",
+    "docs", "doc", "benchmarks", "benchmark", "bench", "asv_bench",
+})  # fmt: skip
 
 
 def is_test_path(path: str) -> bool:
@@ -53,6 +60,12 @@ def is_test_path(path: str) -> bool:
             for part in path.split("/")[:-1]
         )
     )
+
+
+def is_auxiliary_path(path: str) -> bool:
+    """Whether a repository path lies under a top-level examples, docs or benchmarks folder."""
+    top, sep, _rest = path.partition("/")
+    return bool(sep) and top.lower() in AUXILIARY_FOLDERS
 
 
 def unit_counts(unit: CodeUnit) -> Counter[str]:
@@ -148,6 +161,7 @@ class Corpus:
         self.paths = [p.path for p in self.files]
         self.index = {path: i for i, path in enumerate(self.paths)}
         self.tests = [is_test_path(p) for p in self.paths]
+        self.auxiliary = [is_auxiliary_path(p) for p in self.paths]
         # Docs, READMEs, configuration: a request is about code far more often than not.
         self.prose = [p.language == "text" for p in self.files]
         self.entries: list[Entry] = []

@@ -42,6 +42,9 @@ class Weights:
     graph: float = 0.3  # spread from the 20 best files to what they import and what imports them
     test_factor: float = 0.5  # a test file's score is multiplied by this
     test_spread: float = 0.3  # share of a test's score given to the code it tests
+    # Code under examples/, docs/, benchmarks/ (corpus.AUXILIARY_FOLDERS): below the library.
+    # 0.3 to 0.7 alike: 7 of 268 reports up, none down (benchmarks/README.md, 17th session).
+    auxiliary_factor: float = 0.5
     prose: float = 2.5  # lexical score of prose files, scored among themselves
     text_factor: float = 0.3  # prose and configuration (docs, READMEs, YAML): below code
     # Signals computed outside the index and passed to `rank(extra=...)`. Off: MiniLM
@@ -298,7 +301,9 @@ def combine(corpus: Corpus, sig: _Signals, w: Weights) -> Floats:
             graph[t] = max(graph[t], total[f] / math.sqrt(1.0 + len(corpus.importers[t])))
     total = total + spread + w.graph * graph
     total[tests] *= w.test_factor
-    total[np.array(corpus.prose, dtype=bool)] *= w.text_factor
+    prose = np.array(corpus.prose, dtype=bool)
+    total[prose] *= w.text_factor
+    total[np.array(corpus.auxiliary, dtype=bool) & ~prose] *= w.auxiliary_factor
     return total
 
 

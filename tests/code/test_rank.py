@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from nexusd.code.corpus import Corpus, is_test_path
+from nexusd.code.corpus import Corpus, is_auxiliary_path, is_test_path
 from nexusd.code.lang_python import parse_python
 from nexusd.code.query import mine
 from nexusd.code.rank import Weights, _quoted, rank
@@ -95,6 +95,44 @@ def test_nothing_to_search_gives_nothing(corpus: Corpus) -> None:
 )
 def test_is_test_path(path: str, is_test: bool) -> None:
     assert is_test_path(path) is is_test
+
+
+@pytest.mark.parametrize(
+    ("path", "auxiliary"),
+    [
+        ("examples/widgets/slider_demo.py", True),
+        ("docs/examples/plot_model.py", True),
+        ("doc/conf.py", True),
+        ("Benchmarks/bench_sort.py", True),
+        ("asv_bench/benchmarks/io.py", True),
+        ("lib/matplotlib/widgets.py", False),
+        ("src/examples/loader.py", False),  # a package's own module named so
+        ("examples.py", False),
+        ("docs", False),
+    ],
+)
+def test_is_auxiliary_path(path: str, auxiliary: bool) -> None:
+    assert is_auxiliary_path(path) is auxiliary
+
+
+def test_examples_rank_below_the_library_they_show() -> None:
+    demo = (
+        "from app.routing import route\n\n\ndef demo_route_rule():\n"
+        '    """Register a URL rule, then the same URL rule again."""\n'
+        "    route('/rule')\n    route('/rule')\n"
+    )
+    corpus = Corpus(
+        [
+            *(parse_python(path, text) for path, text in FILES.items()),
+            parse_python("examples/route_rule_demo.py", demo),
+        ]
+    )
+    query = mine("Registering the same URL rule twice with route() loses the rule")
+    flat = [h.path for h in rank(corpus, query, k=5, weights=Weights(auxiliary_factor=1.0))]
+    assert flat[0] == "examples/route_rule_demo.py"  # the demo says it all, more often
+    ranked = [h.path for h in rank(corpus, query, k=5)]
+    assert ranked[0] == "app/routing.py"
+    assert "examples/route_rule_demo.py" in ranked  # still found, below the library
 
 
 def test_path_like_imports_of_other_languages_join_the_graph() -> None:
