@@ -35,11 +35,13 @@ embedder (benchmarks/README.md, sixteenth session).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import pickle
 import subprocess
 import sys
+import tarfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -91,15 +93,41 @@ def ran_files(
     export = subprocess.run(
         ["git", "archive", "--format=tar", commit], cwd=repo, capture_output=True, check=False
     )
+    tar, missing = export.stdout, []
     if export.returncode != 0:
-        # A clone that lacks some blobs (a partial or pruned mirror) cannot export the
-        # commit: the report is ranked without its run, and the result says why.
-        why = export.stderr.decode("utf-8", "replace").strip().splitlines() or ["no message"]
-        return {"files": {}, "unexported": f"git archive failed: {why[0]}", "errors": []}
-    tar = export.stdout
+        # A clone that lacks some blobs (a partial or pruned mirror: large data files) cannot
+        # export the commit; the snapshot is then built from the blobs it has, and the
+        # result counts what was left out. Only a tree it cannot read at all is not run.
+        try:
+            tar, missing = partial_tar(repo, commit)
+        except (subprocess.CalledProcessError, OSError) as exc:
+            why = export.stderr.decode("utf-8", "replace").strip().splitlines() or [str(exc)]
+            return {"files": {}, "unexported": f"git archive failed: {why[0]}", "errors": []}
     known = import_lines(corpus, free_names(snippet))
     found = run_snippet(config, tar, snippet.prelude, snippet.statements, known=known)
-    return {"files": dict(found.files), "note": found.note, "errors": list(found.errors)}
+    ran = {"files": dict(found.files), "errors": list(found.errors)}
+    return ran | ({"missing": missing} if missing else {})
+
+
+def partial_tar(repo: Path, commit: str) -> tuple[bytes, list[str]]:
+    """A tar of `commit` made of the blobs the clone has, and the paths of those it lacks."""
+    entries = tree(repo, commit)
+    found = dict(blobs(repo, sorted({blob for _path, blob, _mode in entries})))
+    buffer, missing = io.BytesIO(), []
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for path, blob, mode in entries:
+            data = found.get(blob)
+            if data is None:
+                missing.append(path)
+                continue
+            info = tarfile.TarInfo(path)
+            if mode == "120000":
+                info.type, info.linkname = tarfile.SYMTYPE, data.decode("utf-8", "surrogateescape")
+                tar.addfile(info)
+                continue
+            info.size, info.mode = len(data), 0o755 if mode == "100755" else 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue(), missing
 
 
 def tree(repo: Path, commit: str) -> list[tuple[str, str, str]]:
@@ -124,7 +152,8 @@ def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
 
 
 def blobs(repo: Path, ids: list[str]) -> Iterator[tuple[str, bytes]]:
-    """The content of each blob id, through one `git cat-file --batch`."""
+    """The content of each blob id the clone has, through one `git cat-file --batch`; a blob
+    it lacks (a pruned mirror's large data file) is skipped."""
     proc = subprocess.Popen(
         ["git", "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
@@ -133,8 +162,9 @@ def blobs(repo: Path, ids: list[str]) -> Iterator[tuple[str, bytes]]:
         proc.stdin.write(f"{blob}\n".encode())
         proc.stdin.flush()
         header = proc.stdout.readline().split()
-        size = int(header[2])
-        data = proc.stdout.read(size)
+        if len(header) < 3:  # "<id> missing"
+            continue
+        data = proc.stdout.read(int(header[2]))
         proc.stdout.read(1)
         yield blob, data
     proc.stdin.close()
@@ -243,8 +273,9 @@ def run_repo(
             if ran is not None:
                 signal = executed_signal(corpus, ran["files"])
                 extra["ran"] = {"files": len(ran["files"]), "gold": gold in ran["files"]}
-                if "unexported" in ran:
-                    extra["ran"]["unexported"] = ran["unexported"]
+                for key in ("unexported", "missing"):
+                    if key in ran:
+                        extra["ran"][key] = ran[key]
         query = mine(text, title=title)
         hits = rank(corpus, query, k=CONFIG.code.max_results, extra=signal[0], why=signal[1])
         ranked = [h.path for h in hits]
@@ -366,9 +397,11 @@ def report(rows: list[dict[str, Any]], before: list[dict[str, Any]] | None) -> N
     if tried:
         entered = [t for t in tried if t["files"]]
         unexported = sum(1 for t in tried if "unexported" in t)
+        partial = sum(1 for t in tried if "missing" in t)
         print(
             f"reproduced: {len(tried)} reports show code, {len(entered)} entered repository "
             f"files, the gold file among them in {sum(t['gold'] for t in entered)}"
+            + (f"; {partial} run without blobs the clone lacks" if partial else "")
             + (f"; {unexported} not run (git archive failed)" if unexported else "")
         )
     if before is None:
