@@ -12,6 +12,7 @@ mined from `query_text`, `rank` with the default weights and `code.max_results`)
     python benchmarks/localization_offline.py --repos /work/.mirror --save ranks.json
     python benchmarks/localization_offline.py --repos /work/.mirror --against ranks.json
     python benchmarks/localization_offline.py --repos DIR --instances other.jsonl --baseline
+    python benchmarks/localization_offline.py --repos DIR --baseline --patches swe-bench-lite.json
 
 `--against` prints every report whose rank moved since a saved run; `--baseline` adds the
 data set's untuned BM25 (as `localization.py` computes it) beside nexusd's figures, for
@@ -26,6 +27,11 @@ interpreter's environment (`benchmarks/reproduce_env.sh` builds the one used). I
 prints, beside the figures, how many reports had code, how many ran it into repository
 files, and how often the gold file was among them.
 
+`--patches FILE` (SWE-bench rows with their gold `patch`, a JSON list or JSONL) also scores
+functions: the classes, functions and methods the gold patch changes in the gold file
+(`_functions.py`) are looked for among the units the ranked files list, in order, beside a
+BM25 over every unit of the commit when `--baseline` is given.
+
 `--unit-embeddings WEIGHT` also ranks each report with the packaged MiniLM's embeddings of
 its units added as the `semantic` signal (`_unit_vectors.py`; vectors cached under --cache)
 and prints the figures beside the shipped ranking's: not shipped, a harness for a code
@@ -35,18 +41,15 @@ embedder (benchmarks/README.md, sixteenth session).
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import pickle
 import subprocess
 import sys
-import tarfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +57,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _commits import blobs, partial_tar, tree  # noqa: E402
+from _functions import UnitBaseline, load_patches, scored, summary  # noqa: E402
 from localization import DATA, bm25_order, bm25_tokens, rank_of, scores, source_for  # noqa: E402
 
 from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
@@ -109,66 +114,11 @@ def ran_files(
     return ran | ({"missing": missing} if missing else {})
 
 
-def partial_tar(repo: Path, commit: str) -> tuple[bytes, list[str]]:
-    """A tar of `commit` made of the blobs the clone has, and the paths of those it lacks."""
-    entries = tree(repo, commit)
-    found = dict(blobs(repo, sorted({blob for _path, blob, _mode in entries})))
-    buffer, missing = io.BytesIO(), []
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for path, blob, mode in entries:
-            data = found.get(blob)
-            if data is None:
-                missing.append(path)
-                continue
-            info = tarfile.TarInfo(path)
-            if mode == "120000":
-                info.type, info.linkname = tarfile.SYMTYPE, data.decode("utf-8", "surrogateescape")
-                tar.addfile(info)
-                continue
-            info.size, info.mode = len(data), 0o755 if mode == "100755" else 0o644
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue(), missing
-
-
-def tree(repo: Path, commit: str) -> list[tuple[str, str, str]]:
-    """(path, blob id, mode) of every blob of `commit`."""
-    out = subprocess.run(
-        ["git", "ls-tree", "-r", "-z", commit], cwd=repo, capture_output=True, check=True
-    ).stdout.decode("utf-8", "surrogateescape")
-    entries = []
-    for line in out.split("\0"):
-        meta, _, path = line.partition("\t")
-        if path and meta.split()[1] == "blob":
-            mode, _kind, blob = meta.split()
-            entries.append((path, blob, mode))
-    return entries
-
-
 def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
     """(path, blob, language) of the files the index reads at `commit` (service.wanted_files)."""
     files = [RepoFile(path, blob, mode) for path, blob, mode in tree(repo, commit)]
     wanted, _skipped = wanted_files(files, DEFAULT_EXCLUDE, CONFIG.code.max_files)
     return [(path, blob, language) for path, (blob, language) in wanted.items()]
-
-
-def blobs(repo: Path, ids: list[str]) -> Iterator[tuple[str, bytes]]:
-    """The content of each blob id the clone has, through one `git cat-file --batch`; a blob
-    it lacks (a pruned mirror's large data file) is skipped."""
-    proc = subprocess.Popen(
-        ["git", "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE
-    )
-    assert proc.stdin and proc.stdout
-    for blob in ids:
-        proc.stdin.write(f"{blob}\n".encode())
-        proc.stdin.flush()
-        header = proc.stdout.readline().split()
-        if len(header) < 3:  # "<id> missing"
-            continue
-        data = proc.stdout.read(int(header[2]))
-        proc.stdout.read(1)
-        yield blob, data
-    proc.stdin.close()
-    proc.wait()
 
 
 def parse_blob(path: str, data: bytes, language: str) -> Counted:
@@ -229,20 +179,24 @@ def request_query(report: str) -> tuple[str, str]:
     return query_text(request)
 
 
+@dataclass(frozen=True)
+class Options:
+    """What a run does beside the shipped ranking."""
+
+    cache_dir: Path
+    baseline: bool = False  # the data set's BM25 beside (of units too, with `patches`)
+    reproduce: Any = None  # the configuration that runs the reports' code
+    vectors: Any = None  # _unit_vectors.UnitVectors: also rank with unit embeddings ...
+    emb_weight: float = 0.0  # ... at this weight, as the row's `emb`
+    patches: dict[str, str] | None = None  # instance → gold patch: the row's `functions`
+
+
 def run_repo(
-    name: str,
-    items: list[dict[str, Any]],
-    repo: Path,
-    cache_dir: Path,
-    baseline: bool = False,
-    reproduce: Any = None,
-    vectors: Any = None,
-    emb_weight: float = 0.0,
+    name: str, items: list[dict[str, Any]], repo: Path, opts: Options
 ) -> list[dict[str, Any]]:
-    """Rank every instance of one repository; one row per instance (`vectors`: also rank
-    with unit embeddings at `emb_weight`, as the row's `emb`)."""
+    """Rank every instance of one repository; one row per instance."""
     # Parsed by this version of the parser: a cache of another would give its old tokens.
-    store = cache_dir / f"{name.replace('/', '+')}-p{PARSER_VERSION.decode()}.pickle"
+    store = opts.cache_dir / f"{name.replace('/', '+')}-p{PARSER_VERSION.decode()}.pickle"
     cache: dict[tuple[str, str], Counted] = {}
     if store.exists():
         cache = pickle.loads(store.read_bytes())
@@ -255,21 +209,23 @@ def run_repo(
             f"{name}: parsed {added} blobs in {time.perf_counter() - started:.0f}s", file=sys.stderr
         )
     tokens = TokenCache()
-    bm25 = Baseline(repo) if baseline else None
+    bm25 = Baseline(repo) if opts.baseline else None
+    unit_bm25 = UnitBaseline(repo, blobs) if opts.baseline and opts.patches else None
     rows = []
     for item in items:
-        files = []
+        files, blob_of = [], {}
         for path, blob, _language in listed(repo, item["base_commit"]):
             parsed, terms = cache[(path, blob)]
             tokens.arrays(parsed, terms)
             files.append(parsed)
+            blob_of[path] = blob
         corpus = Corpus(files, tokens)
         text, title = request_query(item["problem_statement"])
         gold = item["gold_files"][0]
         extra: dict[str, Any] = {}
         signal: tuple[dict[str, Any], dict[int, str]] = ({}, {})
-        if reproduce is not None:
-            ran = ran_files(repo, item["base_commit"], text, reproduce, corpus)
+        if opts.reproduce is not None:
+            ran = ran_files(repo, item["base_commit"], text, opts.reproduce, corpus)
             if ran is not None:
                 signal = executed_signal(corpus, ran["files"])
                 extra["ran"] = {"files": len(ran["files"]), "gold": gold in ran["files"]}
@@ -282,9 +238,9 @@ def run_repo(
         if bm25 is not None:
             theirs = bm25.rank(item["base_commit"], item["problem_statement"])
             extra["bm25"] = rank_of(gold, theirs)
-        if vectors is not None:
-            semantic = vectors.scores(corpus, f"{title}\n{text}")
-            weights = replace(Weights(), semantic=emb_weight)
+        if opts.vectors is not None:
+            semantic = opts.vectors.scores(corpus, f"{title}\n{text}")
+            weights = replace(Weights(), semantic=opts.emb_weight)
             with_emb = rank(
                 corpus,
                 query,
@@ -293,6 +249,15 @@ def run_repo(
                 extra={**signal[0], "semantic": semantic},
             )
             extra["emb"] = rank_of(gold, [h.path for h in with_emb])
+        patch = (opts.patches or {}).get(item["instance_id"])
+        if patch is not None and gold in blob_of:
+            source = b"".join(data for _, data in blobs(repo, [blob_of[gold]]))
+            units = (
+                unit_bm25.rank(corpus, blob_of, item["problem_statement"]) if unit_bm25 else None
+            )
+            extra["functions"] = scored(
+                corpus, gold, patch, source.decode("utf-8", "replace"), hits, units
+            )
         rows.append(
             {
                 "id": item["instance_id"],
@@ -332,6 +297,13 @@ def main() -> None:
         metavar="WEIGHT",
         help="also rank with MiniLM unit embeddings at this weight (benchmarks/_unit_vectors.py)",
     )
+    parser.add_argument(
+        "--patches",
+        type=Path,
+        default=None,
+        help="SWE-bench rows with each instance's gold patch (JSON list or JSONL): also score "
+        "the classes, functions and methods it changes among the ranked units",
+    )
     args = parser.parse_args()
     if args.unit_embeddings is not None and args.unit_embeddings <= 0:
         parser.error("--unit-embeddings takes a weight above 0, e.g. 1.0")
@@ -341,7 +313,14 @@ def main() -> None:
 
         args.cache.mkdir(parents=True, exist_ok=True)
         vectors = UnitVectors(args.cache / "unit-vectors.pickle")
-    runs = reproduce_config(args.reproduce, args.ro_bind) if args.reproduce else None
+    opts = Options(
+        cache_dir=args.cache,
+        baseline=args.baseline,
+        reproduce=reproduce_config(args.reproduce, args.ro_bind) if args.reproduce else None,
+        vectors=vectors,
+        emb_weight=args.unit_embeddings or 0.0,
+        patches=load_patches(args.patches) if args.patches else None,
+    )
     items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
     by_repo: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for item in items:
@@ -352,10 +331,10 @@ def main() -> None:
         # A report may name its own clone (`repo_dir`): held-out sets made from release
         # sdists keep one repository per release.
         repo = args.instances.parent / repo_dir if repo_dir else source_for(args.repos, name)
-        rows += run_repo(
-            name, group, repo, args.cache, args.baseline, runs, vectors, args.unit_embeddings or 0.0
-        )
+        rows += run_repo(name, group, repo, opts)
     report(rows, json.loads(args.against.read_text()) if args.against else None)
+    if opts.patches is not None:
+        print(summary(rows))
     if vectors is not None:
         vectors.save()
         embedded = [row["emb"] for row in rows]
