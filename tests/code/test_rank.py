@@ -70,6 +70,15 @@ def test_a_dotted_name_that_is_only_imported_does_not_point_at_the_package(corpu
     assert corpus.resolve_dotted("app.config.Config") == corpus.index["app/config.py"]
 
 
+def test_a_method_is_listed_before_the_class_whose_text_holds_it(corpus: Corpus) -> None:
+    query = mine("Config loses keys when a JSON file is loaded with open")
+    whole = rank(corpus, query, k=1, weights=Weights(class_unit=1.0))[0]
+    assert [u.qualname for u in whole.units] == ["Config", "Config.from_file"]
+    hit = rank(corpus, query, k=1)[0]
+    assert [u.qualname for u in hit.units] == ["Config.from_file", "Config"]
+    assert hit.score == whole.score  # the order within the file, not the file's rank
+
+
 def test_tests_rank_below_the_code_they_test(corpus: Corpus) -> None:
     ranked = top(corpus, "test_route_keeps_the_rule fails: route drops the rule")
     assert ranked.index("app/routing.py") < ranked.index("tests/test_routing.py")
