@@ -305,6 +305,8 @@ def main() -> None:
         "the classes, functions and methods it changes among the ranked units",
     )
     args = parser.parse_args()
+    if args.patches is not None and not args.patches.is_file():
+        parser.error(f"--patches {args.patches}: no such file (SWE-bench rows with `patch`)")
     if args.unit_embeddings is not None and args.unit_embeddings <= 0:
         parser.error("--unit-embeddings takes a weight above 0, e.g. 1.0")
     vectors = None
