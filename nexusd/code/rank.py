@@ -44,10 +44,10 @@ class Weights:
     test_spread: float = 0.3  # share of a test's score given to the code it tests
     # A class's score among its file's units: its text holds every member's words, so it
     # matches whatever they match, and the member is the more precise place. The unit the gold
-    # patch changes comes first in 8 more of 238 reports at 0.5 (benchmarks/README.md).
+    # patch changes is listed first in 110 of 239 reports at 0.5, 98 at 1 (benchmarks/README.md).
     class_unit: float = 0.5
     # Code under examples/, docs/, benchmarks/ (corpus.AUXILIARY_FOLDERS): below the library.
-    # 0.3 to 0.7 alike: 7 of 268 reports up, none down (benchmarks/README.md, 17th session).
+    # 0.3 to 0.7 alike: 4 of 268 reports up (the 106's Acc@5 +1), none down (benchmarks/README.md).
     auxiliary_factor: float = 0.5
     prose: float = 2.5  # lexical score of prose files, scored among themselves
     text_factor: float = 0.3  # prose and configuration (docs, READMEs, YAML): below code
