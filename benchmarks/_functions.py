@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from _commits import blobs
 from localization import bm25_order, bm25_tokens
 
 from nexusd.code.corpus import Corpus
@@ -25,7 +26,6 @@ from nexusd.code.units import CodeUnit
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _SYMBOLS = ("class", "function", "method")
-Blobs = Callable[[Path, list[str]], Iterator[tuple[str, bytes]]]
 
 
 def load_patches(path: Path) -> dict[str, str]:
@@ -156,15 +156,15 @@ class UnitBaseline:
     """The data set's untuned BM25 (localization.bm25_order) over every class, function and
     method of a commit's `*.py` files, each unit's lines as its document."""
 
-    def __init__(self, repo: Path, blobs: Blobs) -> None:
-        self.repo, self.blobs = repo, blobs
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
         self.docs: dict[str, list[tuple[str, Counter[str]]]] = {}
 
     def rank(self, corpus: Corpus, blob_of: dict[str, str], report: str) -> list[str]:
         """`path::qualname` of the units, best first."""
         files = [p for p in corpus.files if p.path.endswith(".py") and p.path in blob_of]
         todo = sorted({blob_of[p.path] for p in files} - self.docs.keys())
-        texts = dict(self.blobs(self.repo, todo))
+        texts = dict(blobs(self.repo, todo))
         for parsed in files:
             blob = blob_of[parsed.path]
             if blob in self.docs or blob not in texts:

@@ -210,7 +210,7 @@ def run_repo(
         )
     tokens = TokenCache()
     bm25 = Baseline(repo) if opts.baseline else None
-    unit_bm25 = UnitBaseline(repo, blobs) if opts.baseline and opts.patches else None
+    unit_bm25 = UnitBaseline(repo) if opts.baseline and opts.patches else None
     rows = []
     for item in items:
         files, blob_of = [], {}
