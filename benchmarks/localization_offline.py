@@ -110,7 +110,7 @@ def ran_files(
             return {"files": {}, "unexported": f"git archive failed: {why[0]}", "errors": []}
     known = import_lines(corpus, free_names(snippet))
     found = run_snippet(config, tar, snippet.prelude, snippet.statements, known=known)
-    ran = {"files": dict(found.files), "errors": list(found.errors)}
+    ran = {"files": dict(found.files), "lines": dict(found.lines), "errors": list(found.errors)}
     return ran | ({"missing": missing} if missing else {})
 
 
@@ -224,6 +224,7 @@ def run_repo(
         gold = item["gold_files"][0]
         extra: dict[str, Any] = {}
         signal: tuple[dict[str, Any], dict[int, str]] = ({}, {})
+        ran: dict[str, Any] | None = None
         if opts.reproduce is not None:
             ran = ran_files(repo, item["base_commit"], text, opts.reproduce, corpus)
             if ran is not None:
@@ -233,7 +234,14 @@ def run_repo(
                     if key in ran:
                         extra["ran"][key] = ran[key]
         query = mine(text, title=title)
-        hits = rank(corpus, query, k=CONFIG.code.max_results, extra=signal[0], why=signal[1])
+        hits = rank(
+            corpus,
+            query,
+            k=CONFIG.code.max_results,
+            extra=signal[0],
+            why=signal[1],
+            ran_lines=ran["lines"] if ran is not None and "lines" in ran else None,
+        )
         ranked = [h.path for h in hits]
         if bm25 is not None:
             theirs = bm25.rank(item["base_commit"], item["problem_statement"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +22,8 @@ from nexusd.code.query import CodeQuery
 
 # A quoted message held by more files than this is a stock phrase, not evidence.
 MESSAGE_MAX_FILES = 2
+# Units a run enters: a function's first line is its code object's `co_firstlineno`.
+_RUNNABLE = frozenset({"function", "method"})
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,11 @@ class Weights:
     # matches whatever they match, and the member is the more precise place. The unit the gold
     # patch changes is listed first in 110 of 239 reports at 0.5, 98 at 1 (benchmarks/README.md).
     class_unit: float = 0.5
+    # A function or method the request's code did not enter, among the units of a file it
+    # entered: the run shows which of a file's functions matter. With the 110's code run,
+    # the changed unit is listed first in 39 of the 94 ranked fixed files (37 at 1) and
+    # among the five listed in 80 (74) (benchmarks/README.md).
+    unit_not_run: float = 0.2
     # Code under examples/, docs/, benchmarks/ (corpus.AUXILIARY_FOLDERS): below the library.
     # 0.3 to 0.7 alike: 4 of 268 reports up (the 106's Acc@5 +1), none down (benchmarks/README.md).
     auxiliary_factor: float = 0.5
@@ -70,6 +78,7 @@ class UnitHit:
     signature: str
     score: float
     reasons: tuple[str, ...]
+    ran: bool = False  # the request's code entered it when run in the sandbox
 
 
 @dataclass(frozen=True)
@@ -238,12 +247,14 @@ def rank(
     *,
     extra: Mapping[str, Floats] | None = None,
     why: Mapping[int, str] | None = None,
+    ran_lines: Mapping[str, AbstractSet[int]] | None = None,
 ) -> list[FileHit]:
     """The `k` files most likely to be what the request is about, best first.
 
     `extra` adds signals computed elsewhere (one score per file of `corpus.paths`, named
     like a `Weights` field), each divided by its best like the index's own; `why` gives
-    files their reason for it (file index → text).
+    files their reason for it (file index → text); `ran_lines` gives, per path, the first
+    lines of the functions the request's code entered, which list first among their file's.
     """
     n = len(corpus.paths)
     if n == 0 or query.is_empty():
@@ -272,6 +283,7 @@ def rank(
             unit_scores=unit_scores,
             told=told,
             weights=weights,
+            ran=(ran_lines or {}).get(corpus.paths[f]),
         )
         for f in order
         if total[f] > 0
@@ -329,6 +341,7 @@ def _file_hit(
     unit_scores: Floats,
     told: _Told,
     weights: Weights,
+    ran: AbstractSet[int] | None = None,
 ) -> FileHit:
     reasons = list(dict.fromkeys(sig.reasons.get(f, [])))
     if corpus.prose[f]:
@@ -339,9 +352,12 @@ def _file_hit(
         reasons.append("mentions " + ", ".join(f"`{w}`" for w in words))
     units = []
     for e in corpus.file_entries[f]:
+        unit = corpus.entries[e].unit
         value = float(unit_scores[e]) + sig.unit_bonus.get(e, 0.0)
-        if corpus.entries[e].unit.kind == "class":
+        if unit.kind == "class":
             value *= weights.class_unit
+        elif ran and unit.kind in _RUNNABLE and unit.start not in ran:
+            value *= weights.unit_not_run
         if value > 0:
             units.append((value, e))
     units.sort(reverse=True)
@@ -349,7 +365,17 @@ def _file_hit(
     for value, e in units[:5]:
         u = corpus.entries[e].unit
         why = corpus.unit_bm25.matched(e, told.units, limit=4)
+        entered = ran is not None and u.kind in _RUNNABLE and u.start in ran
         unit_hits.append(
-            UnitHit(u.qualname, u.kind, u.start, u.end, u.signature, round(value, 4), tuple(why))
+            UnitHit(
+                u.qualname,
+                u.kind,
+                u.start,
+                u.end,
+                u.signature,
+                round(value, 4),
+                tuple(why),
+                entered,
+            )
         )
     return FileHit(corpus.paths[f], round(score, 4), tuple(reasons[:6]), tuple(unit_hits))

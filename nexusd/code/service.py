@@ -16,6 +16,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from nexusd.code.corpus import Corpus, TokenCache
@@ -305,17 +306,20 @@ class CodeIndex:
         *,
         title: str = "",
         ran: Mapping[str, Sequence[str]] | None = None,
+        ran_lines: Mapping[str, AbstractSet[int]] | None = None,
     ) -> CodeResults:
         """Files and units most likely meant by `text` (a request, a question, a traceback).
 
-        `ran`: the files the request's own code entered (path → some function names)."""
+        `ran`: the files the request's own code entered (path → some function names);
+        `ran_lines`: per file, the first lines of the functions it entered."""
         start = time.perf_counter()
         corpus = self._corpus
         limit = k or self.config.code.max_results
         hits = []
         if corpus is not None:
             extra, why = executed_signal(corpus, ran or {})
-            hits = rank(corpus, mine(text, title=title), k=limit, extra=extra, why=why)
+            query = mine(text, title=title)
+            hits = rank(corpus, query, k=limit, extra=extra, why=why, ran_lines=ran_lines)
         ms = round((time.perf_counter() - start) * 1000.0, 3)
         return CodeResults(tuple(hits), self._note(), ms)
 

@@ -93,8 +93,10 @@ def code_phase(
             found.wait_settled(FIRST_BUILD_WAIT_S)
         text, title = query_text(request)
         ran = reproduced(layout, config, text, found)
-        files = ran.files if ran is not None else None
-        results = found.search(text, config.code.max_results, title=title, ran=files)
+        files, lines = (ran.files, ran.lines) if ran is not None else (None, None)
+        results = found.search(
+            text, config.code.max_results, title=title, ran=files, ran_lines=lines
+        )
     except Exception as exc:  # never lose the answer because the code index failed
         log.exception("code search for %s failed", request.path)
         return CodeFindings(note=f"code search failed: {exc}")
@@ -209,8 +211,9 @@ def relevant_code_section(
         why = "; ".join(hit.reasons[:3]) or "shares words with the request"
         lines.append(f"{number}. `{hit.path}:{line}` — {why}")
         for unit in hit.units[:MAX_UNITS_SHOWN]:
-            words = (
-                f" (mentions {', '.join(f'`{w}`' for w in unit.reasons)})" if unit.reasons else ""
-            )
+            said = [f"mentions {', '.join(f'`{w}`' for w in unit.reasons)}"] if unit.reasons else []
+            if unit.ran:
+                said.append("the request's code ran it")
+            words = f" ({'; '.join(said)})" if said else ""
             lines.append(f"   - `{hit.path}:{unit.start}` {unit.kind} `{unit.qualname}`{words}")
     return Section("Relevant Code", "\n".join(lines))

@@ -44,6 +44,8 @@ class Reproduction:
     statements: int
     ran: int = 0
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # Per file, the first line of every function the code entered (a unit's `start`).
+    lines: Mapping[str, frozenset[int]] = field(default_factory=dict)
     errors: tuple[str, ...] = ()
     timed_out: bool = False
     ms: float = 0.0
@@ -153,10 +155,23 @@ def run_snippet(
         len(statements),
         ran=int(found.get("ran") or 0),
         files={str(p): tuple(map(str, names)) for p, names in found["files"].items()},
+        lines=_lines(found.get("lines")),
         errors=tuple(_error_text(e) for e in found.get("errors") or () if isinstance(e, dict)),
         timed_out=bool(found.get("timed_out")),
         ms=ms,
     )
+
+
+def _lines(value: object) -> dict[str, frozenset[int]]:
+    """The tracer's first lines per file; anything not shaped so is dropped (an older
+    tracer sends none)."""
+    if not isinstance(value, dict):
+        return {}
+    return {
+        str(path): frozenset(n for n in found if isinstance(n, int) and not isinstance(n, bool))
+        for path, found in value.items()
+        if isinstance(found, list)
+    }
 
 
 def _error_text(error: dict[str, Any]) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 
 MARKER = "NEXUSD-TRACE "
 FOLDER = ".nexusd-reproduce"  # where this script and its snippet are put: never a finding
-MAX_NAMES = 20_000
+MAX_NAMES = 20_000  # functions recorded in all (a file's first line of each)
 NAMES_SHOWN = 3
 MAX_PACKAGES = 3
 # A statement is retried this often after binding a name it lacked; this many of the
@@ -116,6 +116,9 @@ def main(argv: list[str]) -> int:
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     called: dict[str, set[str]] = {}
+    # Per file, the first line of each function entered: which of a file's functions ran
+    # (names alone do not tell the `__init__` of one class from another's).
+    lines: dict[str, set[int]] = {}
     paths: dict[str, str | None] = {}
     count = [0]
     tracing = [False]
@@ -123,14 +126,16 @@ def main(argv: list[str]) -> int:
     def hook(frame: FrameType, event: str, arg: object) -> None:
         if event != "call" or not tracing[0] or count[0] >= MAX_NAMES:
             return
-        filename = frame.f_code.co_filename
+        code = frame.f_code
+        filename = code.co_filename
         if filename not in paths:
             paths[filename] = _relative(root, filename)
         path = paths[filename]
         if path is not None:
-            names = called.setdefault(path, set())
-            if frame.f_code.co_name not in names:
-                names.add(frame.f_code.co_name)
+            seen = lines.setdefault(path, set())
+            if code.co_firstlineno not in seen:
+                seen.add(code.co_firstlineno)
+                called.setdefault(path, set()).add(code.co_name)
                 count[0] += 1
 
     importing = [False]
@@ -227,6 +232,7 @@ def main(argv: list[str]) -> int:
     result = {
         # A few names per file, for its reason: the output stays small on big runs.
         "files": {path: sorted(names)[:NAMES_SHOWN] for path, names in called.items()},
+        "lines": {path: sorted(found) for path, found in lines.items()},
         "errors": errors[:20],
         "ran": ran,
         "timed_out": timed_out,

@@ -79,6 +79,27 @@ def test_a_method_is_listed_before_the_class_whose_text_holds_it(corpus: Corpus)
     assert hit.score == whole.score  # the order within the file, not the file's rank
 
 
+def test_the_functions_the_requests_code_ran_are_listed_before_those_it_did_not() -> None:
+    module = (
+        "def read_rows(path):\n    return open(path).read().split('\\n')\n\n\n"
+        "@cached\ndef write_rows(path, rows):\n    open(path, 'w').write('\\n'.join(rows))\n"
+    )
+    corpus = Corpus([parse_python("app/rows.py", module)])
+    query = mine("rows lose their path when read or written")
+    plain = rank(corpus, query, k=1)[0]
+    assert [u.qualname for u in plain.units] == ["read_rows", "write_rows"]
+    assert not any(u.ran for u in plain.units)
+    # `write_rows` is decorated: its code object's first line is the decorator's, line 5.
+    for ran, first in (({1}, "read_rows"), ({5}, "write_rows")):
+        hit = rank(corpus, query, k=1, ran_lines={"app/rows.py": ran})[0]
+        assert hit.units[0].qualname == first
+        assert [u.ran for u in hit.units] == [True, False]
+        assert hit.score == plain.score  # the order within the file, not the file's rank
+    # Lines of another file, or a file the run never entered, change nothing.
+    other = rank(corpus, query, k=1, ran_lines={"app/other.py": {1}})[0]
+    assert other.units == plain.units
+
+
 def test_tests_rank_below_the_code_they_test(corpus: Corpus) -> None:
     ranked = top(corpus, "test_route_keeps_the_rule fails: route drops the rule")
     assert ranked.index("app/routing.py") < ranked.index("tests/test_routing.py")

@@ -6,10 +6,11 @@ import dataclasses
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from nexusd.config import config_from_mapping
+from nexusd.config import Config, config_from_mapping
 from nexusd.context.relevant_code import (
     code_phase,
     code_snippets,
@@ -193,6 +194,42 @@ def test_the_requests_own_code_is_run_and_the_file_it_entered_moves_up(
     assert found.reproduction is not None and "on bwrap" in found.reproduction
     section = relevant_code_section(found.hits, found.reproduction)
     assert section is not None and section.body.split("\n")[1] == found.reproduction
+
+
+@pytest.mark.bwrap
+def test_the_functions_the_requests_code_ran_lead_their_file(
+    bwrap_usable: None, repo: Path
+) -> None:
+    # `summary` shares more of the report's words than `add_up`, which `total` calls.
+    write(repo, "calc/__init__.py", "from calc.engine import total\n")
+    write(
+        repo,
+        "calc/engine.py",
+        "def total(xs):\n    return add_up(xs)\n\n\n"
+        'def add_up(xs):\n    """Sum the numbers."""\n    return sum(xs) + 1\n\n\n'
+        'def summary(xs):\n    """The wrong sum, in words: a sum of the numbers."""\n'
+        '    return "sum: wrong numbers"\n',
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "calc")
+    text = "the sum is wrong\n\n>>> from calc import total\n>>> total([1, 2])\n4\n"
+    req = request(goal=text, blockers=())
+
+    def engine(config: Config) -> Any:
+        found = code_phase(find_repo(repo), config, req, None)
+        return found, next(h for h in found.hits if h.path == "calc/engine.py")  # type: ignore[attr-defined]
+
+    _, before = engine(config_from_mapping({"code": {"reproduce": {"mode": "off"}}}))
+    assert [u.qualname for u in before.units] == ["summary", "add_up", "total"]
+    found, after = engine(config_from_mapping({"sandbox": {"backend": "bwrap"}}))
+    ran = [(u.qualname, u.ran) for u in after.units]
+    assert ran == [("add_up", True), ("total", True), ("summary", False)]
+    section = relevant_code_section(found.hits, found.reproduction)
+    assert section is not None
+    assert "`calc/engine.py:5` function `add_up` (mentions `sum`; the request's code ran it)" in (
+        section.body
+    )
+    assert "function `summary` (mentions `wrong`, `sum`)" in section.body
 
 
 @pytest.mark.bwrap

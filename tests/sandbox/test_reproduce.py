@@ -11,7 +11,7 @@ import pytest
 from nexusd.code.snippet import runnable
 from nexusd.config import config_from_mapping
 from nexusd.paths import find_repo
-from nexusd.sandbox.reproduce import Reproduction, reproduce
+from nexusd.sandbox.reproduce import Reproduction, _lines, reproduce
 from tests.conftest import git
 
 CORE = """\
@@ -73,6 +73,8 @@ def test_the_files_the_code_entered_and_its_error_with_frame(
     assert found is not None and found.backend == "bwrap" and not found.note
     # `_setup` ran while importing, untraced: only what the request's code called counts.
     assert found.files == {"pkg/core.py": ("_check", "add")}
+    # Which functions: their first lines (`_setup`, line 4, ran untraced at import).
+    assert found.lines == {"pkg/core.py": frozenset({11, 15})}
     assert found.ran == 2 and not found.timed_out
     assert found.errors == ("`ValueError: negative` at `pkg/core.py:17`",)
     assert "2 statements" in found.summary() and "ValueError" in found.summary()
@@ -130,6 +132,8 @@ def test_binding_a_name_never_runs_the_program_nor_eats_the_budget(
     # error of the request's code: both statements fail on their name, the third runs.
     assert found is not None and not found.timed_out and found.ran == 3
     assert found.files == {"pkg/core.py": ("_check", "add")}
+    # Which functions: their first lines (`_setup`, line 4, ran untraced at import).
+    assert found.lines == {"pkg/core.py": frozenset({11, 15})}
     assert found.errors == (
         "`NameError: name 'thing' is not defined`",
         "`NameError: name 'other' is not defined`",
@@ -211,6 +215,8 @@ def test_on_runs_it_as_a_plain_subprocess_when_asked(make_repo: Callable[..., Pa
     found = _run(root, ">>> from pkg import add\n>>> add(2, 2)\n", backend="subprocess", mode="on")
     assert found is not None and found.backend == "subprocess"
     assert found.files == {"pkg/core.py": ("_check", "add")}
+    # Which functions: their first lines (`_setup`, line 4, ran untraced at import).
+    assert found.lines == {"pkg/core.py": frozenset({11, 15})}
 
 
 def test_an_interpreter_that_is_not_there_says_so(make_repo: Callable[..., Path]) -> None:
@@ -220,3 +226,19 @@ def test_an_interpreter_that_is_not_there_says_so(make_repo: Callable[..., Path]
     )
     assert found is not None and found.files == {}
     assert "gave no result" in found.note and "/nonexistent/python" in found.note
+
+
+@pytest.mark.parametrize(
+    ("sent", "kept"),
+    [
+        ({"pkg/a.py": [3, 1]}, {"pkg/a.py": frozenset({1, 3})}),
+        ({"pkg/a.py": [1, "2", True, 2.5, None]}, {"pkg/a.py": frozenset({1})}),
+        ({"pkg/a.py": "12", "pkg/b.py": [4]}, {"pkg/b.py": frozenset({4})}),
+        ("pkg/a.py:1", {}),
+        (None, {}),  # a tracer of an older nexusd sends no lines
+    ],
+)
+def test_the_first_lines_the_tracer_sends_are_taken_as_numbers_only(
+    sent: object, kept: dict[str, frozenset[int]]
+) -> None:
+    assert _lines(sent) == kept
