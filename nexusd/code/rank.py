@@ -19,6 +19,7 @@ from nexusd.code.corpus import Corpus
 from nexusd.code.lexical import Floats
 from nexusd.code.messages import word_count
 from nexusd.code.query import CodeQuery
+from nexusd.code.units import CodeUnit
 
 # A quoted message held by more files than this is a stock phrase, not evidence.
 MESSAGE_MAX_FILES = 2
@@ -209,6 +210,11 @@ def _message_signal(corpus: Corpus, query: CodeQuery, sig: _Signals, unit_scores
     sig.add("message", values, scale=1.0)
 
 
+def _ran(unit: CodeUnit, ran: AbstractSet[int] | None) -> bool:
+    """Whether the request's code entered this function or method (`ran`: first lines)."""
+    return ran is not None and unit.kind in _RUNNABLE and unit.start in ran
+
+
 def _quoted(piece: str) -> str:
     """`piece` in quotes it does not contain (`"--cert" must be set` is not quoted in ")."""
     if '"' not in piece:
@@ -350,13 +356,15 @@ def _file_hit(
         words = corpus.file_bm25.matched(f, told.files)
     if words:
         reasons.append("mentions " + ", ".join(f"`{w}`" for w in words))
+    entries = corpus.file_entries[f]
+    # Only where the run entered one of the file's functions does it say which matter.
+    entered = {e for e in entries if _ran(corpus.entries[e].unit, ran)}
     units = []
-    for e in corpus.file_entries[f]:
-        unit = corpus.entries[e].unit
+    for e in entries:
         value = float(unit_scores[e]) + sig.unit_bonus.get(e, 0.0)
-        if unit.kind == "class":
+        if corpus.entries[e].unit.kind == "class":
             value *= weights.class_unit
-        elif ran and unit.kind in _RUNNABLE and unit.start not in ran:
+        elif entered and e not in entered:
             value *= weights.unit_not_run
         if value > 0:
             units.append((value, e))
@@ -365,7 +373,6 @@ def _file_hit(
     for value, e in units[:5]:
         u = corpus.entries[e].unit
         why = corpus.unit_bm25.matched(e, told.units, limit=4)
-        entered = ran is not None and u.kind in _RUNNABLE and u.start in ran
         unit_hits.append(
             UnitHit(
                 u.qualname,
@@ -375,7 +382,7 @@ def _file_hit(
                 u.signature,
                 round(value, 4),
                 tuple(why),
-                entered,
+                e in entered,
             )
         )
     return FileHit(corpus.paths[f], round(score, 4), tuple(reasons[:6]), tuple(unit_hits))

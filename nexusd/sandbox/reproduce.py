@@ -55,10 +55,13 @@ class Reproduction:
         """One sentence for the response: what ran, where, and what it reached."""
         if self.note:
             return self.note
+        n = len(self.files)
+        entered = f"{n} repository file{'' if n == 1 else 's'}"
+        if n:
+            entered += " (each listed below that it entered says so)"
         said = (
             f"Ran the request's code ({self.ran} of {self.statements} statements) on "
-            f"{self.backend} in {self.ms / 1000:.1f} s: it entered {len(self.files)} "
-            "repository files (each listed below that it entered says so)"
+            f"{self.backend} in {self.ms / 1000:.1f} s: it entered {entered}"
         )
         if self.timed_out:
             said += " (stopped at `code.reproduce.timeout`)"

@@ -30,7 +30,9 @@ from typing import Any
 
 MARKER = "NEXUSD-TRACE "
 FOLDER = ".nexusd-reproduce"  # where this script and its snippet are put: never a finding
-MAX_NAMES = 20_000  # functions recorded in all (a file's first line of each)
+MAX_NAMES = 20_000  # functions' first lines recorded in all
+# A code object of a function, lambda or comprehension (not a module's or class body's).
+_CO_OPTIMIZED = 0x1
 NAMES_SHOWN = 3
 MAX_PACKAGES = 3
 # A statement is retried this often after binding a name it lacked; this many of the
@@ -115,28 +117,40 @@ def main(argv: list[str]) -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+    # Per file entered, the names of the functions entered (a few go in the reason) and
+    # their first lines: which of a file's functions ran (names alone do not tell one
+    # class's `__init__` from another's). A module's or class body's own code, which runs
+    # when it is imported, enters the file but is neither.
     called: dict[str, set[str]] = {}
-    # Per file, the first line of each function entered: which of a file's functions ran
-    # (names alone do not tell the `__init__` of one class from another's).
     lines: dict[str, set[int]] = {}
     paths: dict[str, str | None] = {}
-    count = [0]
+    count = [0]  # first lines recorded
+    capped = [False]  # more than MAX_NAMES: none are sent
     tracing = [False]
 
     def hook(frame: FrameType, event: str, arg: object) -> None:
-        if event != "call" or not tracing[0] or count[0] >= MAX_NAMES:
+        if event != "call" or not tracing[0]:
             return
         code = frame.f_code
         filename = code.co_filename
         if filename not in paths:
             paths[filename] = _relative(root, filename)
         path = paths[filename]
-        if path is not None:
-            seen = lines.setdefault(path, set())
-            if code.co_firstlineno not in seen:
-                seen.add(code.co_firstlineno)
-                called.setdefault(path, set()).add(code.co_name)
-                count[0] += 1
+        if path is None:
+            return
+        names = called.setdefault(path, set())
+        if not code.co_flags & _CO_OPTIMIZED:
+            return
+        if not code.co_name.startswith("<"):  # not `<lambda>`, `<genexpr>`, `<listcomp>`
+            names.add(code.co_name)
+        seen = lines.setdefault(path, set())
+        if code.co_firstlineno in seen:
+            return
+        if count[0] >= MAX_NAMES:
+            capped[0] = True
+        else:
+            seen.add(code.co_firstlineno)
+            count[0] += 1
 
     importing = [False]
 
@@ -232,7 +246,8 @@ def main(argv: list[str]) -> int:
     result = {
         # A few names per file, for its reason: the output stays small on big runs.
         "files": {path: sorted(names)[:NAMES_SHOWN] for path, names in called.items()},
-        "lines": {path: sorted(found) for path, found in lines.items()},
+        # Cut short, they would mark functions that ran as not run.
+        "lines": {} if capped[0] else {path: sorted(found) for path, found in lines.items()},
         "errors": errors[:20],
         "ran": ran,
         "timed_out": timed_out,

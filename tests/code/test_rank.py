@@ -95,9 +95,10 @@ def test_the_functions_the_requests_code_ran_are_listed_before_those_it_did_not(
         assert hit.units[0].qualname == first
         assert [u.ran for u in hit.units] == [True, False]
         assert hit.score == plain.score  # the order within the file, not the file's rank
-    # Lines of another file, or a file the run never entered, change nothing.
-    other = rank(corpus, query, k=1, ran_lines={"app/other.py": {1}})[0]
-    assert other.units == plain.units
+    # Lines of another file, or only lines no function starts at (a module's or class
+    # body's code, run at import), change nothing.
+    for lines in ({"app/other.py": {1}}, {"app/rows.py": {3, 4}}):
+        assert rank(corpus, query, k=1, ran_lines=lines)[0].units == plain.units
 
 
 def test_tests_rank_below_the_code_they_test(corpus: Corpus) -> None:

@@ -248,4 +248,4 @@ def test_code_using_a_name_the_report_imported_off_screen_still_runs(
     )
     engine = next(h for h in found.hits if h.path == "calc/engine.py")  # type: ignore[attr-defined]
     assert "ran when the request's code was run (`accumulate`)" in engine.reasons
-    assert found.reproduction is not None and "entered 1 repository files" in found.reproduction
+    assert found.reproduction is not None and "entered 1 repository file (" in found.reproduction

@@ -91,6 +91,26 @@ def test_repl_lines_that_take_the_package_as_imported_are_retried_with_it(
 
 
 @pytest.mark.bwrap
+def test_a_module_imported_by_the_code_is_entered_but_only_its_functions_ran(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    root = _repo(make_repo)
+    (root / "pkg" / "shapes.py").write_text(
+        "class Square:\n    side = 2\n\n    def area(self):\n        return self.side ** 2\n"
+    )
+    found = _run(root, ">>> import importlib\n>>> importlib.import_module('pkg.shapes')\n")
+    assert found is not None and not found.errors
+    # Importing ran module code (and pkg.core's `_setup()`): files entered, no function of
+    # shapes.py ran, and neither its module's line 1 nor its class body counts as one.
+    assert found.files == {
+        "pkg/__init__.py": (),
+        "pkg/core.py": ("_setup",),
+        "pkg/shapes.py": (),
+    }
+    assert found.lines == {"pkg/core.py": frozenset({4})}
+
+
+@pytest.mark.bwrap
 def test_names_bound_off_screen_are_imported_from_the_modules_that_define_them(
     bwrap_usable: None, make_repo: Callable[..., Path]
 ) -> None:
@@ -242,3 +262,15 @@ def test_the_first_lines_the_tracer_sends_are_taken_as_numbers_only(
     sent: object, kept: dict[str, frozenset[int]]
 ) -> None:
     assert _lines(sent) == kept
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        ({}, "it entered 0 repository files."),
+        ({"a.py": ("f",)}, "it entered 1 repository file (each listed below"),
+        ({"a.py": ("f",), "b.py": ()}, "it entered 2 repository files (each listed below"),
+    ],
+)
+def test_the_summary_counts_the_files_entered(files: dict[str, tuple[str, ...]], said: str) -> None:
+    assert said in Reproduction("bwrap", 2, ran=2, files=files, ms=120.0).summary()
