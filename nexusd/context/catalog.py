@@ -11,11 +11,16 @@ from typing import Any
 
 import yaml
 
+from nexusd.code import boilerplate
+from nexusd.context.goaltext import split_goal
 from nexusd.errors import ConfigError
 
 PACKAGED = "best_practices.yaml"
 # Keywords this short match whole words only (`ci` must not match `circle`).
 _SHORT = 3
+# A name from code (`total_count`, `astropy.table`, `self._lock`): the code's word, not the
+# writer's (`lock` is no concurrency problem in `locket`'s or `self._lock`'s line).
+_CODE_NAME = re.compile(r"\S*\w[._]\w\S*")
 
 
 @dataclass(frozen=True)
@@ -128,11 +133,20 @@ def matched_keywords(practice: Practice, text_lower: str) -> tuple[str, ...]:
     return tuple(k for k in practice.keywords if _compiled(k).search(text_lower))
 
 
+def prose(text: str) -> str:
+    """What the writer says in `text`: no code blocks, package listings, banners or names
+    from code, which carry the program's words (a report's pasted `pip list`, its
+    `total_count=Count(…)`), not the problem's."""
+    paragraphs = split_goal(boilerplate.strip(text)).prose
+    return "\n".join(_CODE_NAME.sub(" ", p) for p in paragraphs)
+
+
 def match_practices(
     catalog: tuple[Practice, ...], text: str, *, limit: int = 4, minimum: int = 2
 ) -> tuple[Match, ...]:
-    """The best-matching entries for `text`; generic entries fill up to `minimum`."""
-    lower = text.lower()
+    """The best-matching entries for the prose of `text`; generic entries fill up to
+    `minimum`."""
+    lower = prose(text).lower()
     scored: list[tuple[int, int, Match]] = []
     for order, practice in enumerate(catalog):
         if practice.generic:

@@ -41,6 +41,33 @@ def test_short_keywords_match_whole_words_only() -> None:
     assert all(m.practice.id not in ("ci", "ui-frontend") for m in matches)
 
 
+@pytest.mark.parametrize(
+    ("text", "not_chosen"),
+    [
+        # Words of the program, not of the problem: a pasted package listing, names in code.
+        (
+            "The plot is blank.\n\n```\n$ pip list\nlocket 1.0.0\natomicwrites 1.4.0\n```\n",
+            "concurrency-locks",
+        ),
+        ("qs.annotate(total_count=Count('id')) drops rows; see `self._lock` too", None),
+        ("from astropy.table import QTable fails to print", "migrations"),
+        ("Bad centering for Sum pretty print", "money-rounding"),
+    ],
+)
+def test_practices_are_chosen_by_the_prose_not_the_code_it_quotes(
+    text: str, not_chosen: str | None
+) -> None:
+    chosen = {m.practice.id for m in match_practices(packaged_catalog(), text, minimum=0)}
+    assert not_chosen not in chosen
+    assert not chosen & {"money-rounding", "concurrency-locks", "migrations"}
+
+
+def test_the_prose_beside_a_code_block_still_chooses() -> None:
+    said = "Totals are off by one cent after rounding, says the lock test.\n\n```\nx = 1\n```"
+    ids = [m.practice.id for m in match_practices(packaged_catalog(), said, minimum=0)]
+    assert "money-rounding" in ids and "concurrency-locks" in ids
+
+
 def test_generic_practices_fill_when_nothing_matches() -> None:
     matches = match_practices(packaged_catalog(), "zzz qqq", minimum=2)
     assert len(matches) == 2
