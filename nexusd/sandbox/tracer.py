@@ -30,7 +30,7 @@ from typing import Any
 
 MARKER = "NEXUSD-TRACE "
 FOLDER = ".nexusd-reproduce"  # where this script and its snippet are put: never a finding
-MAX_NAMES = 20_000  # functions' first lines recorded in all
+MAX_LINES = 20_000  # first lines of functions recorded, in all files
 # A code object of a function, lambda or comprehension (not a module's or class body's).
 _CO_OPTIMIZED = 0x1
 NAMES_SHOWN = 3
@@ -125,7 +125,7 @@ def main(argv: list[str]) -> int:
     lines: dict[str, set[int]] = {}
     paths: dict[str, str | None] = {}
     count = [0]  # first lines recorded
-    capped = [False]  # more than MAX_NAMES: none are sent
+    capped = [False]  # more than MAX_LINES: none are sent
     tracing = [False]
 
     def hook(frame: FrameType, event: str, arg: object) -> None:
@@ -146,7 +146,7 @@ def main(argv: list[str]) -> int:
         seen = lines.setdefault(path, set())
         if code.co_firstlineno in seen:
             return
-        if count[0] >= MAX_NAMES:
+        if count[0] >= MAX_LINES:
             capped[0] = True
         else:
             seen.add(code.co_firstlineno)

@@ -11,6 +11,7 @@ import pytest
 from nexusd.code.snippet import runnable
 from nexusd.config import config_from_mapping
 from nexusd.paths import find_repo
+from nexusd.sandbox import tracer
 from nexusd.sandbox.reproduce import Reproduction, _lines, reproduce
 from tests.conftest import git
 
@@ -108,6 +109,22 @@ def test_a_module_imported_by_the_code_is_entered_but_only_its_functions_ran(
         "pkg/shapes.py": (),
     }
     assert found.lines == {"pkg/core.py": frozenset({4})}
+
+
+@pytest.mark.bwrap
+def test_past_the_cap_no_first_lines_are_sent_rather_than_some(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    root = _repo(make_repo)
+    many = tracer.MAX_LINES + 5
+    (root / "pkg" / "many.py").write_text(
+        "".join(f"def f{i}():\n    return {i}\n" for i in range(many))
+        + f"\n\ndef call_all():\n    return [globals()[f'f{{i}}']() for i in range({many})]\n"
+    )
+    found = _run(root, ">>> from pkg.many import call_all\n>>> call_all()\n", timeout=60)
+    assert found is not None and not found.errors and not found.timed_out
+    assert "pkg/many.py" in found.files  # still entered, still named in the reason
+    assert found.lines == {}  # a function left out would read as not run
 
 
 @pytest.mark.bwrap
