@@ -108,11 +108,13 @@ WORDING: dict[Kind, Wording] = {
 _PHASE = {"create": 20, "locate": 22, "measure": 24, "diagnose": 25, "test": 27, "change": 30}
 
 
-def _diagnose(bundle: ContextBundle, files: tuple[str, ...]) -> Action | None:
+def _diagnose(bundle: ContextBundle, files: tuple[str, ...], test_how: str) -> Action | None:
     """For a bug without blockers, the goal's best-matching practice may say how to find the
-    cause."""
+    cause; not one whose diagnostic is the plan's own failing test (`test_how`) again."""
     for match in bundle.practices:
         practice = match.practice
+        if _opening(practice.diagnostic) == _opening(test_how):
+            continue
         if practice.diagnostic and not practice.generic:
             where = code(files) if files else "the affected code"
             return Action(
@@ -123,6 +125,11 @@ def _diagnose(bundle: ContextBundle, files: tuple[str, ...]) -> Action | None:
                 "diagnose",
             )
     return None
+
+
+def _opening(text: str) -> tuple[str, ...]:
+    """A step's first four words: two steps that open alike ask for the same thing."""
+    return tuple(text.lower().split()[:4])
 
 
 def _measure(files: tuple[str, ...]) -> list[Action]:
@@ -265,7 +272,7 @@ def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
     if missing and kind != "question":
         candidates.append((4, _PHASE["create"], create_action(missing)))
     if kind == "bug" and not bundle.blockers:
-        diagnose = _diagnose(bundle, files + missing)
+        diagnose = _diagnose(bundle, files + missing, wording.test_how)
         if diagnose is not None:
             candidates.append((1, _PHASE["diagnose"], diagnose))
     if kind == "performance":

@@ -77,6 +77,19 @@ def test_a_bug_is_reproduced_and_diagnosed_before_it_is_fixed(repo: Path) -> Non
     assert _before(actions, "diagnose", "change") and _before(actions, "test", "change")
 
 
+def test_a_practice_whose_diagnostic_is_the_failing_test_does_not_repeat_that_step(
+    repo: Path,
+) -> None:
+    # "wrong" chooses the reproduce-first practice, whose diagnostic is a failing test: the
+    # plan's own test step already asks for it.
+    goal = "The order count shown on the shelf is wrong after a refund"
+    actions = _plan(repo, goal, previous_goal=None, previous_outcome=None)
+    assert "test" in _steps(actions)
+    assert not any("reproduce before fixing" in a.title.lower() for a in actions)
+    openings = [tuple(a.how.lower().split()[:4]) for a in actions]
+    assert len(openings) == len(set(openings))
+
+
 def test_a_refactor_keeps_the_tests_green_instead_of_writing_a_failing_one(repo: Path) -> None:
     actions = _plan(repo, "Refactor the shelves module into smaller classes")
     test = next(a for a in actions if a.step == "test")
