@@ -27,11 +27,16 @@ from tests.plan_helpers import bundle_for, request
 
 
 def _repo(root: Path) -> Path:
-    write(root, "pkg/core.py", CORE)
-    write(root, "pkg/util.py", UTIL)
+    _committed(root, {"pkg/core.py": CORE, "pkg/util.py": UTIL})
+    return root
+
+
+def _committed(root: Path, files: dict[str, str]) -> None:
+    """Write `files` (path → text) into the repository and commit them."""
+    for path, text in files.items():
+        write(root, path, text)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "code")
-    return root
 
 
 def test_query_text_reads_goal_blockers_and_outcome() -> None:
@@ -159,25 +164,20 @@ def test_the_requests_own_code_is_run_and_the_file_it_entered_moves_up(
 ) -> None:
     # No word leads to calc/engine.py: the report names only `total`, which calc/api.py
     # defines (a thin entry point) and calc/notes.py talks about at length.
-    write(repo, "calc/__init__.py", "from calc.api import total\n")
-    write(
+    _committed(
         repo,
-        "calc/api.py",
-        "from calc import engine\n\ndef total(xs):\n    return engine.run(xs)\n",
+        {
+            "calc/__init__.py": "from calc.api import total\n",
+            "calc/api.py": "from calc import engine\n\ndef total(xs):\n    return engine.run(xs)\n",
+            "calc/engine.py": (
+                "def run(xs):\n    acc = 0\n    for x in xs:\n        acc += x\n    return acc\n"
+            ),
+            "calc/notes.py": (
+                '"""total total total: the total of a list, total."""\n\n'
+                'def total_words():\n    return "total"\n'
+            ),
+        },
     )
-    write(
-        repo,
-        "calc/engine.py",
-        "def run(xs):\n    acc = 0\n    for x in xs:\n        acc += x\n    return acc\n",
-    )
-    write(
-        repo,
-        "calc/notes.py",
-        '"""total total total: the total of a list, total."""\n\n'
-        'def total_words():\n    return "total"\n',
-    )
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "calc")
     text = "total gives the wrong sum\n\n>>> from calc import total\n>>> total([1, 2])\n4\n"
     req = request(goal=text, blockers=())
     off = config_from_mapping({"code": {"reproduce": {"mode": "off"}}})
@@ -201,17 +201,15 @@ def test_the_functions_the_requests_code_ran_lead_their_file(
     bwrap_usable: None, repo: Path
 ) -> None:
     # `summary` shares more of the report's words than `add_up`, which `total` calls.
-    write(repo, "calc/__init__.py", "from calc.engine import total\n")
-    write(
-        repo,
-        "calc/engine.py",
+    engine_py = (
         "def total(xs):\n    return add_up(xs)\n\n\n"
         'def add_up(xs):\n    """Sum the numbers."""\n    return sum(xs) + 1\n\n\n'
         'def summary(xs):\n    """The wrong sum, in words: a sum of the numbers."""\n'
-        '    return "sum: wrong numbers"\n',
+        '    return "sum: wrong numbers"\n'
     )
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "calc")
+    _committed(
+        repo, {"calc/__init__.py": "from calc.engine import total\n", "calc/engine.py": engine_py}
+    )
     text = "the sum is wrong\n\n>>> from calc import total\n>>> total([1, 2])\n4\n"
     req = request(goal=text, blockers=())
 
@@ -238,10 +236,10 @@ def test_code_using_a_name_the_report_imported_off_screen_still_runs(
 ) -> None:
     # `accumulate` is no name of the package's own namespace: only the code index knows
     # that calc/engine.py defines it.
-    write(repo, "calc/__init__.py", "")
-    write(repo, "calc/engine.py", "def accumulate(xs):\n    return sum(xs)\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "calc")
+    _committed(
+        repo,
+        {"calc/__init__.py": "", "calc/engine.py": "def accumulate(xs):\n    return sum(xs)\n"},
+    )
     req = request(goal="accumulate is off by one\n\n>>> accumulate([1, 2])\n4\n", blockers=())
     found = code_phase(
         find_repo(repo), config_from_mapping({"sandbox": {"backend": "bwrap"}}), req, None
