@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from _commits import blobs
-from localization import bm25_order, bm25_tokens
+from localization import acc_at, bm25_order, bm25_tokens
 
 from nexusd.code.corpus import Corpus
 from nexusd.code.rank import FileHit
@@ -191,7 +191,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
     n = len(scored)
 
     def acc(key: str, k: int) -> str:
-        return f"{sum(1 for s in scored if 0 < s[key] <= k) / n:6.3f}"
+        return f"{acc_at([s[key] for s in scored], k):6.3f}"
 
     out = [f"functions ({n} reports whose patch changes a class, function or method):"]
     out.append(f"{'':18}acc@1  acc@5 acc@10")

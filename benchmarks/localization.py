@@ -254,11 +254,15 @@ def run_repo(
     return out
 
 
+def acc_at(ranks: list[int], k: int) -> float:
+    """The share of 1-based ranks (0 = not found) within the first `k`."""
+    return sum(1 for r in ranks if 0 < r <= k) / max(len(ranks), 1)
+
+
 def scores(ranks: list[int]) -> dict[str, float]:
     """Acc@1/3/5 and MRR of 1-based ranks (0 = not found)."""
-    n = max(len(ranks), 1)
-    acc = {f"acc@{k}": sum(1 for r in ranks if 0 < r <= k) / n for k in (1, 3, 5)}
-    return {**acc, "mrr": sum(1 / r for r in ranks if r) / n}
+    acc = {f"acc@{k}": acc_at(ranks, k) for k in (1, 3, 5)}
+    return {**acc, "mrr": sum(1 / r for r in ranks if r) / max(len(ranks), 1)}
 
 
 def pct(values: list[float], q: float) -> float:

@@ -59,7 +59,15 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _commits import blobs, partial_tar, tree  # noqa: E402
 from _functions import UnitBaseline, load_patches, scored, summary  # noqa: E402
-from localization import DATA, bm25_order, bm25_tokens, rank_of, scores, source_for  # noqa: E402
+from localization import (  # noqa: E402
+    DATA,
+    acc_at,
+    bm25_order,
+    bm25_tokens,
+    rank_of,
+    scores,
+    source_for,
+)
 
 from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
@@ -240,7 +248,7 @@ def run_repo(
             k=CONFIG.code.max_results,
             extra=signal[0],
             why=signal[1],
-            ran_lines=ran["lines"] if ran is not None and "lines" in ran else None,
+            ran_lines=(ran or {}).get("lines"),
         )
         ranked = [h.path for h in hits]
         if bm25 is not None:
@@ -359,8 +367,7 @@ def main() -> None:
 
 def _cells(ranks: list[int]) -> str:
     got = scores(ranks)
-    at10 = sum(1 for r in ranks if 0 < r <= 10) / len(ranks)
-    values = (got["acc@1"], got["acc@3"], got["acc@5"], at10, got["mrr"])
+    values = (got["acc@1"], got["acc@3"], got["acc@5"], acc_at(ranks, 10), got["mrr"])
     return " ".join(f"{v:>6.3f}" for v in values)
 
 
