@@ -231,7 +231,7 @@ def run_repo(
         text, title = request_query(item["problem_statement"])
         gold = item["gold_files"][0]
         extra: dict[str, Any] = {}
-        signal: tuple[dict[str, Any], dict[int, str]] = ({}, {})
+        signal: tuple[dict[str, Any], dict[str, dict[int, str]]] = ({}, {})
         ran: dict[str, Any] | None = None
         if opts.reproduce is not None:
             ran = ran_files(repo, item["base_commit"], text, opts.reproduce, corpus)

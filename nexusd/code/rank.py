@@ -23,6 +23,8 @@ from nexusd.code.units import CodeUnit
 
 # A quoted message held by more files than this is a stock phrase, not evidence.
 MESSAGE_MAX_FILES = 2
+# Frames of one file named in its reason, innermost first.
+MAX_FRAMES_SHOWN = 3
 # Units a run enters: a function's first line is its code object's `co_firstlineno`.
 _RUNNABLE = frozenset({"function", "method"})
 
@@ -105,8 +107,10 @@ class _Told:
 class _Signals:
     n: int
     scores: dict[str, Floats] = field(default_factory=dict)
-    reasons: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
-    unit_reasons: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
+    # Per file, (signal, strength within it, text): shown strongest signal first.
+    reasons: dict[int, list[tuple[str, float, str]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
     unit_bonus: dict[int, float] = field(default_factory=lambda: defaultdict(float))
 
     def add(self, name: str, values: Floats, *, scale: float | None = None) -> None:
@@ -141,15 +145,14 @@ def _def_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
         # A constant is always an exact match: the case-blind fallback runs only without one.
         score = weight * rarity * (1.0 if exact else 0.5)
         for f in constants:
-            if len(sig.reasons[f]) < 8:
-                sig.reasons[f].append(f"sets `{name}`")
+            sig.reasons[f].append(("definition", score, f"sets `{name}`"))
         for e in entries or ():
             entry = corpus.entries[e]
             kind = entry.unit.kind
             bonus = score * (1.0 if kind == "class" else 0.8)
             sig.unit_bonus[e] += bonus
-            if len(sig.reasons[entry.file]) < 8:
-                sig.reasons[entry.file].append(f"defines `{entry.unit.qualname}`")
+            text = f"defines `{entry.unit.qualname}`"
+            sig.reasons[entry.file].append(("definition", bonus, text))
         for f in defining:
             values[f] += score
     sig.add("definition", values)
@@ -164,14 +167,14 @@ def _path_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
         # frames' files outweigh the innermost one.
         if f is not None and f not in framed:
             values[f] += 1.0
-            sig.reasons[f].append(f"named as `{raw}`")
+            sig.reasons[f].append(("path", 1.0, f"named as `{raw}`"))
     for dotted in query.modules:
         f = corpus.resolve_dotted(dotted)
         if f is not None:
             # A package (`pkg` → pkg/__init__.py) says where to look, not which file.
             package = corpus.paths[f].rsplit("/", 1)[-1].startswith("__init__.")
             values[f] += 0.15 if package else 0.5
-            sig.reasons[f].append(f"module `{dotted}`")
+            sig.reasons[f].append(("path", values[f], f"module `{dotted}`"))
     sig.add("path", values, scale=1.0)
     # Words of the request that name a folder or a file: `latex printer` → printing/latex.py.
     sig.add("path_words", corpus.path_bm25.scores(dict(query.terms)))
@@ -180,6 +183,7 @@ def _path_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
 def _frame_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
     values = np.zeros(sig.n)
     frames = list(query.frames)
+    where: dict[int, list[str]] = defaultdict(list)
     for depth, frame in enumerate(frames):
         f = corpus.file_for_path(frame.path)
         if f is None:
@@ -187,7 +191,13 @@ def _frame_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
         # The innermost frames (last in a Python traceback) are nearest the fault; a file
         # counts by its innermost frame, not by how many frames pass through it.
         values[f] = max(values[f], 1.0 + depth / max(len(frames), 1))
-        sig.reasons[f].append(f"in the traceback at line {frame.line}")
+        named = f"`{frame.function}` " if frame.function.isidentifier() else ""
+        where[f].insert(0, f"{named}line {frame.line}")
+    for f, lines in where.items():
+        # One reason per file, its innermost frames first: where the error passed last.
+        shown = ", ".join(dict.fromkeys(lines[:MAX_FRAMES_SHOWN]))
+        more = ", …" if len(lines) > MAX_FRAMES_SHOWN else ""
+        sig.reasons[f].append(("frame", values[f], f"in the traceback at {shown}{more}"))
     sig.add("frame", values, scale=2.0)
 
 
@@ -204,7 +214,7 @@ def _message_signal(corpus: Corpus, query: CodeQuery, sig: _Signals, unit_scores
         shown = piece if len(piece) <= 60 else piece[:59] + "…"
         for f, e in held:
             values[f] = max(values[f], score)
-            sig.reasons[f].insert(0, f"raises or logs {_quoted(shown)}")
+            sig.reasons[f].append(("message", score, f"raises or logs {_quoted(shown)}"))
             if e >= 0:
                 sig.unit_bonus[e] += score * max(best_unit, 1.0)
     sig.add("message", values, scale=1.0)
@@ -213,6 +223,21 @@ def _message_signal(corpus: Corpus, query: CodeQuery, sig: _Signals, unit_scores
 def _ran(unit: CodeUnit, ran: AbstractSet[int] | None) -> bool:
     """Whether the request's code entered this function or method (`ran`: first lines)."""
     return ran is not None and unit.kind in _RUNNABLE and unit.start in ran
+
+
+def _strongest_first(
+    found: Sequence[tuple[str, float, str]], sig: _Signals, f: int, weights: Weights
+) -> list[str]:
+    """The reasons' texts, once each: the signal that counted most for the file first, the
+    strongest piece of evidence first within a signal (not the order they were found in)."""
+
+    def counted(reason: tuple[str, float, str]) -> tuple[float, float]:
+        name, strength, _text = reason
+        values = sig.scores.get(name)
+        share = float(values[f]) if values is not None else 0.0
+        return getattr(weights, name, 0.0) * share, strength
+
+    return list(dict.fromkeys(text for *_, text in sorted(found, key=counted, reverse=True)))
 
 
 def _quoted(piece: str) -> str:
@@ -252,15 +277,16 @@ def rank(
     weights: Weights | None = None,
     *,
     extra: Mapping[str, Floats] | None = None,
-    why: Mapping[int, str] | None = None,
+    why: Mapping[str, Mapping[int, str]] | None = None,
     ran_lines: Mapping[str, AbstractSet[int]] | None = None,
 ) -> list[FileHit]:
     """The `k` files most likely to be what the request is about, best first.
 
     `extra` adds signals computed elsewhere (one score per file of `corpus.paths`, named
     like a `Weights` field), each divided by its best like the index's own; `why` gives
-    files their reason for it (file index → text); `ran_lines` gives, per path, the first
-    lines of the functions the request's code entered, which list first among their file's.
+    files their reason for one of them (signal → file index → text); `ran_lines` gives, per
+    path, the first lines of the functions the request's code entered, which list first among
+    their file's.
     """
     n = len(corpus.paths)
     if n == 0 or query.is_empty():
@@ -268,9 +294,9 @@ def rank(
     sig, unit_scores = signals(corpus, query)
     for name, values in (extra or {}).items():
         sig.add(name, np.clip(np.asarray(values, dtype=float), 0.0, None))
-    for f, text in (why or {}).items():
-        # After the first two reasons: what names a file says more than that it ran.
-        sig.reasons[f].insert(2, text)
+    for name, texts in (why or {}).items():
+        for f, text in texts.items():
+            sig.reasons[f].append((name, 1.0, text))
     weights = weights or Weights()
     total = combine(corpus, sig, weights)
     order = np.argsort(-total, kind="stable")[:k]
@@ -298,7 +324,7 @@ def rank(
 
 def executed_signal(
     corpus: Corpus, ran: Mapping[str, Sequence[str]]
-) -> tuple[dict[str, Floats], dict[int, str]]:
+) -> tuple[dict[str, Floats], dict[str, dict[int, str]]]:
     """`rank`'s extra signal and reasons for the files a request's code entered when run."""
     if not ran:
         return {}, {}
@@ -311,7 +337,7 @@ def executed_signal(
         values[f] = 1.0
         shown = ", ".join(f"`{name}`" for name in list(names)[:3])
         why[f] = "ran when the request's code was run" + (f" ({shown})" if shown else "")
-    return {"executed": values}, why
+    return {"executed": values}, {"executed": why}
 
 
 def combine(corpus: Corpus, sig: _Signals, w: Weights) -> Floats:
@@ -349,12 +375,13 @@ def _file_hit(
     weights: Weights,
     ran: AbstractSet[int] | None = None,
 ) -> FileHit:
-    reasons = list(dict.fromkeys(sig.reasons.get(f, [])))
+    reasons = _strongest_first(sig.reasons.get(f, []), sig, f, weights)
     if corpus.prose[f]:
         words = corpus.prose_bm25.matched(f, told.prose)
     else:
         words = corpus.file_bm25.matched(f, told.files)
     if words:
+        # Shared words are the least specific evidence, whatever they weigh: shown last.
         reasons.append("mentions " + ", ".join(f"`{w}`" for w in words))
     entries = corpus.file_entries[f]
     # Only where the run entered one of the file's functions does it say which matter.

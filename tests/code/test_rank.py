@@ -55,7 +55,49 @@ def test_a_traceback_frame_finds_its_file(corpus: Corpus) -> None:
     )
     hits = rank(corpus, mine("KeyError\n" + trace), k=3)
     assert hits[0].path == "app/templating.py"
-    assert "in the traceback at line 2" in hits[0].reasons
+    assert "in the traceback at `render_template` line 2" in hits[0].reasons
+
+
+def test_a_file_in_a_traceback_gives_one_reason_innermost_frames_first() -> None:
+    frames = "".join(
+        f'  File "/usr/lib/site-packages/app/deep.py", line {n}, in f{n}\n' for n in range(1, 6)
+    )
+    corpus = Corpus(
+        [
+            parse_python("app/deep.py", "".join(f"def f{n}():\n    pass\n" for n in range(1, 6))),
+            parse_python("app/other.py", "def f1_helper():\n    pass\n"),
+        ]
+    )
+    hits = rank(corpus, mine("it fails\nTraceback (most recent call last):\n" + frames))
+    shown = [r for r in hits[0].reasons if "traceback" in r]
+    assert shown == ["in the traceback at `f5` line 5, `f4` line 4, `f3` line 3, …"]
+
+
+def test_the_reason_that_counted_most_comes_first() -> None:
+    # `Widget` is defined in both files, `render_widget` only in the second: the rarer
+    # definition counts more, and the traceback frame more than both.
+    corpus = Corpus(
+        [
+            parse_python("ui/a.py", "class Widget:\n    pass\n"),
+            parse_python(
+                "ui/b.py",
+                "class Widget:\n    pass\n\n\ndef render_widget(w):\n    return w\n",
+            ),
+            parse_python("ui/c.py", "def unrelated():\n    pass\n"),
+        ]
+    )
+    trace = (
+        'Traceback (most recent call last):\n  File "/x/ui/c.py", line 2, in unrelated\n'
+        '  File "/x/ui/b.py", line 6, in render_widget\n'
+    )
+    hits = rank(corpus, mine("Widget and render_widget break\n" + trace))
+    assert hits[0].path == "ui/b.py"
+    assert hits[0].reasons[:3] == (
+        "in the traceback at `render_widget` line 6",
+        "defines `render_widget`",
+        "defines `Widget`",
+    )
+    assert hits[0].reasons[-1].startswith("mentions ")
 
 
 def test_a_named_path_and_a_dotted_module(corpus: Corpus) -> None:
