@@ -6,8 +6,9 @@ nothing is cached, so every answer sees the repository as it is now.
 
 from __future__ import annotations
 
+import posixpath
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,7 +74,21 @@ def _finish(proc: subprocess.Popen[bytes] | None) -> _Result:
     return _Result(proc.returncode, out, err)
 
 
-OWN_FOLDER = ".scratchpad_logs/"
+# nexusd's own files (its folder, the request folders, MEMORY.md, the daily notes): what
+# `nexusd init` and the daemon write is not the user's work in progress. The planner passes
+# the configured ones (`scaffold.own_files`).
+OWN_PATHS = (".nexus", ".scratchpad_logs", ".scratchpad", "MEMORY.md", "memory/daily")
+
+
+def _excluded(own: Sequence[str]) -> list[str]:
+    """`git status` pathspecs: the whole tree less nexusd's own files (a pattern outside the
+    repository, or empty, is dropped: git would refuse the whole command)."""
+    specs = []
+    for raw in own:
+        spec = posixpath.normpath(raw.strip().replace("\\", "/"))
+        if raw.strip() and not spec.startswith(("/", "..")) and spec != ".":
+            specs.append(f":(exclude){spec}")
+    return ["--", ".", *specs] if specs else []
 
 
 def _parse_status(out: bytes) -> tuple[str | None, str | None, list[DirtyFile]]:
@@ -104,8 +119,7 @@ def _parse_status(out: bytes) -> tuple[str | None, str | None, list[DirtyFile]]:
         elif rec[0] == "u":
             parts = rec.split(" ", 10)
             dirty.append(DirtyFile(parts[1], parts[10]))
-        elif rec[0] == "?" and not rec[2:].startswith(OWN_FOLDER):
-            # nexusd's own requests and responses are not the user's changes.
+        elif rec[0] == "?":
             dirty.append(DirtyFile("??", rec[2:]))
     return branch, head, dirty
 
@@ -149,12 +163,16 @@ def _recent_commits(result: _Result, paths: list[str]) -> dict[str, tuple[Commit
     return {p: tuple(v) for p, v in found.items()}
 
 
-def collect_git_facts(root: Path, artifact_paths: Iterable[str] = ()) -> GitFacts:
-    """Branch (or detached HEAD), HEAD sha and subject, dirty files, commits per artifact."""
+def collect_git_facts(
+    root: Path, artifact_paths: Iterable[str] = (), own: Sequence[str] = OWN_PATHS
+) -> GitFacts:
+    """Branch (or detached HEAD), HEAD sha and subject, dirty files but nexusd's `own`
+    (repository-relative folders, files or globs), commits per artifact."""
     paths = list(artifact_paths)
     # The three run at once: the answer waits for the slowest, not for their sum.
+    status_args = ("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
     procs = (
-        _start(root, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal"),
+        _start(root, *status_args, *_excluded(own)),
         _start(root, "log", "-1", "--format=%s", "HEAD"),
         _start_log(root, paths),
     )

@@ -7,7 +7,7 @@ checkpoint, check results) by `dataclasses.replace`, so the bundle stays frozen.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from nexusd.config import Config
 from nexusd.context.artifacts import ArtifactFact, Hit, find_mentions, inspect_artifact
 from nexusd.context.catalog import Match, Practice, load_catalog, match_practices
-from nexusd.context.gitfacts import GitFacts, collect_git_facts
+from nexusd.context.gitfacts import OWN_PATHS, GitFacts, collect_git_facts
 from nexusd.context.goaltext import topic
 from nexusd.context.history import Lineage, PreviousCycle, find_previous, read_previous
 from nexusd.context.intent import Intent, classify_text
@@ -97,9 +97,16 @@ def _artifact_list(request: PlanRequest) -> list[tuple[str, str]]:
 
 
 def gather(
-    request: PlanRequest, request_path: Path, root: Path, config: Config, response_path: Path
+    request: PlanRequest,
+    request_path: Path,
+    root: Path,
+    config: Config,
+    response_path: Path,
+    *,
+    own: Sequence[str] = OWN_PATHS,
 ) -> ContextBundle:
-    """Collect git facts, artifacts, blocker evidence, the previous cycle, tools and practices."""
+    """Collect git facts, artifacts, blocker evidence, the previous cycle, tools and practices;
+    `own` are nexusd's own files, which are not the user's uncommitted changes."""
     timings: dict[str, float] = {}
     mark = time.perf_counter()
 
@@ -113,7 +120,7 @@ def gather(
     artifacts = tuple(inspect_artifact(root, path, note) for path, note in listed[:MAX_ARTIFACTS])
     lap("artifacts")
     inside = [a.rel for a in artifacts if a.rel is not None and a.status != "refused"]
-    git = collect_git_facts(root, inside)
+    git = collect_git_facts(root, inside, own)
     lap("git")
 
     catalog = load_catalog(root, config.planner.catalog)

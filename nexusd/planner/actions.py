@@ -104,11 +104,17 @@ def review_action(bundle: ContextBundle) -> Action:
     git = bundle.git
     where = f"branch `{git.branch}`" if git.branch else "a detached HEAD"
     head = f" at `{git.head[:10]}` (“{short(git.head_subject, 60)}”)" if git.head else ""
+    if git.dirty_total:
+        state = (
+            f"with {git.dirty_total} uncommitted change(s) (nexusd's own files not counted). "
+            "Confirm they belong to this goal, or commit or stash them first."
+        )
+    else:
+        state = "with no uncommitted changes (nexusd's own files not counted)."
     return Action(
         "Review the starting point (no previous cycle found)",
         (),
-        f"You are on {where}{head} with {git.dirty_total} uncommitted change(s). "
-        "Confirm they belong to this goal, or commit or stash them first.",
+        f"You are on {where}{head} {state}",
         "`git status --short` shows only changes meant for this cycle",
         "review",
     )

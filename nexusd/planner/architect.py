@@ -66,9 +66,12 @@ def _git_lines(bundle: ContextBundle) -> list[str]:
     if git.dirty_total:
         shown = [f"`{d.code.strip() or d.code}` {d.path}" for d in git.dirty[:MAX_DIRTY_SHOWN]]
         more = f" (and {git.dirty_total - len(shown)} more)" if git.dirty_total > len(shown) else ""
-        lines.append(f"- Uncommitted changes: {git.dirty_total}: {'; '.join(shown)}{more}.")
+        lines.append(
+            f"- Uncommitted changes (nexusd's own files aside): {git.dirty_total}: "
+            f"{'; '.join(shown)}{more}."
+        )
     else:
-        lines.append("- The working tree is clean.")
+        lines.append("- The working tree is clean (nexusd's own files aside).")
     return lines
 
 

@@ -52,6 +52,7 @@ from nexusd.protocol.naming import response_path_for
 from nexusd.protocol.reading import response_meta
 from nexusd.protocol.render import render_response
 from nexusd.sandbox.request_checks import checks_section
+from nexusd.templates.scaffold import own_files
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,9 @@ def librarian_phase(
     request: PlanRequest, request_path: Path, layout: RepoLayout, config: Config
 ) -> ContextBundle:
     """Phase 1: the context bundle (facts only)."""
-    return gather(request, request_path, layout.root, config, response_path_for(request_path))
+    own = own_files(layout, [str(p) for p in config.watch.paths], config.memory.sources)
+    response = response_path_for(request_path)
+    return gather(request, request_path, layout.root, config, response, own=own)
 
 
 def architect_phase(bundle: ContextBundle, config: Config) -> tuple[Section, ...]:

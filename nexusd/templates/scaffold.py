@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,17 @@ def scaffold_plan(layout: RepoLayout) -> tuple[tuple[Path, str | None], ...]:
         (layout.daily_dir, None),
         (layout.daily_dir / ".gitkeep", ""),
     )
+
+
+def own_files(layout: RepoLayout, watched: Sequence[str], memory: Sequence[str]) -> list[str]:
+    """What nexusd writes in the working tree, repository-relative: `init`'s files, the
+    request folders it watches, the memory sources (globs kept as they are)."""
+    root = layout.root.resolve()
+    found = []
+    for path in (*(p for p, _ in scaffold_plan(layout)), *(layout.root / w for w in watched)):
+        with contextlib.suppress(ValueError):  # a folder outside the repository
+            found.append(path.resolve().relative_to(root).as_posix())
+    return list(dict.fromkeys([*found, *memory]))
 
 
 def scaffold(layout: RepoLayout) -> ScaffoldReport:

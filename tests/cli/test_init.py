@@ -10,9 +10,12 @@ from click.testing import CliRunner
 
 from nexusd.cli import cli
 from nexusd.config import DEFAULTS, load_config
+from nexusd.context.gitfacts import collect_git_facts
+from nexusd.paths import find_repo
 from nexusd.protocol.naming import is_request_file
 from nexusd.protocol.parse import parse_request
 from nexusd.templates import TEMPLATES, daily_note, template_text
+from nexusd.templates.scaffold import own_files
 
 SCAFFOLD = [
     ".nexus/config.yaml",
@@ -44,6 +47,15 @@ def test_init_scaffolds_everything(repo: Path) -> None:
     config = load_config(repo)
     assert dict(config.data) == DEFAULTS
     assert config.source("watch.debounce_ms") == str(repo / ".nexus" / "config.yaml")
+
+
+def test_what_init_writes_is_nexusd_own(repo: Path) -> None:
+    assert _init("-C", str(repo))[0] == 0
+    config = load_config(repo)
+    own = own_files(find_repo(repo), [str(p) for p in config.watch.paths], config.memory.sources)
+    assert set(SCAFFOLD) <= set(own)
+    assert collect_git_facts(repo, own=own).dirty == ()
+    assert collect_git_facts(repo, own=()).dirty_total == 4  # .nexus/, .scratchpad_logs/, …
 
 
 def test_init_is_idempotent_and_never_overwrites(

@@ -35,6 +35,23 @@ def test_dirty_files_staged_modified_untracked_renamed(repo: Path) -> None:
     assert facts.dirty_total == len(facts.dirty) == 4
 
 
+def test_nexusd_own_files_are_not_the_users_changes(repo: Path) -> None:
+    # What `nexusd init` and the daemon write: its folder, MEMORY.md, a daily note.
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus" / "config.yaml").write_text("version: 1\n")
+    (repo / "MEMORY.md").write_text("# Memory\n")
+    (repo / "memory" / "daily").mkdir(parents=True)
+    (repo / "memory" / "daily" / "2026-11-26.md").write_text("# Notes\n")
+    assert collect_git_facts(repo).dirty == ()
+    # A file of the user's beside them still counts; so do nexusd's own files when the
+    # caller configures others.
+    (repo / "memory" / "plan.txt").write_text("mine\n")
+    assert [d.path for d in collect_git_facts(repo).dirty] == ["memory/"]
+    facts = collect_git_facts(repo, own=[".nexus", "../elsewhere", "/abs", ""])
+    assert {d.path for d in facts.dirty} == {"MEMORY.md", "memory/"}
+    assert facts.error is None
+
+
 def test_detached_head(repo: Path) -> None:
     kitchen_repo(repo)
     git(repo, "checkout", "-q", "--detach", "HEAD~1")

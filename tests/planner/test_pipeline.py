@@ -16,6 +16,7 @@ from nexusd.planner.pipeline import answer_request, build_response, read_request
 from nexusd.protocol.documents import STANDARD_SECTIONS
 from nexusd.protocol.render import markdown_sections, read_response_meta
 from nexusd.protocol.yamlio import split_front_matter
+from nexusd.templates.scaffold import scaffold
 from tests.conftest import git
 from tests.plan_helpers import kitchen_repo
 
@@ -96,6 +97,21 @@ def test_answer_writes_a_grounded_response(repo: Path) -> None:
     assert "offline planner" in text
     assert "`kitchen/shelves.py:" in text  # evidence from the real file
     assert oct(outcome.response_path.stat().st_mode & 0o777) == "0o644"
+
+
+def test_the_files_nexusd_init_writes_are_not_uncommitted_changes(repo: Path) -> None:
+    kitchen_repo(repo)
+    scaffold(find_repo(repo))  # .nexus/, MEMORY.md, memory/daily/, .scratchpad_logs/: untracked
+    request = _write(repo, CANONICAL.replace("cycle: 3", "cycle: 1"))
+    outcome = answer_request(request, find_repo(repo), _cfg())
+    text = outcome.response_path.read_text()
+    assert "with no uncommitted changes (nexusd's own files not counted)." in text
+    assert "- The working tree is clean (nexusd's own files aside)." in text
+    (repo / "notes.txt").write_text("work in progress\n")
+    outcome = answer_request(request, find_repo(repo), _cfg(), force=True)
+    text = outcome.response_path.read_text()
+    assert "with 1 uncommitted change(s) (nexusd's own files not counted)" in text
+    assert "`??` notes.txt" in text
 
 
 def test_same_content_is_answered_once(repo: Path) -> None:
