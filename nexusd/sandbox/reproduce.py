@@ -47,6 +47,9 @@ class Reproduction:
     # Per file, the first line of every function the code entered (a unit's `start`).
     lines: Mapping[str, frozenset[int]] = field(default_factory=dict)
     errors: tuple[str, ...] = ()
+    # The project's own imports (`import pkg`, tried for a name the code never bound) that
+    # failed: the snippet's NameErrors are then the interpreter's or the environment's.
+    unimported: tuple[str, ...] = ()
     timed_out: bool = False
     ms: float = 0.0
     note: str = ""  # why it did not run, or what went wrong
@@ -67,6 +70,12 @@ class Reproduction:
             said += " (stopped at `code.reproduce.timeout`)"
         if self.errors:
             said += f"; it raised {self.errors[0]}"
+        if self.unimported:
+            said += (
+                f", but the project itself did not import (`{self.unimported[0]}`): set "
+                "`code.reproduce.python` to an interpreter this code supports, with its "
+                "dependencies installed"
+            )
         return said + "."
 
 
@@ -160,6 +169,7 @@ def run_snippet(
         files={str(p): tuple(map(str, names)) for p, names in found["files"].items()},
         lines=_lines(found.get("lines")),
         errors=tuple(_error_text(e) for e in found.get("errors") or () if isinstance(e, dict)),
+        unimported=_texts(found.get("unimported")),
         timed_out=bool(found.get("timed_out")),
         ms=ms,
     )
@@ -175,6 +185,13 @@ def _lines(value: object) -> dict[str, frozenset[int]]:
         for path, found in value.items()
         if isinstance(found, list)
     }
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    """A list of strings from the tracer; anything else is none (an older tracer sends none)."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(v[:300] for v in value if isinstance(v, str) and v)
 
 
 def _error_text(error: dict[str, Any]) -> str:

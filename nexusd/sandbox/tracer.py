@@ -181,6 +181,7 @@ def main(argv: list[str]) -> int:
     spent = [0.0]  # seconds of those imports: a slow module must not eat the whole budget
     tried: set[str] = set()
     imported = [False]
+    unimported: list[str] = []  # the project's own imports that failed, with why
 
     def supply(exc: NameError) -> bool:
         """Bind what a NameError lacked, untraced; False when nothing more can be tried."""
@@ -188,7 +189,10 @@ def main(argv: list[str]) -> int:
         if not imported[0]:
             imported[0] = True
             for line in _package_imports(root):
-                _quietly(run, line)
+                failed = _quietly(run, line)
+                if failed is not None and len(unimported) < MAX_PACKAGES:
+                    # Said with the result: the snippet's NameErrors are then this import's.
+                    unimported.append(f"{line}: {failed}"[:300])
             return True
         # Else a name the reporter bound off-screen that the repository can bind (`x` of a
         # module of symbols, `Permutation`, `xr`): the imports the code index suggested.
@@ -205,7 +209,7 @@ def main(argv: list[str]) -> int:
             signal.setitimer(signal.ITIMER_REAL, allowed)
         try:
             for line in known.get(name, ())[:MAX_IMPORTS]:
-                if _quietly(run, line) and name in namespace:
+                if _quietly(run, line) is None and name in namespace:
                     return True
             return False
         except _SlowImport:
@@ -249,6 +253,7 @@ def main(argv: list[str]) -> int:
         # Cut short, they would mark functions that ran as not run.
         "lines": {} if capped[0] else {path: sorted(found) for path, found in lines.items()},
         "errors": errors[:20],
+        "unimported": unimported,
         "ran": ran,
         "timed_out": timed_out,
     }
@@ -257,14 +262,14 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _quietly(run: Any, line: str) -> bool:
-    """Run an import untraced; False when it fails (a module that does not import is skipped,
-    and one that exits while imported is no error of the request's code)."""
+def _quietly(run: Any, line: str) -> str | None:
+    """Run an import untraced; None when it worked, else why not (a module that does not
+    import is skipped, and one that exits while imported is no error of the request's code)."""
     try:
         run(line, False)
-    except (Exception, SystemExit):
-        return False
-    return True
+    except (Exception, SystemExit) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def _missing_name(exc: NameError) -> str | None:

@@ -88,7 +88,24 @@ def test_repl_lines_that_take_the_package_as_imported_are_retried_with_it(
     root = _repo(make_repo)
     found = _run(root, ">>> add(1, 2)\n3\n")
     assert found is not None and found.files == {"pkg/core.py": ("_check", "add")}
-    assert found.errors == ()
+    assert found.errors == () and found.unimported == ()  # it imported: nothing said of it
+
+
+@pytest.mark.bwrap
+def test_a_project_that_does_not_import_is_named_as_the_cause(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    # Old code on a newer Python: `from collections import Mapping` stops the package.
+    root = _repo(make_repo)
+    (root / "pkg" / "__init__.py").write_text("from collections import Mapping\n")
+    git(root, "commit", "-qam", "old")
+    found = _run(root, ">>> add(1, 2)\n3\n")
+    assert found is not None and found.files == {}
+    assert found.errors == ("`NameError: name 'add' is not defined`",)
+    assert found.unimported[0].startswith("import pkg: ImportError: cannot import name 'Mapping'")
+    said = found.summary()
+    assert "but the project itself did not import (`import pkg: ImportError" in said
+    assert "set `code.reproduce.python`" in said
 
 
 @pytest.mark.bwrap
