@@ -25,6 +25,9 @@ _MORE = re.compile(r"^[ \t]*(?:>[ \t]?)?[ \t]*(?:\.\.\.|\s+\.\.\.:)[ \t]?(.*)$")
 _INLINE = re.compile(r"(?<!`)`([^`\n]{3,200})`(?!`)")
 # An inline span runs only when it does something: a call, an operation, an index.
 _DOING = (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript)
+# A command line parses as a subtraction (`pytest --fixtures`, `ls -la`): a word, a space,
+# then a flag. Python writes `a - b`, `a ** -b`, not `a -b`.
+_COMMAND = re.compile(r"\w\s+--?[A-Za-z]")
 MAX_STATEMENTS = 50
 MAX_CHARS = 20_000
 
@@ -143,6 +146,8 @@ def _inline(text: str) -> list[str]:
     out: list[str] = []
     for match in _INLINE.finditer(text):
         source = match.group(1).strip()
+        if _COMMAND.search(source):
+            continue
         tree = _parsed(source)
         if tree is None or len(tree.body) != 1:
             continue

@@ -34,6 +34,7 @@ from nexusd.code.snippet import MAX_STATEMENTS, free_names, runnable
             ('latex(acsc(x), inv_trig_style="full")',),
         ),
         ("`0**-oo` produces `0`", (), ("0**-oo",)),
+        ("`x ** -y` and `a - -b` are code", (), ("x ** -y", "a - -b")),
     ],
 )
 def test_the_code_a_request_shows_is_found(
@@ -53,6 +54,8 @@ def test_the_code_a_request_shows_is_found(
         '```\nTraceback (most recent call last):\n  File "x.py", line 1\n```',
         "```python\ndef broken(:\n```",
         "`x`, `f`, `None`, `1`",
+        # Command lines in prose parse as subtractions.
+        "See `pytest --fixtures` and `ls -la`, or `git log -p`.",
     ],
 )
 def test_text_shell_and_broken_code_give_nothing(text: str) -> None:
