@@ -10,6 +10,7 @@ another.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from typing import Any
 import yaml
 
 from nexusd.protocol.yamlio import load_yaml, split_front_matter
+from nexusd.templates import template_text
 
 HEADING_SEP = " > "
 # Template hints (`<!-- e.g. … -->`) are for the person editing, not for search.
@@ -252,8 +254,29 @@ def strip_comments(text: str) -> str:
     return HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
+@functools.cache
+def _scaffold() -> frozenset[str]:
+    """The prose `nexusd init` writes into MEMORY.md and a daily note (what the file is for):
+    the repository has learned none of it, so no search should find it."""
+    found: set[str] = set()
+    for name in ("memory", "daily_note"):
+        text = strip_comments(template_text(name))
+        found |= {" ".join(c.body.split()) for c in _chunked("", text, 1500, "")}
+    return frozenset(found)
+
+
 def chunk_markdown(path: str, text: str, *, max_chars: int, default_date: str) -> list[Chunk]:
-    """Chunk one memory file; `path` is repository-relative, `default_date` is its mtime date."""
+    """Chunk one memory file; `path` is repository-relative, `default_date` is its mtime date.
+    The prose the templates wrote is left out (what MEMORY.md is for is no lesson)."""
+    scaffold = _scaffold()
+    return [
+        chunk
+        for chunk in _chunked(path, text, max_chars, default_date)
+        if " ".join(chunk.body.split()) not in scaffold
+    ]
+
+
+def _chunked(path: str, text: str, max_chars: int, default_date: str) -> list[Chunk]:
     text = strip_comments(text.replace("\r\n", "\n").replace("\r", "\n"))
     lines = text.split("\n")
     fm = parse_front_matter(lines)

@@ -13,6 +13,7 @@ from nexusd.memory.chunking import (
     hashtags,
     parse_front_matter,
 )
+from nexusd.templates import daily_note, template_text
 
 DOC = """\
 # Memory
@@ -136,6 +137,23 @@ def test_html_comments_are_not_indexed_and_lines_stay_put() -> None:
     assert [(c.heading, c.body, c.line_start) for c in chunks] == [
         ("Memory > Lessons", "- Retry pings with backoff.", 8)
     ]
+
+
+def test_the_prose_init_wrote_is_not_indexed_but_the_users_is() -> None:
+    # What MEMORY.md and a daily note are for, as `nexusd init` wrote it: no lesson learned.
+    memory = template_text("memory").replace(
+        "## Lessons\n", "## Lessons\n\n- 2026-11-26: the shelf lock is not reentrant.\n"
+    )
+    chunks = chunk_markdown("MEMORY.md", memory, max_chars=1500, default_date="2026-11-26")
+    assert [(c.heading, c.body) for c in chunks] == [
+        ("Memory > Lessons", "- 2026-11-26: the shelf lock is not reentrant.")
+    ]
+    note = daily_note("2026-11-26") + "- 10:02 answered cycle 3\n"
+    chunks = chunk_markdown("memory/daily/2026-11-26.md", note, max_chars=1500, default_date="")
+    assert [c.body for c in chunks] == ["- 10:02 answered cycle 3"]
+    # The same words in a paragraph of the user's own are kept.
+    mine = "# Notes\n\nCurated long-term memory of this repository, and more.\n"
+    assert len(chunk_markdown("MEMORY.md", mine, max_chars=1500, default_date="")) == 1
 
 
 @pytest.mark.parametrize("sep", [" ", "\n"])  # prose, or a list with no full stops
