@@ -97,7 +97,8 @@ def new(
       nexusd request new --goal "Speed up CI" --artifact .ci/run --blocker "tests time out"
       nexusd request new --edit
     """
-    if not goal and not edit:
+    if not (goal or "").strip() and not edit:
+        # A blank --goal is the same mistake as none: the flag, not front matter, is to fix.
         raise click.UsageError("give the goal with --goal TEXT, or write it in $EDITOR with --edit")
     layout, config = open_repo(repo)
     target = folder if folder is not None else layout.root / config.watch.paths[0]

@@ -95,11 +95,14 @@ def test_dir_outside_watch_paths_is_noted(repo: Path, monkeypatch: pytest.Monkey
     assert "not in watch.paths" in err
 
 
-def test_goal_or_edit_is_required(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("args", [(), ("--goal", ""), ("--goal", "  \t ")])
+def test_goal_or_edit_is_required(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
+) -> None:
     monkeypatch.chdir(repo)
-    code, _, err = _run()
+    code, _, err = _run(*args)
     assert code == 2
-    assert "--goal" in err and "--edit" in err
+    assert "--goal" in err and "--edit" in err and "front matter" not in err
     assert not (repo / ".scratchpad_logs").exists()
 
 
