@@ -208,7 +208,9 @@ def _read_body(draft: Draft, fm: FrontMatter) -> None:
             if body is not None:
                 free.extend(lines)
                 ignored.append(
-                    f"section `{title}` (line {line_no}) is not a question section; ignored"
+                    f"section `{title}` (line {line_no}) is not a question section; ignored "
+                    "because the front matter gives the goal: to have its text read, move it "
+                    "into the goal (`goal: |` and the text indented below it)"
                 )
             continue
         if body is not None or attr not in draft.questions:

@@ -120,7 +120,13 @@ def test_unknown_fields_are_kept_and_warned() -> None:
     assert req.unknown_fields == ("priority", "owner")
     assert any("`priority` (line 3)" in w for w in req.warnings)
     assert any("`owner` (line 4)" in w for w in req.warnings)
-    assert any("Random" in w for w in req.warnings)
+    ignored = [w for w in req.warnings if "Random" in w]
+    # Pasted details under a heading of their own: the warning says how to have them read.
+    assert ignored == [
+        "section `Random` (line 6) is not a question section; ignored because the front "
+        "matter gives the goal: to have its text read, move it into the goal (`goal: |` and "
+        "the text indented below it)"
+    ]
 
 
 @pytest.mark.parametrize(
