@@ -14,6 +14,10 @@ SUMMARY_CHARS = 600
 # What keyword, catalog and intent matching read of a text: a pasted log of a megabyte
 # would cost seconds of regex work and add nothing the first pages do not say.
 TOPIC_CHARS = 20_000
+# A first line this short above a new sentence is the request's title (an issue pasted whole).
+TITLE_CHARS = 120
+# A prose line of so few words between code blocks joins them (`so`, `but`, `Output:`).
+GLUE_WORDS = 2
 
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -42,6 +46,9 @@ def split_goal(goal: str) -> GoalText:
             if not in_fence:
                 blocks += 1
             in_fence = not in_fence
+            if current:  # the prose before a block is not continued after it
+                paragraphs.append(" ".join(current))
+                current = []
             continue
         if in_fence:
             code_lines += 1
@@ -55,11 +62,24 @@ def split_goal(goal: str) -> GoalText:
             if heading:
                 paragraphs.append(_HEADING.sub("", line).rstrip("#").strip())
             continue
+        if not paragraphs and len(current) == 1 and _is_title(current[0], line):
+            paragraphs.append(current.pop())
         current.append(_BULLET.sub("", line) if not current else line)
     if current:
         paragraphs.append(" ".join(current))
     prose = tuple(_LABEL.sub("", p).strip() for p in paragraphs if p.strip())
     return GoalText(tuple(p for p in prose if p), blocks, code_lines)
+
+
+def _is_title(first: str, second: str) -> bool:
+    """Whether a request's first line is a title its second line does not go on from: an
+    issue's title pasted above its body (`Mod(x**2, x) is not (always) 0` / `When the base
+    …`): short, not cut at a comma, and the next line starting a sentence of its own."""
+    if len(first) > TITLE_CHARS or first.endswith((",", ";", ":", "-", "(", "—", "–")):
+        return False
+    if first.endswith((".", "!", "?")) or second.startswith((">>>", "`", "$ ", "In [")):
+        return True  # a whole sentence, or code, above: not one sentence wrapped
+    return second.lstrip("*_>[ ")[:1].isupper()  # `**Describe the bug**` starts one too
 
 
 def clip(text: str, limit: int) -> str:
@@ -83,7 +103,8 @@ def goal_title(goal: str, limit: int = 100) -> str:
 def goal_summary(goal: str, limit: int = SUMMARY_CHARS) -> str:
     """The goal's prose in one paragraph of at most `limit` characters, code blocks counted."""
     text = split_goal(goal)
-    prose = " ".join(p if p.endswith((".", ":", "!", "?")) else p + "." for p in text.prose)
+    kept = [p for i, p in enumerate(text.prose) if i == 0 or not _glue(p, text)]
+    prose = " ".join(p if p.endswith((".", ":", "!", "?")) else p + "." for p in kept)
     summary = clip(prose, limit)
     left = len(goal) - len(summary)
     notes = []
@@ -94,6 +115,11 @@ def goal_summary(goal: str, limit: int = SUMMARY_CHARS) -> str:
     if summary.endswith("…") or len(goal) > TOPIC_CHARS:
         notes.append(f"{max(left, 0):,} more characters in the request")
     return summary + (f" _({'; '.join(notes)})_" if notes else "")
+
+
+def _glue(paragraph: str, text: GoalText) -> bool:
+    """A word or two that only led into a code block left out (`so`, `but`, `Output:`)."""
+    return text.code_blocks > 0 and len(paragraph.split()) <= GLUE_WORDS
 
 
 def topic(text: str) -> str:

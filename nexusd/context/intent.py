@@ -188,7 +188,10 @@ def classify_text(text: str) -> Intent:
         # unless the goal says other work ("Add a ValidationError …", "docs for …").
         scores["bug"] = scores.get("bug", 0) + 3
         found.setdefault("bug", []).append(named[0])
-    asks = (prose and prose[0].rstrip().endswith("?")) or (first and first[0] in _ASKING)
+    # A question mark asks only on its own: an issue's title above a report often ends in
+    # one ("Symbol instances have __dict__ since 1.7?") and reports a bug all the same.
+    alone = len(prose) == 1 and prose[0].rstrip().endswith("?")
+    asks = alone or (first and first[0] in _ASKING)
     if asks:
         scores["question"] = scores.get("question", 0) + _QUESTION_WEIGHT
         found.setdefault("question", []).append("?" if not first else first[0])

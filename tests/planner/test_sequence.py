@@ -35,6 +35,12 @@ from tests.plan_helpers import bundle_for, kitchen_repo, request
         ("Fix the slow startup of the CLI", "performance"),
         ("Why does the overflow shelf lose an order under contention?", "question"),
         ("How should we structure the plugin registry?", "question"),
+        ("The importer drops the last row on Windows?", "question"),
+        # An issue's title ending in `?` above the report: the report says what it is.
+        (
+            "can't simplify sin/cos with Rational?\n\nThe result is wrong: it gives 0.",
+            "bug",
+        ),
     ],
 )
 def test_requests_are_classified_by_the_work_they_ask_for(goal: str, kind: str) -> None:
