@@ -191,10 +191,13 @@ def goal_line(bundle: ContextBundle, limit: int = 100) -> str:
 
 def checks_action(bundle: ContextBundle) -> Action:
     """The configured checks (or a sensible default), last in every plan that changes code."""
+    unset = (
+        "" if bundle.checks else "No checks are configured (`checks:` in `.nexus/config.yaml`): "
+    )
     return Action(
         "Run the checks",
         (),
-        "Run " + "; ".join(check_commands(bundle)) + ".",
+        unset + "Run " + "; ".join(check_commands(bundle)) + ".",
         "every check passes; the results go into the next request's previous outcome",
         "checks",
     )

@@ -23,22 +23,33 @@ OFFLINE_NOTE = (
     "where judgement is needed it says what to measure instead of guessing._"
 )
 MAX_DIRTY_SHOWN = 10
-_FIRST = "The plan starts by reviewing the previous cycle so unfinished work is not lost"
-JUSTIFICATION: dict[Kind, str] = {
-    "bug": f"{_FIRST}, reproduces the bug (and each blocker) with a failing test before "
-    "changing code, since a fix without a reproduction cannot be verified, and ends with the "
-    "checks so the next cycle starts from a measured state.",
-    "feature": f"{_FIRST}, finds where the new behaviour belongs, specifies it with a test "
-    "before building it, documents it, and ends with the checks.",
-    "refactor": f"{_FIRST}, pins today's behaviour with tests that pass before any change, "
-    "restructures in small steps that keep them green, and ends with the checks.",
-    "docs": f"{_FIRST}, reads the code the text describes so it matches what the code does, "
-    "runs every example the text shows, and ends with the checks.",
-    "performance": f"{_FIRST}, measures a baseline and profiles before optimising (a gain "
-    "that is not measured is a guess), re-measures after, and ends with the checks.",
-    "question": f"{_FIRST}, reads the code the question is about and answers with cited "
-    "lines; it changes no code.",
+# What each kind of plan does after its first step, and why (`justification`).
+_THEN: dict[Kind, str] = {
+    "bug": "reproduces the bug{blockers} with a failing test before changing code, since a fix "
+    "without a reproduction cannot be verified, and ends with the checks so the next cycle "
+    "starts from a measured state.",
+    "feature": "finds where the new behaviour belongs, specifies it with a test before "
+    "building it, documents it, and ends with the checks.",
+    "refactor": "pins today's behaviour with tests that pass before any change, restructures "
+    "in small steps that keep them green, and ends with the checks.",
+    "docs": "reads the code the text describes so it matches what the code does, runs every "
+    "example the text shows, and ends with the checks.",
+    "performance": "measures a baseline and profiles before optimising (a gain that is not "
+    "measured is a guess), re-measures after, and ends with the checks.",
+    "question": "reads the code the question is about and answers with cited lines; it "
+    "changes no code.",
 }
+
+
+def justification(bundle: ContextBundle) -> str:
+    """Why the plan's steps come in their order, for its kind of work and what it starts from."""
+    req = bundle.request
+    if bundle.previous is not None or req.previous_goal or req.previous_outcome:
+        first = "The plan starts by reviewing the previous cycle so unfinished work is not lost"
+    else:
+        first = "With no previous cycle found, the plan starts from the working tree as it is"
+    blockers = " and each blocker" if req.blockers else ""
+    return f"{first}, {_THEN[bundle.intent.kind].format(blockers=blockers)}"
 
 
 def title_for(bundle: ContextBundle) -> str:
@@ -155,7 +166,7 @@ def analysis(bundle: ContextBundle) -> str:
         lines += ["", "Warnings:"] + [f"- {w}" for w in bundle.warnings]
     if req.questions.analysis:
         lines += ["", *_answer(req.questions.analysis, bundle)]
-    lines += ["", f"**Justification.** {JUSTIFICATION[intent.kind]}"]
+    lines += ["", f"**Justification.** {justification(bundle)}"]
     return "\n".join(lines)
 
 
@@ -259,7 +270,10 @@ def tool_calls(bundle: ContextBundle) -> str:
         f'- `nexusd checkpoint create -m "before cycle {n if n is not None else "next"}"`: '
         "a snapshot you can restore if the cycle goes wrong.",
         "- `pytest -x -q`: stop at the first failure while iterating.",
-        "- `nexusd check`: the configured checks, as the daemon runs them.",
+        "- `nexusd check`: the configured checks, as the daemon runs them."
+        if bundle.checks
+        else "- `nexusd check`: none is configured yet; add them under `checks:` in "
+        "`.nexus/config.yaml` and the daemon runs them on a snapshot.",
     ]
     return _with_question(out, bundle)
 

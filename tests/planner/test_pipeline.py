@@ -107,6 +107,12 @@ def test_the_files_nexusd_init_writes_are_not_uncommitted_changes(repo: Path) ->
     text = outcome.response_path.read_text()
     assert "with no uncommitted changes (nexusd's own files not counted)." in text
     assert "- The working tree is clean (nexusd's own files aside)." in text
+    # Nothing before this cycle and no checks configured: the plan says so, not otherwise.
+    assert "With no previous cycle found, the plan starts from the working tree as it is, " in text
+    assert "reproduces the bug and each blocker with a failing test" in text
+    assert "reviewing the previous cycle" not in text
+    assert "No checks are configured (`checks:` in `.nexus/config.yaml`): Run `pytest -q`" in text
+    assert "- `nexusd check`: none is configured yet;" in text
     (repo / "notes.txt").write_text("work in progress\n")
     outcome = answer_request(request, find_repo(repo), _cfg(), force=True)
     text = outcome.response_path.read_text()
@@ -338,6 +344,7 @@ def test_previous_cycle_is_read_through_history_path(repo: Path) -> None:
     outcome = answer_request(second, find_repo(repo), _cfg())
     text = outcome.response_path.read_text()
     assert "**Review cycle 2: compare its plan with what happened.**" in text
+    assert "**Justification.** The plan starts by reviewing the previous cycle so" in text
     assert "  1. Review the starting point (no previous cycle found)." in text
     assert "Its follow-up checklist: 0 of 6 ticked." in text
     assert (
