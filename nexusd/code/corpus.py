@@ -320,14 +320,21 @@ class Corpus:
     def _suffix_module(self, name: str) -> int | None:
         if not hasattr(self, "_by_suffix"):
             by_suffix: dict[str, int | None] = {}
+            by_root: dict[str, int | None] = {}
             for module, i in self.modules.items():
                 pieces = module.split(".")
                 for k in range(1, len(pieces)):
                     key = ".".join(pieces[k:])
                     # An ambiguous suffix (two `utils` modules) resolves to nothing.
                     by_suffix[key] = i if key not in by_suffix else None
+                if len(pieces) == 2 and pieces[0] not in self.modules:
+                    # A top-level package under a source root (`lib/matplotlib`,
+                    # `src/_pytest`) is what `import matplotlib` means; one name alone is
+                    # no suffix of anything deeper (`utils` of `pkg.utils`).
+                    by_root[pieces[1]] = i if pieces[1] not in by_root else None
             self._by_suffix = by_suffix
-        return self._by_suffix.get(name) if "." in name else None
+            self._by_root = by_root
+        return self._by_suffix.get(name) if "." in name else self._by_root.get(name)
 
     def ending_with(self, tail: str) -> list[int]:
         """The files whose path is `tail` or ends with `/tail` (whole path components)."""

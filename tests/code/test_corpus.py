@@ -1,0 +1,43 @@
+"""The corpus: which file a module or dotted name in a report means, and the import graph."""
+
+from __future__ import annotations
+
+from nexusd.code.corpus import Corpus
+from nexusd.code.lang_python import parse_python
+
+
+def _corpus(files: dict[str, str]) -> Corpus:
+    return Corpus(parse_python(path, text) for path, text in files.items())
+
+
+def test_a_package_under_a_source_root_is_what_its_bare_name_means() -> None:
+    corpus = _corpus(
+        {
+            "lib/mpl/__init__.py": "def get_backend():\n    return 'agg'\n",
+            "lib/mpl/pyplot.py": "import mpl\n\n\ndef figure():\n    return mpl.get_backend()\n",
+            "src/_tool/__init__.py": "",
+            "src/_tool/util.py": "def helper():\n    pass\n",
+        }
+    )
+    init = corpus.index["lib/mpl/__init__.py"]
+    # `mpl.get_backend()` in a report: the package file that defines it.
+    assert corpus.resolve_dotted("mpl.get_backend") == init
+    assert corpus.resolve_dotted("mpl") == init
+    assert corpus.resolve_dotted("_tool.util.helper") == corpus.index["src/_tool/util.py"]
+    # `import mpl` inside the package is an edge of the import graph.
+    assert init in corpus.imports[corpus.index["lib/mpl/pyplot.py"]]
+    assert corpus.resolve_dotted("mpl.nothing_defined") is None
+
+
+def test_a_bare_name_is_no_suffix_of_a_deeper_module_nor_an_ambiguous_root() -> None:
+    corpus = _corpus(
+        {
+            "pkg/__init__.py": "",
+            "pkg/utils.py": "def f():\n    pass\n",
+            "lib/dup/__init__.py": "X_VALUE = 1\n",
+            "src/dup/__init__.py": "X_VALUE = 2\n",
+        }
+    )
+    assert corpus.resolve_dotted("utils.f") is None  # `pkg.utils` is not what `utils` means
+    assert corpus.resolve_dotted("pkg.utils.f") == corpus.index["pkg/utils.py"]
+    assert corpus.resolve_dotted("dup.X_VALUE") is None  # two source roots hold a `dup`
