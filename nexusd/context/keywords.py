@@ -28,7 +28,8 @@ def keywords(text: str, *, min_len: int = 3, limit: int = 12) -> tuple[str, ...]
     """Distinct lower-case content words of `text`, in order of first appearance."""
     seen: dict[str, None] = {}
     for match in _WORD.finditer(text):
-        word = match.group(0).lower().strip("'")
+        # `__repr__` is the word `repr` (the pattern starts at a letter: `repr__` was left).
+        word = match.group(0).lower().strip("'_")
         if len(word) < min_len or word in STOPWORDS or word in seen:
             continue
         seen[word] = None

@@ -13,6 +13,7 @@ from nexusd.context.keywords import keywords
         ("the overflow_shelf is racy", ("overflow_shelf", "overflow", "shelf", "racy")),
         ("", ()),
         ("a an the of", ()),
+        ("INTERNALERROR in __repr__ of _Private", ("internalerror", "repr", "private")),
     ],
 )
 def test_keywords_are_content_words_in_order(text: str, expected: tuple[str, ...]) -> None:
