@@ -117,10 +117,13 @@ def _diagnose(bundle: ContextBundle, files: tuple[str, ...], test_how: str) -> A
             continue
         if practice.diagnostic and not practice.generic:
             where = code(files) if files else "the affected code"
+            # The step says what to do; the practice it comes from is its reason, not its
+            # title ("Find the cause first (fail loudly …)" read as one odd instruction).
+            how = practice.diagnostic.replace("{files}", where).rstrip()
             return Action(
-                f"Find the cause first ({practice.title.lower()})",
+                "Narrow down the cause",
                 files,
-                practice.diagnostic.replace("{files}", where),
+                f"{how} (the practice “{practice.title}”)",
                 "the result of the diagnostic is written down and says which explanation holds",
                 "diagnose",
             )

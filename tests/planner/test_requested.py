@@ -51,7 +51,7 @@ def test_requested_sections_are_exactly_honoured(repo: Path) -> None:
     assert [a.step for a in actions][:3] == ["review", "create", "diagnose"]
     assert actions[-1].step == "checks"
     assert set(actions[1].files) == {"src/billing/invoice.py", "tests/test_invoice.py"}
-    assert practice.title.lower() in actions[2].title.lower()
+    assert f"(the practice “{practice.title}”)" in actions[2].how
     assert "round per line vs round the sum" in body["High-level Task Breakdown"]
     # Next steps start with the first actions, then the end-of-cycle checklist.
     next_steps = body["Next Steps and Action Items"]

@@ -81,6 +81,12 @@ def test_a_bug_is_reproduced_and_diagnosed_before_it_is_fixed(repo: Path) -> Non
     steps = _steps(actions)
     assert "diagnose" in steps and "test" in steps
     assert _before(actions, "diagnose", "change") and _before(actions, "test", "change")
+    # The step says what to do; the practice it comes from is named as its reason.
+    diagnose = next(a for a in actions if a.step == "diagnose")
+    assert diagnose.title == "Narrow down the cause"
+    assert diagnose.how.endswith(
+        "(the practice “Fail loudly with a message that says how to fix it”)"
+    )
 
 
 def test_a_practice_whose_diagnostic_is_the_failing_test_does_not_repeat_that_step(
