@@ -1,30 +1,26 @@
-"""Rank files and their units for a request: lexical, definitions, paths, frames, the graph.
+"""Rank files and their units for a request: the evidence's signals, weighed, and the graph.
 
-Each signal gives every file a score in [0, 1] (divided by its best); the ranking is their
-weighted sum, spread a little along imports and from tests to the code they test. Every
-hit keeps the reasons that put it there.
+Each signal (`evidence.signals`: lexical, definitions, paths, frames, messages) gives every
+file a score in [0, 1]; the ranking is their weighted sum, spread a little along imports
+and from tests to the code they test. Every hit keeps the reasons that put it there,
+strongest first.
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from nexusd.code.corpus import Corpus
+from nexusd.code.evidence import Signals, signals
 from nexusd.code.lexical import Floats
-from nexusd.code.messages import word_count
 from nexusd.code.query import CodeQuery
 from nexusd.code.units import CodeUnit
 
-# A quoted message held by more files than this is a stock phrase, not evidence.
-MESSAGE_MAX_FILES = 2
-# Frames of one file named in its reason, innermost first.
-MAX_FRAMES_SHOWN = 3
 # Units a run enters: a function's first line is its code object's `co_firstlineno`.
 _RUNNABLE = frozenset({"function", "method"})
 
@@ -103,130 +99,13 @@ class _Told:
     prose: list[str]
 
 
-@dataclass
-class _Signals:
-    n: int
-    scores: dict[str, Floats] = field(default_factory=dict)
-    # Per file, (signal, strength within it, text): shown strongest signal first.
-    reasons: dict[int, list[tuple[str, float, str]]] = field(
-        default_factory=lambda: defaultdict(list)
-    )
-    unit_bonus: dict[int, float] = field(default_factory=lambda: defaultdict(float))
-
-    def add(self, name: str, values: Floats, *, scale: float | None = None) -> None:
-        """Scores divided by their best (relative evidence), or by `scale` and capped at 1
-        (evidence with a strength of its own: a named path is a named path)."""
-        if scale is not None:
-            self.scores[name] = np.minimum(values / scale, 1.0)
-            return
-        top = float(values.max()) if len(values) else 0.0
-        self.scores[name] = values / top if top > 0 else values
-
-
-def _def_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
-    """Files that define a name the request uses (a unit, or an upper-case constant a module
-    sets), weighted by how few files define it."""
-    values = np.zeros(sig.n)
-    n_files = max(len(corpus.paths), 1)
-    for name, weight in query.identifiers:
-        entries = corpus.defs.get(name)
-        exact = True
-        constants = set(corpus.constants.get(name, ()))
-        if not entries and not constants:
-            entries = corpus.defs_lower.get(name.lower())
-            exact = False
-        files = {corpus.entries[e].file for e in entries or ()}
-        constants -= files
-        defining = files | constants
-        if not defining:
-            continue
-        # Squared: a name one file defines is far stronger evidence than one ten files define.
-        rarity = math.log(1.0 + n_files / len(defining)) ** 2
-        # A constant is always an exact match: the case-blind fallback runs only without one.
-        score = weight * rarity * (1.0 if exact else 0.5)
-        for f in constants:
-            sig.reasons[f].append(("definition", score, f"sets `{name}`"))
-        for e in entries or ():
-            entry = corpus.entries[e]
-            kind = entry.unit.kind
-            bonus = score * (1.0 if kind == "class" else 0.8)
-            sig.unit_bonus[e] += bonus
-            text = f"defines `{entry.unit.qualname}`"
-            sig.reasons[entry.file].append(("definition", bonus, text))
-        for f in defining:
-            values[f] += score
-    sig.add("definition", values)
-
-
-def _path_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
-    values = np.zeros(sig.n)
-    framed = {corpus.file_for_path(frame.path) for frame in query.frames}
-    for raw in query.paths:
-        f = corpus.file_for_path(raw)
-        # A file in a traceback is the frame signal's; counting it twice would let the outer
-        # frames' files outweigh the innermost one.
-        if f is not None and f not in framed:
-            values[f] += 1.0
-            sig.reasons[f].append(("path", 1.0, f"named as `{raw}`"))
-    for dotted in query.modules:
-        f = corpus.resolve_dotted(dotted)
-        if f is not None:
-            # A package (`pkg` → pkg/__init__.py) says where to look, not which file.
-            package = corpus.paths[f].rsplit("/", 1)[-1].startswith("__init__.")
-            values[f] += 0.15 if package else 0.5
-            sig.reasons[f].append(("path", values[f], f"module `{dotted}`"))
-    sig.add("path", values, scale=1.0)
-    # Words of the request that name a folder or a file: `latex printer` → printing/latex.py.
-    sig.add("path_words", corpus.path_bm25.scores(dict(query.terms)))
-
-
-def _frame_signal(corpus: Corpus, query: CodeQuery, sig: _Signals) -> None:
-    values = np.zeros(sig.n)
-    frames = list(query.frames)
-    where: dict[int, list[str]] = defaultdict(list)
-    for depth, frame in enumerate(frames):
-        f = corpus.file_for_path(frame.path)
-        if f is None:
-            continue
-        # The innermost frames (last in a Python traceback) are nearest the fault; a file
-        # counts by its innermost frame, not by how many frames pass through it.
-        values[f] = max(values[f], 1.0 + depth / max(len(frames), 1))
-        named = f"`{frame.function}` " if frame.function.isidentifier() else ""
-        where[f].insert(0, f"{named}line {frame.line}")
-    for f, lines in where.items():
-        # One reason per file, its innermost frames first: where the error passed last.
-        shown = ", ".join(dict.fromkeys(lines[:MAX_FRAMES_SHOWN]))
-        more = ", …" if len(lines) > MAX_FRAMES_SHOWN else ""
-        sig.reasons[f].append(("frame", values[f], f"in the traceback at {shown}{more}"))
-    sig.add("frame", values, scale=2.0)
-
-
-def _message_signal(corpus: Corpus, query: CodeQuery, sig: _Signals, unit_scores: Floats) -> None:
-    """Files whose code raises or logs, word for word, a message the request quotes."""
-    values = np.zeros(sig.n)
-    best_unit = float(unit_scores.max()) if len(unit_scores) else 1.0
-    for piece, owners in corpus.messages.quoted(query.text).items():
-        held = [corpus.message_owners[o] for o in owners]
-        if len({f for f, _ in held}) > MESSAGE_MAX_FILES:
-            continue  # a stock phrase, not the line that printed this report's message
-        # Longer quotes are surer: eight words and more count fully.
-        score = min(word_count(piece), 8) / 8
-        shown = piece if len(piece) <= 60 else piece[:59] + "…"
-        for f, e in held:
-            values[f] = max(values[f], score)
-            sig.reasons[f].append(("message", score, f"raises or logs {_quoted(shown)}"))
-            if e >= 0:
-                sig.unit_bonus[e] += score * max(best_unit, 1.0)
-    sig.add("message", values, scale=1.0)
-
-
 def _ran(unit: CodeUnit, ran: AbstractSet[int] | None) -> bool:
     """Whether the request's code entered this function or method (`ran`: first lines)."""
     return ran is not None and unit.kind in _RUNNABLE and unit.start in ran
 
 
 def _strongest_first(
-    found: Sequence[tuple[str, float, str]], sig: _Signals, f: int, weights: Weights
+    found: Sequence[tuple[str, float, str]], sig: Signals, f: int, weights: Weights
 ) -> list[str]:
     """The reasons' texts, once each: the signal that counted most for the file first, the
     strongest piece of evidence first within a signal (not the order they were found in)."""
@@ -238,36 +117,6 @@ def _strongest_first(
         return getattr(weights, name, 0.0) * share, strength
 
     return list(dict.fromkeys(text for *_, text in sorted(found, key=counted, reverse=True)))
-
-
-def _quoted(piece: str) -> str:
-    """`piece` in quotes it does not contain (`"--cert" must be set` is not quoted in ")."""
-    if '"' not in piece:
-        return f'"{piece}"'
-    return f"'{piece}'" if "'" not in piece else f"“{piece}”"
-
-
-def _lexical(corpus: Corpus, query: CodeQuery, sig: _Signals) -> Floats:
-    terms = dict(query.terms)
-    sig.add("lexical_file", corpus.file_bm25.scores(terms))
-    sig.add("prose", corpus.prose_bm25.scores(terms))
-    unit_scores = corpus.unit_bm25.scores(terms)
-    best = np.zeros(sig.n)
-    if len(unit_scores):
-        np.maximum.at(best, corpus.entry_files, unit_scores)
-    sig.add("lexical_unit", best)
-    return unit_scores
-
-
-def signals(corpus: Corpus, query: CodeQuery) -> tuple[_Signals, Floats]:
-    """Every signal's normalised scores, the reasons, and the units' lexical scores."""
-    sig = _Signals(len(corpus.paths))
-    unit_scores = _lexical(corpus, query, sig)
-    _def_signal(corpus, query, sig)
-    _path_signal(corpus, query, sig)
-    _frame_signal(corpus, query, sig)
-    _message_signal(corpus, query, sig, unit_scores)
-    return sig, unit_scores
 
 
 def rank(
@@ -340,7 +189,7 @@ def executed_signal(
     return {"executed": values}, {"executed": why}
 
 
-def combine(corpus: Corpus, sig: _Signals, w: Weights) -> Floats:
+def combine(corpus: Corpus, sig: Signals, w: Weights) -> Floats:
     """The weighted sum of the signals, spread from tests and along imports."""
     n = len(corpus.paths)
     total = np.zeros(n)
@@ -368,7 +217,7 @@ def _file_hit(
     corpus: Corpus,
     f: int,
     score: float,
-    sig: _Signals,
+    sig: Signals,
     *,
     unit_scores: Floats,
     told: _Told,

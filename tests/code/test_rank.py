@@ -10,7 +10,7 @@ import pytest
 from nexusd.code.corpus import Corpus, is_auxiliary_path, is_test_path
 from nexusd.code.lang_python import parse_python
 from nexusd.code.query import mine
-from nexusd.code.rank import Weights, _quoted, rank
+from nexusd.code.rank import Weights, rank
 
 FILES = {
     "app/__init__.py": "from app.config import Config\n",
@@ -355,15 +355,3 @@ def test_someone_elses_file_of_the_same_name_is_not_this_repositorys() -> None:
     installed = Corpus(parse_python("src/typing_extensions.py", "x = 1\n") for _ in range(1))
     found = installed.file_for_path("/usr/lib/python3.10/site-packages/typing_extensions.py")
     assert found is not None and installed.paths[found] == "src/typing_extensions.py"
-
-
-@pytest.mark.parametrize(
-    ("piece", "shown"),
-    [
-        ("no quotes here", '"no quotes here"'),
-        ('"--cert" must also be specified.', "'\"--cert\" must also be specified.'"),
-        ("both \" and ' in it", "“both \" and ' in it”"),
-    ],
-)
-def test_a_quoted_message_is_shown_in_quotes_it_does_not_contain(piece: str, shown: str) -> None:
-    assert _quoted(piece) == shown
