@@ -70,6 +70,13 @@ def check_commands(bundle: ContextBundle) -> list[str]:
     return [f"`pytest -q {target}`" if target else "`pytest -q`"]
 
 
+def has_previous_cycle(bundle: ContextBundle) -> bool:
+    """Whether the request follows a cycle: its response was found, or the request gives
+    the previous goal or outcome."""
+    req = bundle.request
+    return bundle.previous is not None or bool(req.previous_goal or req.previous_outcome)
+
+
 def review_action(bundle: ContextBundle) -> Action:
     """Review the previous cycle (or the starting point) before anything else."""
     req, prev = bundle.request, bundle.previous
@@ -91,7 +98,7 @@ def review_action(bundle: ContextBundle) -> Action:
             "into this plan or dropped on purpose",
             "review",
         )
-    if req.previous_goal or req.previous_outcome:
+    if has_previous_cycle(bundle):
         return Action(
             f"Review {label}: goal “{short(req.previous_goal or 'not stated', 70)}”",
             (),

@@ -12,7 +12,14 @@ from nexusd.context.intent import Kind
 from nexusd.context.keywords import keywords
 from nexusd.context.librarian import ContextBundle
 from nexusd.context.toolsfile import Tool
-from nexusd.planner.actions import Action, check_commands, code, render_actions, short
+from nexusd.planner.actions import (
+    Action,
+    check_commands,
+    code,
+    has_previous_cycle,
+    render_actions,
+    short,
+)
 from nexusd.planner.sequence import plan_actions
 from nexusd.protocol.documents import STANDARD_SECTIONS, Section
 
@@ -44,7 +51,7 @@ _THEN: dict[Kind, str] = {
 def justification(bundle: ContextBundle) -> str:
     """Why the plan's steps come in their order, for its kind of work and what it starts from."""
     req = bundle.request
-    if bundle.previous is not None or req.previous_goal or req.previous_outcome:
+    if has_previous_cycle(bundle):
         first = "The plan starts by reviewing the previous cycle so unfinished work is not lost"
     else:
         first = "With no previous cycle found, the plan starts from the working tree as it is"
