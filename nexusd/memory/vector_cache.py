@@ -140,7 +140,10 @@ def read_snapshot(table: Any) -> Snapshot:
     data = table.search().select([*HIT_COLUMNS, "model", "vector"]).limit(None).to_arrow()
     n = data.num_rows
     flat = data.column("vector").combine_chunks().flatten()
-    matrix = _unit_rows(np.array(flat, dtype=np.float32).reshape(n, -1))
+    # An empty table (a fresh repository's memory holds only template prose, which is not
+    # indexed) has no rows to infer the width from: the column's type says it.
+    width = getattr(data.schema.field("vector").type, "list_size", 0) if n == 0 else -1
+    matrix = _unit_rows(np.array(flat, dtype=np.float32).reshape(n, width))
     model = data.column("model")
     if pc.any(pc.equal(model, "")).as_py():
         # `_nearest` adds `model != ''` when rows are pending: nulls fail it too.

@@ -187,3 +187,17 @@ def test_keyword_hits_read_from_memory_equal_lancedb_rows(
     store.upsert([row])
     hits = keyword(store, snap, "zeppelin", 5, None)
     assert [h["id"] for h in hits] == ["fresh"] and hits[0]["body"] == "zeppelin hangar"
+
+
+def test_an_empty_table_is_held_and_searched_without_a_warning(
+    tmp_path: Path, embedder: Embedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A fresh repository: MEMORY.md's template prose is not indexed, so the table is empty.
+    store = MemoryStore(str(tmp_path / "index"))
+    store.open(embedder.dim)
+    cache = VectorCache()
+    snap = cache.snapshot(store)
+    assert snap is not None and snap.rows == 0 and snap.matrix.shape == (0, embedder.dim)
+    query = embedder.encode_queries(["a penguin colony"])
+    assert nearest(store, snap, query, 5, Filters()) == nearest(store, None, query, 5, Filters())
+    assert "could not be read" not in caplog.text
