@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nexusd.code.query import Frame, mine
 from nexusd.context.artifacts import ArtifactFact
 from nexusd.context.intent import Kind
 from nexusd.context.librarian import ContextBundle
@@ -104,29 +105,69 @@ WORDING: dict[Kind, Wording] = {
     ),
 }
 
-# Phases order the chosen actions: blockers, creation, locating, diagnosis, tests, changes.
-_PHASE = {"create": 20, "locate": 22, "measure": 24, "diagnose": 25, "test": 27, "change": 30}
+# Phases order the chosen actions: blockers, creation, a quoted traceback, locating,
+# diagnosis, tests, changes.
+_PHASE = {
+    "create": 20,
+    "trace": 21,
+    "locate": 22,
+    "measure": 24,
+    "diagnose": 25,
+    "test": 27,
+    "change": 30,
+}
 
 
-def _diagnose(bundle: ContextBundle, files: tuple[str, ...], test_how: str) -> Action | None:
+def _diagnose(
+    bundle: ContextBundle, files: tuple[str, ...], test_how: str
+) -> tuple[int, Action] | None:
     """For a bug without blockers, the goal's best-matching practice may say how to find the
-    cause; not one whose diagnostic is the plan's own failing test (`test_how`) again."""
+    cause, with its phase; not one whose diagnostic is the plan's own failing test
+    (`test_how`) again, nor one asking for a traceback the request already quotes: its
+    frames are where the search starts, before the ranked files' step."""
+    quoted = mine(bundle.request.goal).frames
     for match in bundle.practices:
         practice = match.practice
         if _opening(practice.diagnostic) == _opening(test_how):
             continue
+        if quoted and "traceback" in practice.diagnostic.lower():
+            start = _innermost(quoted, [hit.path for hit in bundle.code_hits])
+            if start is None:
+                continue  # the frames are all the reporter's own code: no file to start from
+            path, frame = start
+            named = f"`{frame.function}` in " if frame.function.isidentifier() else ""
+            return _PHASE["trace"], Action(
+                "Start from the quoted traceback",
+                (path,),
+                f"The request's traceback ends in this repository at {named}`{path}` line "
+                f"{frame.line}: read it and the frames above it, and find where the failing "
+                f"value comes from (the practice “{practice.title}”).",
+                "you can say which frame first gets a wrong value, and why",
+                "diagnose",
+            )
         if practice.diagnostic and not practice.generic:
             where = code(files) if files else "the affected code"
             # The step says what to do; the practice it comes from is its reason, not its
             # title ("Find the cause first (fail loudly …)" read as one odd instruction).
             how = practice.diagnostic.replace("{files}", where).rstrip()
-            return Action(
+            return _PHASE["diagnose"], Action(
                 "Narrow down the cause",
                 files,
                 f"{how} (the practice “{practice.title}”)",
                 "the result of the diagnostic is written down and says which explanation holds",
                 "diagnose",
             )
+    return None
+
+
+def _innermost(frames: tuple[Frame, ...], paths: list[str]) -> tuple[str, Frame] | None:
+    """The innermost frame in one of `paths` (ranked files), matched by the frame path's last
+    two parts: a traceback names the reporter's install (`…/site-packages/pkg/mod.py`)."""
+    for frame in reversed(frames):
+        tail = frame.path.split("/")[-2:]
+        for path in paths:
+            if path.split("/")[-len(tail) :] == tail:
+                return path, frame
     return None
 
 
@@ -277,7 +318,7 @@ def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
     if kind == "bug" and not bundle.blockers:
         diagnose = _diagnose(bundle, files + missing, wording.test_how)
         if diagnose is not None:
-            candidates.append((1, _PHASE["diagnose"], diagnose))
+            candidates.append((1, *diagnose))
     if kind == "performance":
         first, profile = _measure(files)
         candidates.append((1, _PHASE["measure"], first))

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+from nexusd.config import config_from_mapping
 from nexusd.context.intent import classify_text
+from nexusd.context.relevant_code import code_phase
+from nexusd.paths import find_repo
 from nexusd.planner.actions import Action
 from nexusd.planner.sequence import plan_actions
+from tests.code.conftest import CORE, UTIL, write
+from tests.conftest import git
 from tests.plan_helpers import bundle_for, kitchen_repo, request
 
 
@@ -160,3 +166,46 @@ def test_no_plan_changes_code_before_its_test_or_diagnosis(
         if kind != "docs":
             assert all(steps.index(s) < first_change for s in ("test", "diagnose") if s in steps)
     assert len(actions) <= 8
+
+
+_TRACEBACK = """Fix the crash: parsing an empty line raises an exception
+
+Traceback (most recent call last):
+  File "/home/me/app/main.py", line 3, in <module>
+    Parser().parse_expr("")
+  File "/home/me/venv/lib/python3.11/site-packages/pkg/core.py", line 22, in parse_expr
+    raise ValueError("empty expression")
+ValueError: empty expression
+"""
+
+
+def _code_plan(repo: Path, goal: str) -> tuple[Action, ...]:
+    """A plan whose bundle holds the code index's real findings for `goal`."""
+    for rel, text in {"pkg/core.py": CORE, "pkg/util.py": UTIL}.items():
+        write(repo, rel, text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "code")
+    req = request(goal=goal, blockers=(), artifacts=(), previous_goal=None)
+    found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    bundle = dataclasses.replace(bundle_for(repo, req), code_hits=found.hits)
+    return plan_actions(bundle, 8)
+
+
+def test_a_quoted_traceback_is_where_the_search_starts_not_a_traceback_to_capture(
+    repo: Path,
+) -> None:
+    actions = _code_plan(repo, _TRACEBACK)
+    start = actions[1]  # right after the review, before the ranked files' step
+    assert start.title == "Start from the quoted traceback"
+    assert start.files == ("pkg/core.py",)
+    assert "at `parse_expr` in `pkg/core.py` line 22" in start.how
+    assert not any("capture the full traceback" in a.how.lower() for a in actions)
+
+
+def test_a_traceback_only_through_the_reporters_code_gives_no_traceback_step(
+    repo: Path,
+) -> None:
+    goal = _TRACEBACK.replace("site-packages/pkg/core.py", "site-packages/other/lib.py")
+    actions = _code_plan(repo, goal)
+    assert not any("traceback" in f"{a.title} {a.how}".lower() for a in actions)
+    assert "diagnose" in _steps(actions)  # the ranked files are still where to look
