@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,7 +27,11 @@ def request() -> None:
 
 
 @request.command("new")
-@click.option("--goal", help="What this cycle must achieve (required unless --edit).")
+@click.option(
+    "--goal",
+    help="What this cycle must achieve (required unless --edit); `-` reads it from standard "
+    "input, e.g. an issue pasted whole.",
+)
 @click.option("--cycle", type=click.IntRange(min=0), help="Cycle number, e.g. 3.")
 @click.option("--project", help="Project name.")
 @click.option("--previous-goal", help="Goal of the previous cycle.")
@@ -81,9 +86,11 @@ def new(
     \b
     The request uses the canonical front-matter form (see PROTOCOL.md); the
     daemon answers it with `<same timestamp>_plan_response.md` next to it.
-    Give the goal with --goal, or use --edit to write the whole request in
-    $EDITOR (nothing is written if you quit without saving). The request is
-    checked before it is written: a request without a goal is refused.
+    Give the goal with --goal (`--goal -` reads it from standard input: a
+    whole issue, its code blocks and traceback too), or use --edit to write
+    the whole request in $EDITOR (nothing is written if you quit without
+    saving). The request is checked before it is written: a request without
+    a goal is refused.
 
     Only a running daemon (`nexusd start`) answers it on its own. With --wait
     the command waits for the response and prints its path (--print: the
@@ -95,8 +102,11 @@ def new(
       nexusd request new --goal "Fix the flaky login test" --cycle 2
       nexusd request new --goal "Add a --verbose flag" --wait --print | less
       nexusd request new --goal "Speed up CI" --artifact .ci/run --blocker "tests time out"
+      gh issue view 42 --json title,body -q '.title+"\\n\\n"+.body' | nexusd request new --goal -
       nexusd request new --edit
     """
+    if goal == "-":
+        goal = _stdin_goal()
     if not (goal or "").strip() and not edit:
         # A blank --goal is the same mistake as none: the flag, not front matter, is to fix.
         raise click.UsageError("give the goal with --goal TEXT, or write it in $EDITOR with --edit")
@@ -131,6 +141,13 @@ def new(
     elif not daemon_watches(layout, config, path):
         click.echo(_NO_DAEMON.format(label=label("note"), path=_shown(path)), err=True)
     _show(path, response_path_for(path), as_json, False)
+
+
+def _stdin_goal() -> str:
+    """The goal read from standard input (a terminal is told how to end it)."""
+    if sys.stdin.isatty():
+        click.echo("Paste the goal, then press Ctrl-D on a line of its own:", err=True)
+    return sys.stdin.read()
 
 
 _NO_DAEMON = """\

@@ -278,3 +278,24 @@ def test_wait_without_a_daemon_searches_memory_by_keyword_and_says_so(
     assert meta["status"] == "ok"
     assert any("keyword only" in w and "no daemon" in w for w in meta["warnings"])
     assert "`MEMORY.md:5`" in response.read_text(encoding="utf-8")
+
+
+def test_a_goal_pasted_on_standard_input_is_kept_whole(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    issue = (
+        "Mod(x**2, x) is not (always) 0\n\nWhen the base is not an integer:\n\n"
+        "```python\n>>> Mod(x**2, x)\n0\n```\n"
+    )
+    result = CliRunner().invoke(cli, ["request", "new", "--goal", "-"], input=issue)
+    assert result.exit_code == 0, result.stderr
+    req = parse_request((repo / result.stdout.strip()).read_bytes(), "request")
+    assert req.goal.strip() == issue.strip()
+
+
+def test_an_empty_standard_input_is_no_goal(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(cli, ["request", "new", "--goal", "-"], input="\n  \n")
+    assert result.exit_code == 2 and "--goal" in result.stderr
+    assert not (repo / ".scratchpad_logs").exists()
