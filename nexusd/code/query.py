@@ -73,6 +73,8 @@ _TRACE_BREAK = re.compile(
 _RUST_PANIC = re.compile(
     r"panicked at (?:'[^'\n]*', )?(?P<path>[\w./-]+\.rs):(?P<line>\d+):\d+(?P<func>)"
 )
+# The header of a Python traceback (IPython prints it too, above frames of its own form).
+TRACEBACK_HEADER = re.compile(r"Traceback \(most recent call last\)")
 _EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt|Failure))\b")
 _MESSAGE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning):\s*(.{8,200})")
 _CALL = re.compile(r"\b([^\W\d]\w*)\s*\(")

@@ -33,6 +33,9 @@ class Practice:
     practice: str
     diagnostic: str = ""
     generic: bool = False
+    # Keywords of which one must have chosen the entry for its diagnostic to fit the request
+    # (a traceback to capture fits "raises an exception", not a wrong result called a bug).
+    diagnostic_when: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,12 @@ def _entry(entry: Any, where: str) -> Practice:
     words = entry.get("keywords", [])
     if not isinstance(words, list) or not all(isinstance(w, str | int) for w in words):
         raise ConfigError(f"{where}: `keywords` must be a list of words", hint="keywords: [a, b]")
+    when = entry.get("diagnostic_when", [])
+    if not isinstance(when, list) or not set(map(str, when)) <= {str(w) for w in words}:
+        raise ConfigError(
+            f"{where}: `diagnostic_when` must list some of the entry's keywords",
+            hint="diagnostic_when: [error, exception], each also under keywords",
+        )
     return Practice(
         id=entry["id"],
         title=entry["title"].strip(),
@@ -83,6 +92,7 @@ def _entry(entry: Any, where: str) -> Practice:
         practice=" ".join(entry["practice"].split()),
         diagnostic=" ".join(str(entry.get("diagnostic") or "").split()),
         generic=bool(entry.get("generic", False)),
+        diagnostic_when=tuple(str(w).lower() for w in when),
     )
 
 

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from nexusd.code.query import TRACEBACK_HEADER
 from nexusd.context.goaltext import TOPIC_CHARS, split_goal
 
 Kind = Literal["bug", "feature", "refactor", "docs", "performance", "question"]
@@ -179,7 +180,6 @@ class Intent:
     cues: tuple[str, ...] = ()
 
 
-_TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
 _EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b")
 # `from_file fails on TOML` reports a bug; `an option that fails on …` specifies a feature.
 _FAILS = re.compile(r"(?<!\bthat )(?<!\bwhich )\bfails\b")
@@ -239,7 +239,7 @@ def classify_text(text: str) -> Intent:
     if _FAILS.search(lower):
         scores["bug"] = scores.get("bug", 0) + 1
         found.setdefault("bug", []).append("fails")
-    if _TRACEBACK.search(text[:TOPIC_CHARS]):
+    if TRACEBACK_HEADER.search(text[:TOPIC_CHARS]):
         # A pasted traceback is a bug's mark whatever the prose asks ("I don't understand
         # why … find out": sympy-17630 quotes two).
         scores["bug"] = scores.get("bug", 0) + 3

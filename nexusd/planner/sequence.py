@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nexusd.code.query import Frame, mine
 from nexusd.context.artifacts import ArtifactFact
 from nexusd.context.intent import Kind
 from nexusd.context.librarian import ContextBundle
@@ -29,6 +28,7 @@ from nexusd.planner.actions import (
     review_action,
     short,
 )
+from nexusd.planner.quoted_trace import quoted_frames, trace_action
 
 MAX_CHANGE_ACTIONS = 3
 MAX_BLOCKER_ACTIONS = 3
@@ -121,30 +121,23 @@ _PHASE = {
 def _diagnose(
     bundle: ContextBundle, files: tuple[str, ...], test_how: str
 ) -> tuple[int, Action] | None:
-    """For a bug without blockers, the goal's best-matching practice may say how to find the
-    cause, with its phase; not one whose diagnostic is the plan's own failing test
-    (`test_how`) again, nor one asking for a traceback the request already quotes: its
-    frames are where the search starts, before the ranked files' step."""
-    quoted = mine(bundle.request.goal).frames
+    """For a bug without blockers: a quoted traceback is where the search starts, before
+    the ranked files' step; else the goal's best-matching practice may say how to find the
+    cause, but not with the plan's own failing test (`test_how`) again, nor by asking for a
+    traceback the request quotes or for one where the request says nothing raised."""
+    frames = quoted_frames(bundle.request.goal)
+    if frames:
+        start = trace_action(bundle, frames)
+        if start is not None:
+            return _PHASE["trace"], start
     for match in bundle.practices:
         practice = match.practice
         if _opening(practice.diagnostic) == _opening(test_how):
             continue
-        if quoted and "traceback" in practice.diagnostic.lower():
-            start = _innermost(quoted, [hit.path for hit in bundle.code_hits])
-            if start is None:
-                continue  # the frames are all the reporter's own code: no file to start from
-            path, frame = start
-            named = f"`{frame.function}` in " if frame.function.isidentifier() else ""
-            return _PHASE["trace"], Action(
-                "Start from the quoted traceback",
-                (path,),
-                f"The request's traceback ends in this repository at {named}`{path}` line "
-                f"{frame.line}: read it and the frames above it, and find where the failing "
-                f"value comes from (the practice “{practice.title}”).",
-                "you can say which frame first gets a wrong value, and why",
-                "diagnose",
-            )
+        if practice.diagnostic_when and not set(match.matched) & set(practice.diagnostic_when):
+            continue
+        if frames is not None and "traceback" in practice.diagnostic.lower():
+            continue  # captured already, though none of its frames is in a ranked file
         if practice.diagnostic and not practice.generic:
             where = code(files) if files else "the affected code"
             # The step says what to do; the practice it comes from is its reason, not its
@@ -157,17 +150,6 @@ def _diagnose(
                 "the result of the diagnostic is written down and says which explanation holds",
                 "diagnose",
             )
-    return None
-
-
-def _innermost(frames: tuple[Frame, ...], paths: list[str]) -> tuple[str, Frame] | None:
-    """The innermost frame in one of `paths` (ranked files), matched by the frame path's last
-    two parts: a traceback names the reporter's install (`…/site-packages/pkg/mod.py`)."""
-    for frame in reversed(frames):
-        tail = frame.path.split("/")[-2:]
-        for path in paths:
-            if path.split("/")[-len(tail) :] == tail:
-                return path, frame
     return None
 
 

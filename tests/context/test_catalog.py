@@ -112,6 +112,11 @@ def test_custom_catalog_from_config(repo: Path) -> None:
         ("entries:\n  - id: x\n    title: t\n", "`practice` is missing"),
         ("entries:\n  - id: x\n    title: t\n    practice: p\n    keywords: word\n", "keywords"),
         ("entries:\n  - just a string\n", "must be a mapping"),
+        (
+            "entries:\n  - id: x\n    title: t\n    practice: p\n    keywords: [error]\n"
+            "    diagnostic_when: [crash]\n",
+            "`diagnostic_when` must list some of the entry's keywords",
+        ),
     ],
 )
 def test_bad_custom_catalog_is_a_config_error(

@@ -168,12 +168,12 @@ def test_no_plan_changes_code_before_its_test_or_diagnosis(
     assert len(actions) <= 8
 
 
-_TRACEBACK = """Fix the crash: parsing an empty line raises an exception
+_TRACEBACK = """parse_expr("") gives a ValueError on an empty line
 
 Traceback (most recent call last):
   File "/home/me/app/main.py", line 3, in <module>
     Parser().parse_expr("")
-  File "/home/me/venv/lib/python3.11/site-packages/pkg/core.py", line 22, in parse_expr
+  File "/home/me/venv/lib/python3.11/site-packages/pkg/core.py", line 11, in parse_expr
     raise ValueError("empty expression")
 ValueError: empty expression
 """
@@ -181,31 +181,80 @@ ValueError: empty expression
 
 def _code_plan(repo: Path, goal: str) -> tuple[Action, ...]:
     """A plan whose bundle holds the code index's real findings for `goal`."""
-    for rel, text in {"pkg/core.py": CORE, "pkg/util.py": UTIL}.items():
-        write(repo, rel, text)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "code")
-    req = request(goal=goal, blockers=(), artifacts=(), previous_goal=None)
+    if not (repo / "pkg").exists():
+        for rel, text in {"pkg/core.py": CORE, "pkg/util.py": UTIL}.items():
+            write(repo, rel, text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "code")
+    req = request(goal=goal, blockers=(), artifacts=(), previous_goal=None, previous_outcome=None)
     found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
     bundle = dataclasses.replace(bundle_for(repo, req), code_hits=found.hits)
     return plan_actions(bundle, 8)
 
 
+def _says(actions: tuple[Action, ...], words: str) -> bool:
+    return any(words in f"{a.title} {a.how}".lower() for a in actions)
+
+
 def test_a_quoted_traceback_is_where_the_search_starts_not_a_traceback_to_capture(
     repo: Path,
 ) -> None:
+    # No practice's word ("error", "crash") in the prose: the frames alone decide.
     actions = _code_plan(repo, _TRACEBACK)
     start = actions[1]  # right after the review, before the ranked files' step
     assert start.title == "Start from the quoted traceback"
     assert start.files == ("pkg/core.py",)
-    assert "at `parse_expr` in `pkg/core.py` line 22" in start.how
-    assert not any("capture the full traceback" in a.how.lower() for a in actions)
+    assert start.how.startswith(
+        "The request's traceback ends in this repository at `parse_expr` in `pkg/core.py`, "
+        "line 11: read that code and find"
+    )
+    assert not _says(actions, "capture the full traceback")
 
 
-def test_a_traceback_only_through_the_reporters_code_gives_no_traceback_step(
-    repo: Path,
+@pytest.mark.parametrize(
+    ("frame", "said"),
+    [
+        # The reporter's version: the line is not in `parse_expr` here.
+        ('site-packages/pkg/core.py", line 240', "line 240 of the reporter's version"),
+        # A relative path from a checkout.
+        ('pkg/core.py", line 11', "line 11:"),
+    ],
+)
+def test_the_frames_line_is_said_to_be_the_reporters_unless_it_is_here(
+    repo: Path, frame: str, said: str
 ) -> None:
-    goal = _TRACEBACK.replace("site-packages/pkg/core.py", "site-packages/other/lib.py")
+    goal = _TRACEBACK.replace(
+        '/home/me/venv/lib/python3.11/site-packages/pkg/core.py", line 11', frame
+    )
+    start = _code_plan(repo, goal)[1]
+    assert start.title == "Start from the quoted traceback" and said in start.how
+    if "reporter's" in said:
+        assert "(here it starts at line 9)" in start.how
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        # Only the reporter's own script and another package are in the traceback.
+        _TRACEBACK.replace("site-packages/pkg/core.py", "site-packages/other/lib.py"),
+        # A bare file name is any file of that name, not this repository's.
+        _TRACEBACK.replace("/home/me/venv/lib/python3.11/site-packages/pkg/core.py", "core.py"),
+        # IPython's frames (`<ipython-input-…>`) are not read, but the traceback was captured.
+        "parse_expr raises on empty input\n\n---------\nValueError   Traceback (most recent "
+        "call last)\n<ipython-input-3-1b2c> in <module>\n----> 1 Parser().parse_expr('')",
+    ],
+)
+def test_no_step_asks_for_a_traceback_the_request_quotes(repo: Path, goal: str) -> None:
     actions = _code_plan(repo, goal)
-    assert not any("traceback" in f"{a.title} {a.how}".lower() for a in actions)
+    assert not _says(actions, "start from the quoted traceback")
+    assert not _says(actions, "capture the full traceback")
     assert "diagnose" in _steps(actions)  # the ranked files are still where to look
+
+
+def test_a_wrong_result_called_a_bug_is_not_told_to_capture_a_traceback(repo: Path) -> None:
+    # "bug" chooses the error-handling practice, but nothing raised: its diagnostic (capture
+    # the traceback) needs one of its `diagnostic_when` words.
+    actions = _code_plan(repo, "Bug: parse_expr returns the wrong tokens for `1+2`")
+    assert not _says(actions, "traceback")
+    crash = _code_plan(repo, "parse_expr raises an exception on `1+2`")
+    assert _says(crash, "capture the full traceback")

@@ -1,0 +1,43 @@
+"""Which ranked file a quoted traceback's frame is: the longest shared ending of its path."""
+
+from __future__ import annotations
+
+import pytest
+
+from nexusd.code.query import Frame
+from nexusd.planner.quoted_trace import innermost, quoted_frames
+
+_SITE = "/srv/venv/lib/python3.11/site-packages"
+
+
+@pytest.mark.parametrize(
+    ("frames", "paths", "want"),
+    [
+        # The longest shared ending wins over the better-ranked file.
+        ([f"{_SITE}/a/util/io.py"], ["b/util/io.py", "a/util/io.py"], ("a/util/io.py", 0)),
+        # On a tie the better-ranked file is taken.
+        (["util/io.py"], ["b/util/io.py", "a/util/io.py"], ("b/util/io.py", 0)),
+        # The innermost frame in a ranked file, past frames of other code.
+        ([f"{_SITE}/pkg/core.py", "/home/me/app/main.py"], ["pkg/core.py"], ("pkg/core.py", 0)),
+        # A bare file name, or one shared part only, is no match.
+        (["core.py"], ["pkg/core.py"], None),
+        (["/home/me/other/core.py"], ["pkg/core.py"], None),
+    ],
+)
+def test_a_frame_is_the_ranked_file_sharing_the_longest_ending(
+    frames: list[str], paths: list[str], want: tuple[str, int] | None
+) -> None:
+    assert innermost(tuple(Frame(p, 1, "f") for p in frames), paths) == want
+
+
+@pytest.mark.parametrize(
+    ("goal", "want"),
+    [
+        ('Traceback (most recent call last):\n  File "a/b.py", line 3, in f\nKeyError: 1', 1),
+        ("KeyError  Traceback (most recent call last)\n<ipython-input-3-1b> in <module>", 0),
+        ("parse_expr returns the wrong tokens", None),
+    ],
+)
+def test_a_quoted_traceback_is_told_from_none(goal: str, want: int | None) -> None:
+    frames = quoted_frames(goal)
+    assert (None if frames is None else len(frames)) == want
