@@ -31,6 +31,7 @@ DEFAULT_EXCLUDE = (
     "package-lock.json",
     "*.pb.go",
     "*_pb2.py",
+    ".nexus/*",
     ".scratchpad_logs/*",
     ".scratchpad/*",
     "memory/daily/*",

@@ -33,6 +33,7 @@ from nexusd.config import Config
 from nexusd.errors import IndexStoreError
 from nexusd.lance import index_uri
 from nexusd.paths import RepoLayout
+from nexusd.templates.scaffold import own_files
 
 log = logging.getLogger("nexusd.code")
 # While a first build runs, searches get a partial corpus rebuilt after this many files.
@@ -93,6 +94,11 @@ class CodeIndex:
         patterns = list(config.code.exclude)
         if config.code.default_excludes:
             patterns += DEFAULT_EXCLUDE
+            # nexusd's own files (its config, the request folders it watches, the memory):
+            # never the code a request is about, wherever the configuration puts them.
+            watched = [str(p) for p in config.watch.paths]
+            for own in own_files(layout, watched, config.memory.sources):
+                patterns += [own, f"{own}/*"]
         self.exclude = tuple(patterns)
         self.max_bytes = config.code.max_file_bytes
         self.max_files = config.code.max_files

@@ -115,6 +115,24 @@ def test_issue_templates_are_never_indexed(code_repo: Path) -> None:
     assert index.status().skipped["excluded by code.exclude or the default excludes"] == 2
 
 
+@pytest.mark.parametrize("watched", [None, ["plans"]])
+def test_nexusds_own_files_are_never_indexed(code_repo: Path, watched: list[str] | None) -> None:
+    # Its config, its request folder (wherever configured) and the memory: a plan about
+    # the code must not point at them (`.nexus/config.yaml` was ranked in a small repository).
+    folder = watched[0] if watched else ".scratchpad_logs"
+    write(code_repo, ".nexus/config.yaml", "checks:\n  - name: tests\n    run: parse_expr\n")
+    write(code_repo, f"{folder}/2026-01-01T00_00_00_plan_request.md", "parse_expr fails\n")
+    write(code_repo, "memory/daily/2026-01-01.md", "parse_expr raised\n")
+    write(code_repo, "MEMORY.md", "# Memory\n\nparse_expr is fragile\n")
+    extra = {"watch": {"paths": watched}} if watched else {}
+    config = config_from_mapping({"code": {"workers": 1}, **extra}, "test")
+    index = CodeIndex(find_repo(code_repo), config)
+    index.update()
+    indexed = {h.path for h in index.search("parse_expr", k=20).hits}
+    assert indexed and all(p.startswith(("pkg/", "tests/")) for p in indexed), indexed
+    assert index.parsed(".nexus/config.yaml") is None
+
+
 def test_size_cap_and_custom_excludes(code_repo: Path) -> None:
     write(code_repo, "pkg/big.py", "x = 1\n" * 400)
     index = index_for(code_repo, max_file_bytes=1000, exclude=["tests/*"])
