@@ -117,12 +117,20 @@ def _frame_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:
         values[f] = max(values[f], 1.0 + depth / max(len(frames), 1))
         named = f"`{frame.function}` " if frame.function.isidentifier() else ""
         where[f].insert(0, f"{named}line {frame.line}")
-    for f, lines in where.items():
+    for f, texts in where.items():
+        lines = _said_once(texts)
         # One reason per file, its innermost frames first: where the error passed last.
         shown = ", ".join(dict.fromkeys(lines[:MAX_FRAMES_SHOWN]))
         more = ", …" if len(lines) > MAX_FRAMES_SHOWN else ""
         sig.reasons[f].append(("frame", values[f], f"in the traceback at {shown}{more}"))
     sig.add("frame", values, scale=2.0)
+
+
+def _said_once(lines: list[str]) -> list[str]:
+    """Frames' texts without a nameless one (`<listcomp>`, `<lambda>`) whose line a named
+    frame already says: a comprehension runs on its function's line."""
+    named = {text.split(" ", 1)[1] for text in lines if not text.startswith("line ")}
+    return [text for text in lines if not (text.startswith("line ") and text in named)]
 
 
 def _message_signal(corpus: Corpus, query: CodeQuery, sig: Signals, unit_scores: Floats) -> None:

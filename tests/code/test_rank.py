@@ -73,6 +73,22 @@ def test_a_file_in_a_traceback_gives_one_reason_innermost_frames_first() -> None
     assert shown == ["in the traceback at `f5` line 5, `f4` line 4, `f3` line 3, …"]
 
 
+def test_a_comprehensions_frame_is_said_once_by_its_functions_name() -> None:
+    # sympy-17630: `<listcomp>` on the line of `colblocksizes` read "line 80, `colblocksizes`
+    # line 80".
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/site-packages/app/blocks.py", line 80, in colblocksizes\n'
+        '  File "/venv/site-packages/app/blocks.py", line 80, in <listcomp>\n'
+        "AttributeError: 'Zero' object has no attribute 'cols'\n"
+    )
+    corpus = Corpus([parse_python("app/blocks.py", "def colblocksizes():\n    pass\n")])
+    reasons = rank(corpus, mine("it fails\n" + trace))[0].reasons
+    assert [r for r in reasons if "traceback" in r] == [
+        "in the traceback at `colblocksizes` line 80"
+    ]
+
+
 def test_the_reason_that_counted_most_comes_first() -> None:
     # `Widget` is defined in both files, `render_widget` only in the second: the rarer
     # definition counts more, and the traceback frame more than both.
