@@ -17,6 +17,7 @@ from nexusd.planner.actions import (
     check_commands,
     code,
     has_previous_cycle,
+    is_test_path,
     render_actions,
     short,
 )
@@ -268,12 +269,11 @@ def tool_calls(bundle: ContextBundle) -> str:
         out.append(f"The tools file `{facts.path}` {facts.note}; generic tools instead:")
     arts = [a.rel for a in bundle.artifacts if a.rel and a.status == "ok"]
     scope = " -- " + " ".join(arts[:4]) if arts else ""
-    grep = " ".join(f"-e {w}" for w in bundle.goal_words[:3]) or "-e <word>"
     n = bundle.request.cycle
     out += [
         f"- `git log --oneline -n 5{scope}`: what changed recently"
         + (" in the artifacts." if arts else "."),
-        f"- `git grep -n -i {grep}`: where the goal's words occur.",
+        _search_tool(bundle),
         f'- `nexusd checkpoint create -m "before cycle {n if n is not None else "next"}"`: '
         "a snapshot you can restore if the cycle goes wrong.",
         "- `pytest -x -q`: stop at the first failure while iterating.",
@@ -283,6 +283,21 @@ def tool_calls(bundle: ContextBundle) -> str:
         "`.nexus/config.yaml` and the daemon runs them on a snapshot.",
     ]
     return _with_question(out, bundle)
+
+
+def _search_tool(bundle: ContextBundle) -> str:
+    """Who calls the code the index ranks first (`nexusd code impact`), else a `git grep`
+    of the goal's words, which matches them in every comment and string too."""
+    units = [(h.path, u) for h in bundle.code_hits if not is_test_path(h.path) for u in h.units]
+    if units:
+        path, unit = units[0]
+        name = unit.qualname.split(".")[-1]
+        return (
+            f"- `nexusd code impact {path}:{unit.qualname}`: who calls `{name}`, and what it "
+            "calls, before you change it."
+        )
+    grep = " ".join(f"-e {w}" for w in bundle.goal_words[:3]) or "-e <word>"
+    return f"- `git grep -n -i {grep}`: where the goal's words occur."
 
 
 def _with_question(out: list[str], bundle: ContextBundle) -> str:

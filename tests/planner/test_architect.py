@@ -1,13 +1,19 @@
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
 
+from nexusd.config import config_from_mapping
+from nexusd.context.relevant_code import code_phase
+from nexusd.paths import find_repo
 from nexusd.planner.actions import checks_action, locate_action, review_action
 from nexusd.planner.architect import OFFLINE_NOTE, standard_sections, title_for
 from nexusd.protocol.documents import STANDARD_SECTIONS
+from tests.code.conftest import CORE, UTIL, write
+from tests.conftest import git
 from tests.plan_helpers import bundle_for, kitchen_repo, request
 
 
@@ -81,6 +87,23 @@ def test_missing_tools_file_gives_generic_tools(repo: Path) -> None:
     assert "`.cursor/none.md`" in tools  # the missing file is named, generic tools follow
     for generic in ("git log --oneline -n 5 -- README.md", "nexusd checkpoint create", "pytest"):
         assert generic in tools
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_the_search_tool_is_the_impact_of_the_first_ranked_unit(repo: Path, indexed: bool) -> None:
+    for rel, text in {"pkg/core.py": CORE, "pkg/util.py": UTIL}.items():
+        write(repo, rel, text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "code")
+    req = request(goal="parse_expr raises ValueError on empty input", blockers=(), artifacts=())
+    bundle = bundle_for(repo, req)
+    if indexed:
+        found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+        bundle = dataclasses.replace(bundle, code_hits=found.hits)
+    tools = {s.title: s.body for s in standard_sections(bundle, 8)}["Recommended Tool Calls"]
+    impact = "`nexusd code impact pkg/core.py:Parser.parse_expr`: who calls `parse_expr`"
+    assert (impact in tools) is indexed
+    assert ("`git grep -n -i" in tools) is not indexed
 
 
 def test_output_is_deterministic(repo: Path) -> None:
