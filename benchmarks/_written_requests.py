@@ -1,6 +1,8 @@
+# ruff: noqa: E501 (requests as written, one per line)
 """Requests written by hand as users write them, each labelled with the kind of work it asks
-for: a helper acting as a new user wrote most of them to attack the classifier (twentieth
-session), the rest were written before the run that measured them. `request_kinds.py`
+for: two helpers acting as new users wrote most of them to attack the classifier (twentieth
+session, the second after the first one's findings were fixed), the rest were written
+before the run that measured them. `request_kinds.py`
 scores `classify_text` on them beside the real bug reports."""
 
 from __future__ import annotations
@@ -144,4 +146,113 @@ WRITTEN: tuple[tuple[str, str], ...] = (
     ("bug", "`Client.get` returns stale data: expected the new value after `put`"),
     ("bug", "Strange behaviour of `merge` with empty frames"),
     ("bug", "AttributeError: 'Session' object has no attribute 'close_all'"),
+    # A second helper, after the first fixes (63 more).
+    ("docs", "Add a section to the `README` explaining how to configure the watch paths"),
+    ("docs", "Update the `CHANGELOG` for the 3.2 release"),
+    ("docs", "Add a `CHANGELOG` entry for the new retry behaviour"),
+    ("docs", "Update `docs/` to describe the new `--dry-run` flag"),
+    ("docs", "The `docs/conf.py` still lists the old theme options; update the docs to match 4.0"),
+    ("docs", "Add examples for `Document.save()` to the user guide"),
+    ("docs", "Explain the `--profile` flag in the docs"),
+    ("docs", "Fix typos in error messages shown by the CLI"),
+    ("docs", "Fix typos in the exception messages of `config.py`"),
+    (
+        "docs",
+        "The docs are inconsistent with the code about the default timeout (docs say 30s, code uses 60s)",
+    ),
+    ("docs", "The tutorial is confusing about when to call `init()`; rewrite that section"),
+    ("docs", "Several docstrings in `models.py` are confusing and inconsistent; rewrite them"),
+    (
+        "docs",
+        "The README's install instructions are strange on Windows, add a note about long paths",
+    ),
+    (
+        "refactor",
+        "Our module names are inconsistent (some plural, some singular); rename them all to singular",
+    ),
+    (
+        "refactor",
+        "Naming is inconsistent across the API: rename `getUser` and friends to snake_case",
+    ),
+    ("refactor", "The `simplify` package has three copies of the same helper; deduplicate them"),
+    ("refactor", "Move the `optimizer` module under `core/`, it has nothing to do with the CLI"),
+    ("refactor", "Split the 2000-line `profiler.py` into a package"),
+    (
+        "refactor",
+        "The `rewrite()` method is confusing; split it into smaller functions without changing behaviour",
+    ),
+    (
+        "refactor",
+        "Replace the strange global state in `session.py` with an explicit context object",
+    ),
+    ("refactor", "Get rid of the invalid-state flags in `Job` by using an enum"),
+    (
+        "performance",
+        'Importing the package is slow (4 s). Interrupting it shows where it spends time:\n\n```\nTraceback (most recent call last):\n  File "/usr/lib/python3.11/site-packages/foo/cli.py", line 42, in main\n    run()\nKeyboardInterrupt\n```',
+    ),
+    ("performance", "`optimize()` takes 40 s on a 1000-variable model; it used to take 2 s"),
+    ("performance", "`Profiler.run()` is slow on large inputs"),
+    ("performance", "The `benchmark` suite shows `parse()` is 3x slower than in 1.x"),
+    (
+        "performance",
+        "Cut the p99 latency of the /search endpoint; the `cache` layer is hit twice per request",
+    ),
+    (
+        "performance",
+        "Memory usage grows to 8 GB when indexing a large repo; it leaks the parsed ASTs",
+    ),
+    ("performance", "Startup takes too long because `load_plugins()` imports every plugin eagerly"),
+    ("question", "How does `Session.explain()` decide which rows to show?"),
+    ("question", "Why do we pin `urllib3<2` in setup.cfg? Is it still needed?"),
+    ("question", "Can you explain the strange retry logic in `client.py`?"),
+    (
+        "question",
+        "I don't understand why `resolve()` is called twice per request, can you find out?",
+    ),
+    ("question", "What is the best way to support both sync and async callers of `fetch()`?"),
+    ("question", "Should we switch from setup.py to pyproject.toml?"),
+    ("question", "Where is the invalid token case handled in the auth middleware?"),
+    ("feature", "Validate the config on load and report invalid keys"),
+    ("feature", "Reject invalid email addresses at signup with a clear message"),
+    ("feature", "Support a `--strict` mode that treats inconsistent lock files as fatal"),
+    ("feature", "Add an `explain` subcommand that prints why a plan chose each file"),
+    (
+        "feature",
+        "When the config file is malformed we print a raw traceback:\n\n```\nTraceback (most recent call last):\n  File \"/usr/lib/python3.11/site-packages/foo/cli.py\", line 42, in main\n    run()\nKeyError: 'port'\n```\n\nPrint a one-line message naming the bad key instead.",
+    ),
+    ("feature", "Add a `--timeout` option so that a run which hangs can be stopped"),
+    ("feature", "Add retries for flaky network calls in the uploader"),
+    ("feature", "Allow `simplify()` to take a `ratio` keyword"),
+    ("feature", "Add a `profile` option to `run()` that records timings"),
+    ("feature", "Support the `document` keyword in `Template.render()`"),
+    ("bug", "`test_upload` flakes on CI about one run in twenty"),
+    ("bug", "The watcher sometimes hangs forever after the laptop wakes from sleep"),
+    ("bug", "Worker process leaking file descriptors after each job"),
+    ("bug", "`Matrix.rank()` gives an inconsistent answer for symbolic entries"),
+    ("bug", "Results of `sort_by_date` are strange after the second page"),
+    ("bug", "The `profile` command prints negative durations"),
+    ("bug", "The `optimize` step drops constraints when two share a name"),
+    ("bug", "`rewrite(exp)` returns the input unchanged for `tanh`"),
+    ("bug", "Explain plan output has duplicate rows since 2.1"),
+    (
+        "bug",
+        "Calling `to_dict()` on a frozen model: AttributeError: 'Frozen' object has no attribute '__dict__'",
+    ),
+    (
+        "bug",
+        "Login with an SSO account redirects to /login again.\n\n**Actual behaviour**: loop.\n**Expected behaviour**: dashboard.",
+    ),
+    ("bug", "Why does `parse('2020-02-30')` return March 1st instead of raising?"),
+    ("bug", "`Documenter.add_content()` duplicates the docstring of inherited methods"),
+    ("bug", "`tidy()` reorders columns the user did not ask to move"),
+    ("bug", "`simplify(sin(x)**2 + cos(x)**2)` does not simplify to 1 when x is real"),
+    (
+        "bug",
+        "Since 5.1, `make docs` ends with 'WARNING: document isn't included in any toctree' for every autosummary page",
+    ),
+    (
+        "bug",
+        'Sphinx crashes when a `document` has no title:\n\nTraceback (most recent call last):\n  File "/usr/lib/python3.11/site-packages/foo/cli.py", line 42, in main\n    run()\nIndexError: list index out of range',
+    ),
+    ("bug", "The flakiness of `test_retry` makes CI red every other day"),
 )

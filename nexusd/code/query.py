@@ -35,10 +35,11 @@ _PYTHON_FRAMES = (
     # IPython 8 and later: `File ~/src/pkg/plot.py:804, in Plot.plot(self, pyplot)`.
     re.compile(r"File (?P<path>[^\s\"',]+\.pyx?):(?P<line>\d+), in (?P<func>[\w<>.]+)"),
     # IPython 7 and earlier: `/venv/…/pkg/mathml.py in doprint(self, expr)`, then the
-    # source around the frame's line, which is marked `---> 38`.
+    # source around the frame's line, which is marked `---> 38` (a blank source line is
+    # its number alone: `    718`).
     re.compile(
         r"^(?P<path>[~\w./\\:-]+\.pyx?) in (?P<func>[\w<>.]+)\(.*\n"
-        r"(?:[ \t]+\d+ .*\n|[ \t]*\n){0,20}?-+>\s*(?P<line>\d+)",
+        r"(?:[ \t]+\d+(?:[ \t].*)?\n|[ \t]*\n){0,20}?-+>\s*(?P<line>\d+)",
         re.M,
     ),
 )

@@ -60,15 +60,18 @@ _CUES: dict[Kind, tuple[tuple[str, int], ...]] = {
         ("timeout", 2),
         ("times out", 2),
         ("instead of", 1),
-        ("flaky", 3),
-        ("hangs", 2),
-        ("leaks", 2),
+        ("flaky", 1),
+        ("flake", 1),
+        ("flakiness", 1),
+        ("hangs", 1),
+        ("hanging", 1),
+        ("leaks", 1),
+        ("leaking", 1),
         # How reports say a result is wrong without "bug" or "error" (benchmarks/README.md,
         # twentieth session); words as often said of work to do (`issue`, `warning`, `stale`,
         # `incomplete`) are not among them.
-        ("inconsisten", 2),
+        ("inconsisten", 1),
         ("inequivalent", 2),
-        ("invalid", 1),  # a whole word: not "invalidation"
         ("strange", 1),
         ("confusing", 1),
         ("has no attribute", 3),
@@ -122,13 +125,15 @@ _CUES: dict[Kind, tuple[tuple[str, int], ...]] = {
         ("changelog", 3),
         ("tutorial", 3),
         ("user guide", 3),
-        ("typo", 3),
-        ("typos", 3),
+        ("typo", 5),  # "Fix typos in error messages" is docs work
+        ("typos", 5),
         ("comment", 1),
         ("usage example", 2),
     ),
     "performance": (
         ("slow", 3),
+        ("slower", 3),
+        ("slowdown", 3),
         ("faster", 3),
         ("speed", 2),
         ("performance", 3),
@@ -159,19 +164,6 @@ _ASKING = frozenset(
     """how why what which should could can is are does do where when""".split()  # noqa: SIM905
 )
 _QUESTION_WEIGHT = 4
-# Kinds whose cues may be a program's own names: `simplify(expr)` in a report makes its
-# "simplifies to" sympy's function, not a refactor; `.rewrite(`, an `optimizer`, `document`.
-_NAMEABLE: frozenset[Kind] = frozenset({"refactor", "docs", "performance", "question"})
-_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
-_TICKED = re.compile(r"`([^`\n]+)`")
-_PROMPTED = re.compile(r"^\s*(?:>>>|\.\.\.|In \[\d+\]:)(.*)$", re.M)
-_CALLED = re.compile(r"\b\w+(?=\()")  # `simplify(e)`; not an aside, "faster (it takes…)"
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NAME_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-# `README.md`, `docs/CHANGELOG.rst`: a file of prose named, not code used.
-_PROSE_FILE = re.compile(r"\.(?:md|rst|txt|html?|adoc)$", re.I)
-
-
 @dataclass(frozen=True)
 class Intent:
     """The kind of a request and the cues that decided it (empty: nothing said; a default)."""
@@ -180,43 +172,17 @@ class Intent:
     cues: tuple[str, ...] = ()
 
 
-_EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b")
+EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b")
 # `from_file fails on TOML` reports a bug; `an option that fails on …` specifies a feature.
 _FAILS = re.compile(r"(?<!\bthat )(?<!\bwhich )\bfails\b")
-
-
-# Cues longer than four letters that are whole words all the same.
-_WHOLE = frozenset({"invalid"})
 
 
 @functools.lru_cache(maxsize=256)
 def _pattern(cue: str) -> re.Pattern[str]:
     body = r"\s+".join(re.escape(w) for w in cue.split())
     # Short cues are whole words (`race` must not match `trace`, `new` not `renew`).
-    tail = r"\b" if len(cue) <= 4 or cue in _WHOLE else ""
+    tail = r"\b" if len(cue) <= 4 else ""
     return re.compile(r"\b" + body + tail)
-
-
-def _code_words(text: str) -> frozenset[str]:
-    """The one-word names a text uses as code (fenced, in backticks, at a prompt, or called),
-    lower-cased: `simplify`, `rewrite`; not `docs_url` or `rename_file`, whose words name
-    what the work is about."""
-    spans: list[str] = []
-    fenced = False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif fenced:
-            spans.append(line)
-    spans += _TICKED.findall(text) + _PROMPTED.findall(text) + _CALLED.findall(text)
-    code = "\n".join(span for span in spans if not _PROSE_FILE.search(span.strip()))
-    names = (name.strip("_") for name in _NAME.findall(code))
-    return frozenset(n.lower() for n in names if len(_NAME_PART.findall(n)) == 1)
-
-
-def _names_code(cue: str, code: frozenset[str]) -> bool:
-    """Whether a one-word cue is the start of a name the text uses as code."""
-    return " " not in cue and any(name.startswith(cue) for name in code)
 
 
 def classify_text(text: str) -> Intent:
@@ -224,7 +190,6 @@ def classify_text(text: str) -> Intent:
     prose = split_goal(text).prose
     lower = " ".join(prose).lower()
     first = re.findall(r"[a-z']+", lower[:40])[:1]
-    code = _code_words(text[:TOPIC_CHARS])
     scores: dict[Kind, int] = {}
     found: dict[Kind, list[str]] = {}
     for kind in KINDS:
@@ -232,8 +197,6 @@ def classify_text(text: str) -> Intent:
             if _pattern(cue).search(lower):
                 # The leading verb says most about the work ("Fix …", "Document …").
                 bonus = 1 if _pattern(cue).match(lower) else 0
-                if not bonus and kind in _NAMEABLE and _names_code(cue, code):
-                    continue
                 scores[kind] = scores.get(kind, 0) + weight + bonus
                 found.setdefault(kind, []).append(cue)
     if _FAILS.search(lower):
@@ -241,10 +204,11 @@ def classify_text(text: str) -> Intent:
         found.setdefault("bug", []).append("fails")
     if TRACEBACK_HEADER.search(text[:TOPIC_CHARS]):
         # A pasted traceback is a bug's mark whatever the prose asks ("I don't understand
-        # why … find out": sympy-17630 quotes two).
-        scores["bug"] = scores.get("bug", 0) + 3
+        # why … find out": sympy-17630 quotes two), but not over a kind the prose says
+        # outright ("slow", with a Ctrl-C traceback to show where the time goes).
+        scores["bug"] = scores.get("bug", 0) + 2
         found.setdefault("bug", []).append("a quoted traceback")
-    named = _EXCEPTION_NAME.findall(" ".join(prose))
+    named = EXCEPTION_NAME.findall(" ".join(prose))
     other = any(scores.get(kind, 0) for kind in KINDS if kind != "bug")
     if named and not other:
         # `TypeError in send_file`: an exception class named in the goal is a bug's mark,

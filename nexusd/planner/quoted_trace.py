@@ -2,9 +2,10 @@
 
 A report that quotes a traceback has done the diagnostic a plan would otherwise ask for
 ("capture the full traceback"): its innermost frame in one of the ranked files is where
-the search starts. The frame's path is the reporter's (`…/site-packages/pkg/mod.py`) and so
-are its line numbers: the file is matched by the longest common ending of at least two
-path parts, and the line is said to be the reporter's unless a listed unit holds it.
+the search starts. The frame's path is the reporter's (`…/site-packages/pkg/mod.py`, a
+checkout of their own) and so are its line numbers: a file matches when one path is the
+other's ending (two parts or more; below `site-packages/` the whole import path), and
+the line is said to be the reporter's, beside where the function starts here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from nexusd.planner.actions import Action
 
 # A frame's path must end in this many parts of a file's: `core.py` alone is any core.py.
 MIN_PARTS = 2
+_INSTALLED = frozenset({"site-packages", "dist-packages"})
 
 
 def quoted_frames(goal: str) -> tuple[Frame, ...] | None:
@@ -34,7 +36,7 @@ def trace_action(bundle: ContextBundle, frames: tuple[Frame, ...]) -> Action | N
         return None
     path, depth = found
     frame = frames[depth]
-    named = frame.function if frame.function.isidentifier() else ""
+    named = _function(frames, depth)
     where = f"`{named}` in `{path}`" if named else f"`{path}`"
     outer = innermost(frames[:depth], list(hits)) is not None
     then = ", then the frames that called it," if outer else ""
@@ -42,8 +44,8 @@ def trace_action(bundle: ContextBundle, frames: tuple[Frame, ...]) -> Action | N
         "Start from the quoted traceback",
         (path,),
         f"The request's traceback ends in this repository at {where}, "
-        f"{_line(hits[path], frame)}: read that code{then} and find where the value that "
-        "fails comes from.",
+        f"{_line(hits[path], frame, named)}: read that code{then} and find where the value "
+        "that fails comes from.",
         "you can say which frame first gets a wrong value, and why",
         "diagnose",
     )
@@ -53,17 +55,43 @@ def innermost(frames: tuple[Frame, ...], paths: list[str]) -> tuple[str, int] | 
     """The innermost frame in one of `paths` (ranked files, best first), with the index of
     the frame: the path sharing the longest ending with it, the better ranked on a tie."""
     for depth in range(len(frames) - 1, -1, -1):
-        parts = frames[depth].path.split("/")
+        parts, installed = _reporters(frames[depth].path)
         if len(parts) < MIN_PARTS:
             continue
         best, shared = None, MIN_PARTS - 1
         for path in paths:
-            n = _shared_ending(parts, path.split("/"))
-            if n > shared:
+            mine = path.split("/")
+            n = _shared_ending(parts, mine)
+            # One must be the other's ending, and an installed module's whole import path
+            # ours: `docutils/parsers/rst/directives/__init__.py` shares two parts with
+            # `sphinx/directives/__init__.py` and is not it.
+            whole = len(parts) if installed else min(len(parts), len(mine))
+            if n > shared and n == whole:
                 best, shared = path, n
         if best is not None:
             return best, depth
     return None
+
+
+def _reporters(path: str) -> tuple[list[str], bool]:
+    """A frame path's parts (below an installed package's folder, its import path only),
+    and whether it was installed."""
+    parts = path.split("/")
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] in _INSTALLED:
+            return parts[i + 1 :], True
+    return parts, False
+
+
+def _function(frames: tuple[Frame, ...], depth: int) -> str:
+    """The frame's function; for a comprehension or lambda (`<listcomp>`), the function of
+    the next frame out in the same file, which it runs in."""
+    for frame in reversed(frames[: depth + 1]):
+        if frame.path != frames[depth].path:
+            break
+        if frame.function.isidentifier():
+            return frame.function
+    return ""
 
 
 def _shared_ending(a: list[str], b: list[str]) -> int:
@@ -73,11 +101,9 @@ def _shared_ending(a: list[str], b: list[str]) -> int:
     return n
 
 
-def _line(hit: FileHit, frame: Frame) -> str:
-    """Where the frame is: its line when a listed unit of that name holds it here, else the
-    reporter's line and where the function starts in this checkout when it is listed."""
-    units = [u for u in hit.units if frame.function and u.qualname.split(".")[-1] == frame.function]
-    if any(u.start <= frame.line <= u.end for u in units):
-        return f"line {frame.line}"
-    said = f"line {frame.line} of the reporter's version"
-    return f"{said} (here it starts at line {units[0].start})" if units else said
+def _line(hit: FileHit, frame: Frame, function: str) -> str:
+    """The frame's line, which is the reporter's (their version may differ from this
+    checkout), and where its function starts here when the function is a listed unit."""
+    said = f"line {frame.line} of the reporter's traceback"
+    units = [u for u in hit.units if function and u.qualname.split(".")[-1] == function]
+    return f"{said} (`{function}` starts at line {units[0].start} here)" if units else said

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nexusd.context.artifacts import ArtifactFact
-from nexusd.context.intent import Kind
+from nexusd.context.intent import EXCEPTION_NAME, Kind
 from nexusd.context.librarian import ContextBundle
 from nexusd.planner.actions import (
     Action,
@@ -126,6 +126,8 @@ def _diagnose(
     cause, but not with the plan's own failing test (`test_how`) again, nor by asking for a
     traceback the request quotes or for one where the request says nothing raised."""
     frames = quoted_frames(bundle.request.goal)
+    # `ValueError` says something raised as surely as "error" does (a keyword is a prefix).
+    raised = EXCEPTION_NAME.search(bundle.request.goal) is not None
     if frames:
         start = trace_action(bundle, frames)
         if start is not None:
@@ -134,7 +136,9 @@ def _diagnose(
         practice = match.practice
         if _opening(practice.diagnostic) == _opening(test_how):
             continue
-        if practice.diagnostic_when and not set(match.matched) & set(practice.diagnostic_when):
+        if practice.diagnostic_when and not (
+            set(match.matched) & set(practice.diagnostic_when) or raised
+        ):
             continue
         if frames is not None and "traceback" in practice.diagnostic.lower():
             continue  # captured already, though none of its frames is in a ranked file

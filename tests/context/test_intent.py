@@ -1,5 +1,6 @@
-"""The kind of a request: how real bug reports say what is wrong, and when a cue word is
-the program's own name (the plan's steps follow the kind: tests/planner/test_sequence.py)."""
+"""The kind of a request: how real bug reports say what is wrong without the words of a
+bug, and requests of other kinds that use those words (the plan's steps follow the kind:
+tests/planner/test_sequence.py; figures: benchmarks/request_kinds.py)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,11 @@ _TRACEBACK = (
         "(-x/4 - S(1)/12)**x - 1 simplifies to an inequivalent expression",
         "Plot legend\n\n### Expected outcome\n\nThe legend is drawn.\n\n### Actual outcome\n\nNo.",
         "test_login is flaky on CI",
+        "`test_upload` flakes on CI about one run in twenty",
+        "The flakiness of `test_retry` makes CI red every other day",
         "The daemon hangs when the socket is closed",
         "The worker leaks file descriptors after every request",
+        "Worker process leaking file descriptors after each job",
         # A pasted traceback outweighs what the prose asks (sympy-17630).
         f"Exception when multiplying\n\nI don't understand it; find out why.\n\n{_TRACEBACK}",
     ],
@@ -35,46 +39,31 @@ def test_a_report_of_a_wrong_result_is_a_bug(goal: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("goal", "cue"),
-    [
-        # The report calls the function its prose names: sympy's `simplify`, not a refactor.
-        ("Inconsistency when simplifying\n\n```python\n>>> simplify(e)\n0\n```", "simplif"),
-        ("`expr.rewrite(cos)` drops the sign", "rewrite"),
-        ("The optimizer loses an AlterField\n\n`MigrationOptimizer().optimize(ops)`", "optimi"),
-    ],
-)
-def test_a_cue_the_report_uses_as_code_is_not_the_kind_of_work(goal: str, cue: str) -> None:
-    intent = classify_text(goal)
-    assert cue not in intent.cues
-    assert intent.kind in ("bug", "feature")
-
-
-@pytest.mark.parametrize(
     ("goal", "kind"),
     [
-        # The work's own verb leads, or names code made of more words than the cue.
         ("Simplify the config loader without changing behaviour", "refactor"),
         ("Rename `load_rows` to `read_rows`", "refactor"),
-        ("Rename `rename_file()` to `move_file()`", "refactor"),
-        ("Split `split_lines()` into a tokenizer and a joiner", "refactor"),
-        ("Document the `Documenter` class hierarchy for extension authors", "docs"),
-        ("Write docs for the `docs_url` setting", "docs"),
         ("Explain what `explain()` prints for a join", "question"),
-        ("`load()` is slow: every call takes `_slow_path()` on unicode input", "performance"),
-        # An aside in parentheses is not a call; a web address and a prose file are not code.
         ("Make startup faster (it takes 3 s now)", "performance"),
-        ("Explain (with file references) how the scheduler picks the next job", "question"),
+        ("The `benchmark` suite shows `parse()` is 3x slower than in 1.x", "performance"),
         ("Update the docs to link to docs.python.org instead of the old wiki", "docs"),
+        ("Add a section to the `README` explaining how to configure the watch paths", "docs"),
         ("Fix the typo in README.md", "docs"),
-        ("Fix typos in the help text of the plan command", "docs"),
+        ("Fix typos in error messages shown by the CLI", "docs"),
         ("Update README.md with the new flags", "docs"),
-        ("Make `parse()` faster: it takes 2 s on a 1 MB file", "performance"),
+        # A traceback pasted to show where the time goes does not outweigh "slow".
+        (
+            f"Importing the package is slow (4 s). Ctrl-C shows where:\n```\n{_TRACEBACK}```",
+            "performance",
+        ),
         # Words as often said of work to do as of a wrong result do not make a bug.
         ("Add a warning when the cache directory is full", "feature"),
         ("Emit a warning when the config file has unknown keys", "feature"),
         ("Dark mode for the dashboard. See issue #88", "feature"),
         ("JWT issuer validation for the auth middleware", "feature"),
         ("Cache invalidation on config change", "feature"),
+        ("Validate the config on load and report invalid keys", "feature"),
+        ("Add retries for flaky network calls in the uploader", "feature"),
         ("Warn users about stale lock files at startup", "feature"),
         ("Export the report as PDF. Expected result: a PDF with one page per module", "feature"),
         (

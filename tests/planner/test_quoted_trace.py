@@ -19,6 +19,22 @@ _SITE = "/srv/venv/lib/python3.11/site-packages"
         (["util/io.py"], ["b/util/io.py", "a/util/io.py"], ("b/util/io.py", 0)),
         # The innermost frame in a ranked file, past frames of other code.
         ([f"{_SITE}/pkg/core.py", "/home/me/app/main.py"], ["pkg/core.py"], ("pkg/core.py", 0)),
+        # An installed package's whole import path must be ours (sphinx-8595's docutils).
+        (
+            [
+                f"{_SITE}/sphinx/directives/__init__.py",
+                f"{_SITE}/docutils/parsers/rst/directives/__init__.py",
+            ],
+            ["sphinx/directives/__init__.py"],
+            ("sphinx/directives/__init__.py", 0),
+        ),
+        (
+            [f"{_SITE}/matplotlib/axes/_base.py"],
+            ["lib/matplotlib/axes/_base.py"],
+            ("lib/matplotlib/axes/_base.py", 0),
+        ),
+        # A reporter's own project whose path ends like ours is not ours.
+        (["/home/me/myproj/utils/io.py"], ["pkg/utils/io.py"], None),
         # A bare file name, or one shared part only, is no match.
         (["core.py"], ["pkg/core.py"], None),
         (["/home/me/other/core.py"], ["pkg/core.py"], None),

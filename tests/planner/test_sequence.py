@@ -206,30 +206,46 @@ def test_a_quoted_traceback_is_where_the_search_starts_not_a_traceback_to_captur
     assert start.files == ("pkg/core.py",)
     assert start.how.startswith(
         "The request's traceback ends in this repository at `parse_expr` in `pkg/core.py`, "
-        "line 11: read that code and find"
+        "line 11 of the reporter's traceback (`parse_expr` starts at line 9 here): read that "
+        "code and find"
     )
     assert not _says(actions, "capture the full traceback")
 
 
 @pytest.mark.parametrize(
-    ("frame", "said"),
+    ("old", "new", "where"),
     [
-        # The reporter's version: the line is not in `parse_expr` here.
-        ('site-packages/pkg/core.py", line 240', "line 240 of the reporter's version"),
-        # A relative path from a checkout.
-        ('pkg/core.py", line 11', "line 11:"),
+        # A relative path from a checkout is the file.
+        ("/home/me/venv/lib/python3.11/site-packages/pkg/core.py", "pkg/core.py", "parse_expr"),
+        # A comprehension runs in its function: the frame out of it names it.
+        ('line 11, in parse_expr\n    raise ValueError("empty expression")\n', "", "parse_expr"),
+        # Another installed package whose path ends like one of ours is not ours.
+        ("site-packages/pkg/core.py", "site-packages/docutils/pkg/core.py", None),
     ],
 )
-def test_the_frames_line_is_said_to_be_the_reporters_unless_it_is_here(
-    repo: Path, frame: str, said: str
+def test_the_frame_named_is_the_one_in_this_repository(
+    repo: Path, old: str, new: str, where: str | None
 ) -> None:
-    goal = _TRACEBACK.replace(
-        '/home/me/venv/lib/python3.11/site-packages/pkg/core.py", line 11', frame
-    )
-    start = _code_plan(repo, goal)[1]
-    assert start.title == "Start from the quoted traceback" and said in start.how
-    if "reporter's" in said:
-        assert "(here it starts at line 9)" in start.how
+    goal = _TRACEBACK.replace(old, new)
+    if not new:  # a `<listcomp>` frame inside parse_expr, innermost
+        goal = _TRACEBACK.replace(
+            'raise ValueError("empty expression")\n',
+            'raise ValueError("empty expression")\n'
+            '  File "/home/me/venv/lib/python3.11/site-packages/pkg/core.py", line 11, '
+            "in <listcomp>\n",
+        )
+    actions = _code_plan(repo, goal)
+    start = [a for a in actions if a.title == "Start from the quoted traceback"]
+    if where is None:
+        assert not start
+    else:
+        assert f"at `{where}` in `pkg/core.py`, line 11 of the reporter's" in start[0].how
+
+
+def test_a_named_exception_says_something_raised(repo: Path) -> None:
+    # `ValueError` is not the keyword `error`, but asks for the traceback all the same.
+    actions = _code_plan(repo, "parse_expr raises ValueError on input ' 5', which is a bug")
+    assert _says(actions, "capture the full traceback")
 
 
 @pytest.mark.parametrize(
