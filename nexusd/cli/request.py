@@ -105,12 +105,15 @@ def new(
       gh issue view 42 --json title,body -q '.title+"\\n\\n"+.body' | nexusd request new --goal -
       nexusd request new --edit
     """
-    if goal == "-":
-        goal = _stdin_goal()
+    if goal == "-" and edit:
+        # The editor needs the terminal that standard input would have been.
+        raise click.UsageError("--goal - reads standard input and --edit the terminal: use one")
     if not (goal or "").strip() and not edit:
         # A blank --goal is the same mistake as none: the flag, not front matter, is to fix.
         raise click.UsageError("give the goal with --goal TEXT, or write it in $EDITOR with --edit")
     layout, config = open_repo(repo)
+    if goal == "-":
+        goal = _stdin_goal(config.watch.max_request_bytes)
     target = folder if folder is not None else layout.root / config.watch.paths[0]
     text = render_request(
         goal=goal or "",
@@ -143,11 +146,28 @@ def new(
     _show(path, response_path_for(path), as_json, False)
 
 
-def _stdin_goal() -> str:
-    """The goal read from standard input (a terminal is told how to end it)."""
+def _stdin_goal(max_bytes: int) -> str:
+    """The goal read from standard input as UTF-8 text with `\n` line ends (a terminal is
+    told how to end it); usage errors for empty, oversized or undecodable input."""
     if sys.stdin.isatty():
         click.echo("Paste the goal, then press Ctrl-D on a line of its own:", err=True)
-    return sys.stdin.read()
+    data = sys.stdin.buffer.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise click.UsageError(
+            f"standard input is over watch.max_request_bytes ({max_bytes:,} bytes): keep the "
+            "report's text and traceback, and trim pasted logs to their first and last lines"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.UsageError(
+            f"standard input is not UTF-8 text (byte {exc.start}): convert it first, e.g. "
+            "`iconv -f latin1 -t utf-8`"
+        ) from exc
+    if not text.strip():
+        raise click.UsageError("standard input was empty: pipe the goal in, or use --goal TEXT")
+    # `gh` and Windows editors write CRLF: the request keeps `\n`, as every other goal has.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 _NO_DAEMON = """\

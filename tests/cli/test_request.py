@@ -294,8 +294,33 @@ def test_a_goal_pasted_on_standard_input_is_kept_whole(
     assert req.goal.strip() == issue.strip()
 
 
-def test_an_empty_standard_input_is_no_goal(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("data", "args", "message"),
+    [
+        (b"\n  \n", (), "standard input was empty"),
+        (b"Fix caf\xe9 parse_expr\n", (), "not UTF-8 text (byte 7)"),
+        (b"x" * 2_000, (), "over watch.max_request_bytes (1,024 bytes)"),
+        (b"Fix it\n", ("--edit",), "--edit the terminal: use one"),
+    ],
+)
+def test_standard_input_that_cannot_be_a_goal_is_a_usage_error(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, args: tuple[str, ...], message: str
+) -> None:
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus" / "config.yaml").write_text("watch:\n  max_request_bytes: 1024\n")
     monkeypatch.chdir(repo)
-    result = CliRunner().invoke(cli, ["request", "new", "--goal", "-"], input="\n  \n")
-    assert result.exit_code == 2 and "--goal" in result.stderr
+    result = CliRunner().invoke(cli, ["request", "new", "--goal", "-", *args], input=data)
+    assert result.exit_code == 2 and message in result.stderr, result.stderr
     assert not (repo / ".scratchpad_logs").exists()
+
+
+def test_crlf_on_standard_input_is_stored_with_newlines(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo)
+    issue = b"parse_expr crashes\r\n\r\n```\r\n>>> parse_expr('')\r\n```\r\n"
+    result = CliRunner().invoke(cli, ["request", "new", "--goal", "-"], input=issue)
+    assert result.exit_code == 0, result.stderr
+    text = (repo / result.stdout.strip()).read_text(encoding="utf-8")
+    assert "\r" not in text and "goal: |" in text
+    assert parse_request(text.encode(), "r").goal.startswith("parse_expr crashes\n\n```\n")
