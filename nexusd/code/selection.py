@@ -31,7 +31,6 @@ DEFAULT_EXCLUDE = (
     "package-lock.json",
     "*.pb.go",
     "*_pb2.py",
-    ".nexus/*",
     ".scratchpad_logs/*",
     ".scratchpad/*",
     "memory/daily/*",
@@ -40,6 +39,14 @@ DEFAULT_EXCLUDE = (
     ".github/ISSUE_TEMPLATE/*",
     ".github/PULL_REQUEST_TEMPLATE*",
     ".github/pull_request_template*",
+)
+# nexusd's files wherever they are: its config folder, plan requests and their responses.
+OWN_FILES = (
+    ".nexus/*",
+    "*_plan_request.md",
+    "*-plan_request.md",
+    "*_plan_response.md",
+    "*-plan_response.md",
 )
 MODE_SYMLINK = "120000"
 MODE_SUBMODULE = "160000"

@@ -25,7 +25,13 @@ from nexusd.code.parsers import language_for
 from nexusd.code.query import mine
 from nexusd.code.rank import FileHit, executed_signal, rank
 from nexusd.code.reader import collector_paused, parse_many
-from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile, excluded, list_files
+from nexusd.code.selection import (
+    DEFAULT_EXCLUDE,
+    OWN_FILES,
+    RepoFile,
+    excluded,
+    list_files,
+)
 from nexusd.code.status import CodeStatus, UpdateReport, skipped_lines, skipped_summary
 from nexusd.code.store import CodeStore
 from nexusd.code.units import CodeUnit, ParsedFile, normalize_path
@@ -61,15 +67,18 @@ def _release_free_memory() -> None:
 
 
 def wanted_files(
-    files: list[RepoFile], exclude: tuple[str, ...], max_files: int
+    files: list[RepoFile], exclude: tuple[str, ...], max_files: int, own: tuple[str, ...] = ()
 ) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
     """path → (blob, language) of the files the index reads, in the order given, and
-    path → why for the ones it skips (files of no language it reads are neither)."""
+    path → why for the ones it skips (files of no language it reads are neither); `own`
+    are the globs of nexusd's own files."""
     skipped: dict[str, str] = {}
     wanted: dict[str, tuple[str, str]] = {}
     for f in files:
         reason = f.skip_reason
         language = language_for(f.path) if reason is None else None
+        if reason is None and excluded(f.path, own):
+            reason = "nexusd's own file (its config, requests or memory)"
         if reason is None and excluded(f.path, exclude):
             reason = "excluded by code.exclude or the default excludes"
         if reason is None and language is None:
@@ -94,12 +103,12 @@ class CodeIndex:
         patterns = list(config.code.exclude)
         if config.code.default_excludes:
             patterns += DEFAULT_EXCLUDE
-            # nexusd's own files (its config, the request folders it watches, the memory):
-            # never the code a request is about, wherever the configuration puts them.
-            watched = [str(p) for p in config.watch.paths]
-            for own in own_files(layout, watched, config.memory.sources):
-                patterns += [own, f"{own}/*"]
         self.exclude = tuple(patterns)
+        # nexusd's own files (its config, the requests and responses wherever they are, the
+        # memory): never the code a request is about, whatever the excludes say.
+        watched = [str(p) for p in config.watch.paths]
+        own = [g for p in own_files(layout, watched, config.memory.sources) for g in (p, f"{p}/*")]
+        self.own = (*OWN_FILES, *(g for g in own if g not in (".", "./*")))
         self.max_bytes = config.code.max_file_bytes
         self.max_files = config.code.max_files
         self.workers = config.code.workers or (os.cpu_count() or 1)
@@ -161,7 +170,7 @@ class CodeIndex:
     # -- update ---------------------------------------------------------------------------
     def _wanted(self, files: list[RepoFile]) -> dict[str, tuple[str, str]]:
         """path → (blob, language) of the files to index; the rest noted in `_skipped`."""
-        wanted, self._skipped = wanted_files(files, self.exclude, self.max_files)
+        wanted, self._skipped = wanted_files(files, self.exclude, self.max_files, self.own)
         return wanted
 
     def update(

@@ -164,6 +164,8 @@ _ASKING = frozenset(
     """how why what which should could can is are does do where when""".split()  # noqa: SIM905
 )
 _QUESTION_WEIGHT = 4
+
+
 @dataclass(frozen=True)
 class Intent:
     """The kind of a request and the cues that decided it (empty: nothing said; a default)."""

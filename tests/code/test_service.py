@@ -115,22 +115,26 @@ def test_issue_templates_are_never_indexed(code_repo: Path) -> None:
     assert index.status().skipped["excluded by code.exclude or the default excludes"] == 2
 
 
-@pytest.mark.parametrize("watched", [None, ["plans"]])
-def test_nexusds_own_files_are_never_indexed(code_repo: Path, watched: list[str] | None) -> None:
-    # Its config, its request folder (wherever configured) and the memory: a plan about
-    # the code must not point at them (`.nexus/config.yaml` was ranked in a small repository).
+@pytest.mark.parametrize(("watched", "defaults"), [(None, True), (["plans"], True), (["."], False)])
+def test_nexusds_own_files_are_never_indexed(
+    code_repo: Path, watched: list[str] | None, defaults: bool
+) -> None:
+    # Its config, its requests and responses (wherever they are watched for) and the memory:
+    # a plan about the code must not point at them (`.nexus/config.yaml` was ranked in a
+    # small repository), whatever `code.default_excludes` says.
     folder = watched[0] if watched else ".scratchpad_logs"
     write(code_repo, ".nexus/config.yaml", "checks:\n  - name: tests\n    run: parse_expr\n")
     write(code_repo, f"{folder}/2026-01-01T00_00_00_plan_request.md", "parse_expr fails\n")
+    write(code_repo, f"{folder}/2026-01-01T00_00_00_plan_response.md", "# Plan: parse_expr\n")
     write(code_repo, "memory/daily/2026-01-01.md", "parse_expr raised\n")
     write(code_repo, "MEMORY.md", "# Memory\n\nparse_expr is fragile\n")
+    code = {"workers": 1, "default_excludes": defaults}
     extra = {"watch": {"paths": watched}} if watched else {}
-    config = config_from_mapping({"code": {"workers": 1}, **extra}, "test")
-    index = CodeIndex(find_repo(code_repo), config)
+    index = CodeIndex(find_repo(code_repo), config_from_mapping({"code": code, **extra}, "t"))
     index.update()
     indexed = {h.path for h in index.search("parse_expr", k=20).hits}
     assert indexed and all(p.startswith(("pkg/", "tests/")) for p in indexed), indexed
-    assert index.parsed(".nexus/config.yaml") is None
+    assert index.status().skipped["nexusd's own file (its config, requests or memory)"] == 5
 
 
 def test_size_cap_and_custom_excludes(code_repo: Path) -> None:
