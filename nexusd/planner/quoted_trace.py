@@ -60,12 +60,12 @@ def innermost(frames: tuple[Frame, ...], paths: list[str]) -> tuple[str, int] | 
             continue
         best, shared = None, MIN_PARTS - 1
         for path in paths:
-            mine = path.split("/")
-            n = _shared_ending(parts, mine)
+            ours = path.split("/")
+            n = _shared_ending(parts, ours)
             # One must be the other's ending, and an installed module's whole import path
             # ours: `docutils/parsers/rst/directives/__init__.py` shares two parts with
             # `sphinx/directives/__init__.py` and is not it.
-            whole = len(parts) if installed else min(len(parts), len(mine))
+            whole = len(parts) if installed else min(len(parts), len(ours))
             if n > shared and n == whole:
                 best, shared = path, n
         if best is not None:
