@@ -10,6 +10,8 @@ the line is said to be the reporter's, beside where the function starts here.
 
 from __future__ import annotations
 
+import re
+
 from nexusd.code.query import TRACEBACK_HEADER, Frame, mine
 from nexusd.code.rank import FileHit
 from nexusd.context.librarian import ContextBundle
@@ -18,12 +20,20 @@ from nexusd.planner.actions import Action
 # A frame's path must end in this many parts of a file's: `core.py` alone is any core.py.
 MIN_PARTS = 2
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
+# What Python prints between chained tracebacks, the cause's first.
+_CHAINED = re.compile(
+    r"The above exception was the direct cause of the following exception"
+    r"|During handling of the above exception, another exception occurred"
+)
 
 
 def quoted_frames(goal: str) -> tuple[Frame, ...] | None:
     """The frames of the traceback a goal quotes: () when none is in a format read here
-    (IPython's `<ipython-input-3-…>`), None when it quotes no traceback."""
-    frames = mine(goal).frames
+    (IPython's `<ipython-input-3-…>`), None when it quotes no traceback. Of chained
+    tracebacks (`raise … from`, an error while handling another), the first one's frames
+    come last, where the innermost frame is looked for first: it is the cause."""
+    chain = _CHAINED.split(goal)
+    frames = tuple(f for part in reversed(chain) for f in mine(part).frames)
     return frames if frames or TRACEBACK_HEADER.search(goal) else None
 
 

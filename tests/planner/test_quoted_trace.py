@@ -57,3 +57,18 @@ def test_a_frame_is_the_ranked_file_sharing_the_longest_ending(
 def test_a_quoted_traceback_is_told_from_none(goal: str, want: int | None) -> None:
     frames = quoted_frames(goal)
     assert (None if frames is None else len(frames)) == want
+
+
+def test_of_chained_tracebacks_the_cause_is_taken() -> None:
+    head = "Traceback (most recent call last):\n"
+    cause = f'{head}  File "/s/pkg/core.py", line 9, in build\nKeyError: 1\n'
+    wrapper = f'{head}  File "/s/pkg/io.py", line 4, in read\nIOError: x\n'
+    for link in (
+        "The above exception was the direct cause of the following exception:",
+        "During handling of the above exception, another exception occurred:",
+    ):
+        frames = quoted_frames(f"read fails\n\n{cause}\n{link}\n\n{wrapper}")
+        assert frames is not None and [f.function for f in frames] == ["read", "build"]
+        assert innermost(frames, ["pkg/io.py", "pkg/core.py"]) == ("pkg/core.py", 1)
+        # Where the cause is none of ours, the wrapper's frame is still found.
+        assert innermost(frames, ["pkg/io.py"]) == ("pkg/io.py", 0)
