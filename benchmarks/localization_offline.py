@@ -73,7 +73,7 @@ from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
 from nexusd.code.rank import Weights, executed_signal, rank  # noqa: E402
 from nexusd.code.reader import Counted, counted, parse_content, too_large  # noqa: E402
-from nexusd.code.selection import DEFAULT_EXCLUDE, RepoFile  # noqa: E402
+from nexusd.code.selection import DEFAULT_EXCLUDE, OWN_FILES, RepoFile  # noqa: E402
 from nexusd.code.service import wanted_files  # noqa: E402
 from nexusd.code.store import PARSER_VERSION  # noqa: E402
 from nexusd.config import config_from_mapping  # noqa: E402
@@ -125,7 +125,7 @@ def ran_files(
 def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
     """(path, blob, language) of the files the index reads at `commit` (service.wanted_files)."""
     files = [RepoFile(path, blob, mode) for path, blob, mode in tree(repo, commit)]
-    wanted, _skipped = wanted_files(files, DEFAULT_EXCLUDE, CONFIG.code.max_files)
+    wanted, _skipped = wanted_files(files, DEFAULT_EXCLUDE, CONFIG.code.max_files, OWN_FILES)
     return [(path, blob, language) for path, (blob, language) in wanted.items()]
 
 

@@ -31,18 +31,19 @@ DEFAULT_EXCLUDE = (
     "package-lock.json",
     "*.pb.go",
     "*_pb2.py",
-    ".scratchpad_logs/*",
-    ".scratchpad/*",
-    "memory/daily/*",
-    "MEMORY.md",
     # Every bug report looks like the repository's issue template: it would always rank first.
     ".github/ISSUE_TEMPLATE/*",
     ".github/PULL_REQUEST_TEMPLATE*",
     ".github/pull_request_template*",
 )
-# nexusd's files wherever they are: its config folder, plan requests and their responses.
+# nexusd's files: where `nexusd init` puts them, and plan requests and their responses
+# wherever they are. `CodeIndex` adds the configured ones (`scaffold.own_files`).
 OWN_FILES = (
     ".nexus/*",
+    ".scratchpad_logs/*",
+    ".scratchpad/*",
+    "memory/daily/*",
+    "MEMORY.md",
     "*_plan_request.md",
     "*-plan_request.md",
     "*_plan_response.md",

@@ -106,8 +106,7 @@ class CodeIndex:
         self.exclude = tuple(patterns)
         # nexusd's own files (its config, the requests and responses wherever they are, the
         # memory): never the code a request is about, whatever the excludes say.
-        watched = [str(p) for p in config.watch.paths]
-        own = [g for p in own_files(layout, watched, config.memory.sources) for g in (p, f"{p}/*")]
+        own = [g for p in own_files(layout, config) for g in (p, f"{p}/*")]
         self.own = (*OWN_FILES, *(g for g in own if g not in (".", "./*")))
         self.max_bytes = config.code.max_file_bytes
         self.max_files = config.code.max_files

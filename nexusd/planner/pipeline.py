@@ -87,8 +87,8 @@ def librarian_phase(
     request: PlanRequest, request_path: Path, layout: RepoLayout, config: Config
 ) -> ContextBundle:
     """Phase 1: the context bundle (facts only)."""
-    own = own_files(layout, [str(p) for p in config.watch.paths], config.memory.sources)
     response = response_path_for(request_path)
+    own = own_files(layout, config)
     return gather(request, request_path, layout.root, config, response, own=own)
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nexusd.paths import RepoLayout
 from nexusd.templates import template_text
+
+if TYPE_CHECKING:
+    from nexusd.config import Config
 
 SCRATCHPAD = ".scratchpad_logs"
 # Not `*_plan_request.md`, so the daemon never answers the template itself.
@@ -41,15 +44,16 @@ def scaffold_plan(layout: RepoLayout) -> tuple[tuple[Path, str | None], ...]:
     )
 
 
-def own_files(layout: RepoLayout, watched: Sequence[str], memory: Sequence[str]) -> list[str]:
+def own_files(layout: RepoLayout, config: Config) -> list[str]:
     """What nexusd writes in the working tree, repository-relative: `init`'s files, the
-    request folders it watches, the memory sources (globs kept as they are)."""
+    request folders `config` watches, its memory sources (globs kept as they are)."""
     root = layout.root.resolve()
+    watched = (layout.root / p for p in config.watch.paths)
     found = []
-    for path in (*(p for p, _ in scaffold_plan(layout)), *(layout.root / w for w in watched)):
+    for path in (*(p for p, _ in scaffold_plan(layout)), *watched):
         with contextlib.suppress(ValueError):  # a folder outside the repository
             found.append(path.resolve().relative_to(root).as_posix())
-    return list(dict.fromkeys([*found, *memory]))
+    return list(dict.fromkeys([*found, *config.memory.sources]))
 
 
 def scaffold(layout: RepoLayout) -> ScaffoldReport:

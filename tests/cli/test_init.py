@@ -52,7 +52,7 @@ def test_init_scaffolds_everything(repo: Path) -> None:
 def test_what_init_writes_is_nexusd_own(repo: Path) -> None:
     assert _init("-C", str(repo))[0] == 0
     config = load_config(repo)
-    own = own_files(find_repo(repo), [str(p) for p in config.watch.paths], config.memory.sources)
+    own = own_files(find_repo(repo), config)
     assert set(SCAFFOLD) <= set(own)
     assert collect_git_facts(repo, own=own).dirty == ()
     assert collect_git_facts(repo, own=()).dirty_total == 4  # .nexus/, .scratchpad_logs/, …
