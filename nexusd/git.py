@@ -54,10 +54,23 @@ def run_git(
     if check and proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip()
         raise GitError(
-            f"`git {' '.join(args[:3])}` failed in {cwd}: {err or 'exit ' + str(proc.returncode)}",
+            f"`git {_describe(args)}` failed in {cwd}: {err or 'exit ' + str(proc.returncode)}",
             hint=hint,
         )
     return proc.stdout
+
+
+# Git's global options that take their value as the next argument.
+_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
+
+
+def _describe(args: Iterable[str]) -> str:
+    """The subcommand and its first arguments, past git's global options (for messages)."""
+    rest = list(args)
+    while rest and rest[0].startswith("-"):
+        # `-c k=v` options alone say nothing of which command failed.
+        rest = rest[2:] if rest[0] in _VALUED else rest[1:]
+    return " ".join(rest[:3]) or "(no subcommand)"
 
 
 def git_text(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> str:

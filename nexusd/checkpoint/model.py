@@ -22,6 +22,8 @@ TRAILER_KEYS = (
     "Nexus-State",
     "Nexus-Id",
 )
+# Trailers counting what a snapshot left out (oversized, nested repositories, vanished).
+LEFT_OUT = ("Nexus-Skipped", "Nexus-Skipped-Repos", "Nexus-Vanished")
 
 
 def make_id(when: datetime, bump: int = 0) -> str:
@@ -77,6 +79,9 @@ class Checkpoint:
     parent: str | None = None
     subject: str = ""
     trailers: Mapping[str, str] = field(default_factory=dict)
+    # (path, why) of each path the snapshot left out; only known to the run that made it
+    # (the commit keeps just the counts, in the LEFT_OUT trailers).
+    left_out: tuple[tuple[str, str], ...] = ()
 
     @property
     def ref(self) -> str:
@@ -103,6 +108,11 @@ class Checkpoint:
     def state(self) -> str | None:
         """An operation in progress when it was made (`merge`, `rebase`, …), if any."""
         return self.trailers.get("Nexus-State")
+
+    @property
+    def left_out_notes(self) -> list[str]:
+        """What the snapshot left out, as its trailers count it (empty when nothing)."""
+        return [self.trailers[key] for key in LEFT_OUT if self.trailers.get(key)]
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready mapping."""

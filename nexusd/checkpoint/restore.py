@@ -3,7 +3,9 @@
 Only the working tree changes: HEAD and the index stay as they are, so after a
 restore `git status` shows the difference as unstaged changes. A `pre-restore`
 checkpoint of the current state is taken first; every file the restore removes
-or overwrites is in it. Ignored files are never touched.
+or overwrites is in it, and one changed after that snapshot read it is left as it
+is (`guards`). Ignored files are never touched: neither those ignored now nor those
+the checkpoint's own `.gitignore` files ignore.
 
 nexusd's own files (the request folders, MEMORY.md, the daily notes) are left as
 they are unless `paths` names them: rolling them back would put back old answers
@@ -21,6 +23,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nexusd.checkpoint.guards import (
+    FILE_MODES,
+    blocked,
+    changed_since,
+    disk_kind,
+    ignored_deletions,
+    ignored_existing,
+    unheld,
+)
+from nexusd.checkpoint.hidden import hidden_entries
 from nexusd.checkpoint.listing import drop, resolve
 from nexusd.checkpoint.model import Checkpoint
 from nexusd.checkpoint.snapshot import (
@@ -30,7 +42,7 @@ from nexusd.checkpoint.snapshot import (
     snapshot_tree,
     temp_index,
 )
-from nexusd.errors import GitError
+from nexusd.errors import GitError, NexusError
 from nexusd.git import join_z, run_git, split_z
 from nexusd.paths import RepoLayout
 
@@ -39,16 +51,20 @@ _KIND = {"A": "add", "M": "modify", "T": "modify", "D": "delete"}
 NEXUS_FILES = (".scratchpad_logs", ".scratchpad", "MEMORY.md", "memory/daily/*.md")
 OWN_FILE = "nexusd's own file; name it in the paths to restore it"
 UNHELD = "a file no checkpoint holds is there now (kept)"
+CHANGED = "changed since the snapshot, left as it is"
+NESTED = "a submodule / nested repository"
 
 
 @dataclass(frozen=True)
 class Change:
-    """One path the restore would write or remove."""
+    """One path the restore would write or remove (`old_*`: the current snapshot's entry)."""
 
     action: str  # add | modify | delete | skip
     path: str
     mode: str = ""
     why: str = ""
+    old_mode: str = ""
+    old_oid: str = ""
 
     def line(self) -> str:
         """`action  path` for printing (paths quoted when they hold control characters)."""
@@ -74,6 +90,8 @@ def plan_changes(
     """The changes that make `current_tree`'s files look like `target_tree` (limited to paths)."""
     out = run_git(
         layout.root,
+        # The paths are names, not patterns: `a[1].txt` must not also restore `a1.txt`.
+        "--literal-pathspecs",
         "diff-tree",
         "-r",
         "-z",
@@ -86,81 +104,112 @@ def plan_changes(
     tokens = split_z(out)
     changes: list[Change] = []
     for meta, path in zip(tokens[0::2], tokens[1::2], strict=False):
-        _old_mode, new_mode, _a, _b, letter = meta.lstrip(":").split()
-        changes.append(Change(_KIND.get(letter[0], "modify"), path, new_mode))
+        old_mode, new_mode, old_oid, _new_oid, letter = meta.lstrip(":").split()
+        kind = _KIND.get(letter[0], "modify")
+        changes.append(Change(kind, path, new_mode, old_mode=old_mode, old_oid=old_oid))
     return changes
 
 
-def _blocked(root: Path, rel: str) -> str:
-    """Why writing `rel` would clobber something the pre-restore checkpoint does not hold."""
-    parts = rel.split("/")
-    for i in range(1, len(parts)):
-        anc = root.joinpath(*parts[:i])
-        try:
-            st = anc.lstat()
-        except FileNotFoundError:
-            return ""
-        if not stat.S_ISDIR(st.st_mode):
-            return f"ignored {'/'.join(parts[:i])} is in the way"
-    target = root / rel
-    with contextlib.suppress(FileNotFoundError):
-        if stat.S_ISDIR(target.lstat().st_mode) and any(target.iterdir()):
-            return "a directory with ignored files is in the way"
-    return ""
-
-
-def _ignored_existing(layout: RepoLayout, paths: list[str]) -> set[str]:
-    """Which of `paths` exist now as ignored files (never overwritten)."""
-    existing = [p for p in paths if os.path.lexists(layout.root / p)]
-    if not existing:
-        return set()
-    proc = run_git(
+def check_paths(layout: RepoLayout, target: Checkpoint, paths: Sequence[str]) -> list[str]:
+    """`paths` normalised; refused when outside the repository or in neither `target` nor
+    the working tree (a typo would otherwise restore nothing, silently)."""
+    specs: list[str] = []
+    for raw in paths:
+        spec = posixpath.normpath(raw.replace(os.sep, "/"))
+        if spec == ".." or spec.startswith("../") or posixpath.isabs(spec):
+            raise NexusError(
+                f"{raw!r} is outside the repository at {layout.root}",
+                hint="name files or folders inside the repository",
+            )
+        specs.append(spec)
+    named = [s for s in specs if s != "."]
+    if not named:
+        return specs
+    listed = run_git(
         layout.root,
-        "check-ignore",
+        "--literal-pathspecs",
+        "ls-tree",
+        "-r",
         "-z",
-        "--stdin",
-        input=join_z(existing),
-        check=False,
+        "--name-only",
+        "--full-tree",
+        target.tree,
+        "--",
+        *named,
     )
-    return set(split_z(proc))
+    held = split_z(listed)
+    missing = [
+        s
+        for s in named
+        if not os.path.lexists(layout.root / s)
+        and not any(h == s or h.startswith(s + "/") for h in held)
+    ]
+    if missing:
+        raise NexusError(
+            f"not in checkpoint {target.id} nor in the working tree: "
+            + ", ".join(repr(m) for m in missing),
+            hint="check the spelling (shown relative to the repository root; the command line"
+            " reads paths from the current folder, or from -C's);"
+            f" `git ls-tree -r --name-only {target.commit[:12]}` lists the checkpoint's files",
+        )
+    return specs
 
 
-def _unheld(root: Path, planned: Sequence[Change]) -> set[str]:
-    """Paths the restore would add where a file exists that the current snapshot lacks.
+def _sort_out(
+    layout: RepoLayout,
+    planned: list[Change],
+    target_tree: str,
+    paths: Sequence[str],
+    nexus_files: Sequence[str],
+) -> tuple[list[Change], list[Change]]:
+    """(changes to make, changes skipped with why) of a plan."""
+    own = {
+        c.path for c in planned if is_nexus_file(c.path, nexus_files) and not _named(c.path, paths)
+    }
+    rest = [c for c in planned if c.path not in own]
+    writes = [c.path for c in rest if c.action != "delete" and not c.mode.startswith("160")]
+    ignored = ignored_existing(layout, writes)
+    unheld_now = unheld(layout.root, [c.path for c in rest if c.action == "add"]) - ignored
+    deletes = [c.path for c in rest if c.action == "delete" and c.old_mode in FILE_MODES]
+    kept_ignored = ignored_deletions(layout, target_tree, deletes)
+    # A sparse checkout's skip-worktree files not on disk: neither written nor "deleted".
+    sparse = set(hidden_entries(layout).absent)
+    changes: list[Change] = []
+    skipped = [Change("skip", c.path, why=OWN_FILE) for c in planned if c.path in own]
+    for change in rest:
+        why = ""
+        if change.path in sparse:
+            why = "not checked out here (skip-worktree)"
+        elif change.mode.startswith("160"):
+            why = "submodule: run git submodule update"
+        elif change.old_mode.startswith("160"):
+            why = NESTED
+        elif change.path in ignored:
+            why = "an ignored file is there now"
+        elif change.path in unheld_now:
+            why = UNHELD
+        elif change.path in kept_ignored:
+            why = "an ignored file, left as it is"
+        if why:
+            skipped.append(Change("skip", change.path, why=why))
+        else:
+            changes.append(change)
+    return changes, skipped
 
-    An untracked file over the size limit is left out of every snapshot, the pre-restore
-    one too (as is one created since): writing the checkpoint's version over it would
-    destroy work that nothing can bring back.
-    """
-    return {c.path for c in planned if c.action == "add" and _holds_file(root, c.path)}
 
-
-def _holds_file(root: Path, rel: str) -> bool:
-    """Whether something other than a folder is at `rel` itself. A path under a file or a
-    symbolic link holds nothing of the repository's there (the restore replaces the file or
-    link first): `lstat` of `link/a` would follow the link, out of the repository or round
-    a loop (`d -> d`: ELOOP)."""
-    path = root
-    *folders, name = rel.split("/")
-    try:
-        for part in folders:
-            path = path / part
-            if not stat.S_ISDIR(path.lstat().st_mode):
-                return False
-        return not stat.S_ISDIR((path / name).lstat().st_mode)
-    except FileNotFoundError:
-        return False
-
-
-def _remove(root: Path, rel: str) -> None:
+def _remove(root: Path, rel: str) -> bool:
+    """Remove the file or link at `rel` and the folders it empties; False when a non-empty
+    folder is there (a nested repository, say), which is left as it is."""
     path = root / rel
-    with contextlib.suppress(FileNotFoundError):
+    try:
         if stat.S_ISDIR(path.lstat().st_mode):
-            # A gitlink (submodule) or an emptied directory: only remove when empty.
-            with contextlib.suppress(OSError):
-                path.rmdir()
+            path.rmdir()
         else:
             path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
     parent = path.parent
     while parent != root:
         try:
@@ -168,6 +217,7 @@ def _remove(root: Path, rel: str) -> None:
         except OSError:
             break
         parent = parent.parent
+    return True
 
 
 def restore_checkpoint(
@@ -190,6 +240,7 @@ def restore_checkpoint(
             f"a {state.operation} is in progress; restoring now would mix two states",
             hint=f"finish it or abort it (`git {state.operation} --abort`), then restore",
         )
+    specs = check_paths(layout, target, paths)
     pre: Checkpoint | None = None
     if dry_run:
         current_tree = snapshot_tree(layout, max_untracked_bytes=max_untracked_bytes)
@@ -204,35 +255,47 @@ def restore_checkpoint(
             max_untracked_bytes=max_untracked_bytes,
         )
         current_tree = pre.tree
-    planned = plan_changes(layout, current_tree, target.tree, paths)
-    own = [c for c in planned if is_nexus_file(c.path, nexus_files) and not _named(c.path, paths)]
-    planned = [c for c in planned if c not in own]
-    writes = [c.path for c in planned if c.action != "delete" and not c.mode.startswith("160")]
-    ignored = _ignored_existing(layout, writes)
-    unheld = _unheld(layout.root, planned) - ignored
-    changes: list[Change] = []
-    skipped = [Change("skip", c.path, why=OWN_FILE) for c in own]
-    for change in planned:
-        if change.path in ignored:
-            skipped.append(Change("skip", change.path, why="an ignored file is there now"))
-        elif change.path in unheld:
-            skipped.append(Change("skip", change.path, why=UNHELD))
-        elif change.mode.startswith("160"):
-            skipped.append(Change("skip", change.path, why="submodule: run git submodule update"))
-        else:
-            changes.append(change)
+    try:
+        planned = plan_changes(layout, current_tree, target.tree, specs)
+        changes, skipped = _sort_out(layout, planned, target.tree, specs, nexus_files)
+        if pre is not None and changes:
+            # Last look before writing: an edit saved after the snapshot read the file is in
+            # no checkpoint, so that path is left as it is now.
+            held = [(c.path, c.old_mode, c.old_oid) for c in changes if c.old_mode in FILE_MODES]
+            moved = changed_since(layout, held)
+            skipped += [Change("skip", c.path, why=CHANGED) for c in changes if c.path in moved]
+            changes = [c for c in changes if c.path not in moved]
+    except BaseException:
+        if pre is not None:
+            drop(layout, pre)  # nothing was written: no restore to undo
+        raise
     if pre is None or not changes:
         if pre is not None:
             drop(layout, pre)  # nothing to undo: do not keep an identical checkpoint
         return RestoreResult(target, tuple(changes), dry_run, None, tuple(skipped))
+    done = _apply(layout, target.tree, changes, skipped)
+    return RestoreResult(target, done, False, pre, tuple(skipped))
+
+
+def _apply(
+    layout: RepoLayout, target_tree: str, changes: list[Change], skipped: list[Change]
+) -> tuple[Change, ...]:
+    """Remove, then write, what `changes` says; return what was done (adds to `skipped`)."""
+    removed: set[str] = set()
     for change in changes:
-        if change.action == "delete":
-            _remove(layout.root, change.path)
+        if change.action != "delete":
+            continue
+        if _remove(layout.root, change.path):
+            removed.add(change.path)
+        else:
+            skipped.append(Change("skip", change.path, why="a folder is there now, left as it is"))
     to_write: list[str] = []
     for change in changes:
         if change.action == "delete":
             continue
-        why = _blocked(layout.root, change.path)
+        why = blocked(layout.root, change.path)
+        if change.action == "add" and disk_kind(layout.root, change.path) in ("file", "link"):
+            why = UNHELD  # created since the plan was made: in no checkpoint
         if why:
             skipped.append(Change("skip", change.path, why=why))
         else:
@@ -240,7 +303,7 @@ def restore_checkpoint(
             to_write.append(change.path)
     if to_write:
         with temp_index(layout, seed=False) as env:
-            run_git(layout.root, "read-tree", target.tree, env=env)
+            run_git(layout.root, "read-tree", target_tree, env=env)
             run_git(
                 layout.root,
                 "checkout-index",
@@ -250,9 +313,8 @@ def restore_checkpoint(
                 env=env,
                 input=join_z(to_write),
             )
-    written = set(to_write)
-    done = tuple(c for c in changes if c.action == "delete" or c.path in written)
-    return RestoreResult(target, done, False, pre, tuple(skipped))
+    done = removed | set(to_write)
+    return tuple(c for c in changes if c.path in done)
 
 
 def is_nexus_file(path: str, nexus_files: Sequence[str]) -> bool:

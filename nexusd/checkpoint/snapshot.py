@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from nexusd.atomic import new_file
+from nexusd.checkpoint.hidden import is_sparse, reveal
 from nexusd.checkpoint.model import (
     REASONS,
     REF_PREFIX,
@@ -111,35 +112,76 @@ def snapshot_tree(layout: RepoLayout, *, max_untracked_bytes: int = MAX_UNTRACKE
     return build_tree(layout, max_untracked_bytes)[0]
 
 
-def _oversized_untracked(layout: RepoLayout, env: dict[str, str], limit: int) -> list[str]:
+NESTED_WHY = "a nested repository with no commit"
+
+
+@dataclass(frozen=True)
+class TreeReport:
+    """A snapshot's tree and the paths it left out, each kind on its own."""
+
+    tree: str
+    big: list[str]  # untracked files over the size limit
+    vanished: list[str]  # files deleted between git listing them and reading them
+    nested: list[str]  # nested repositories with no commit checked out (git cannot add them)
+
+    def left_out(self, limit: int) -> tuple[tuple[str, str], ...]:
+        """(path, why) of every path the snapshot does not hold, in the order found."""
+        return (
+            *((p, f"untracked, over {limit} bytes") for p in self.big),
+            *((p, NESTED_WHY) for p in self.nested),
+            *((p, "deleted while the snapshot was taken") for p in self.vanished),
+        )
+
+
+def _untracked_left_out(
+    layout: RepoLayout, env: dict[str, str], limit: int
+) -> tuple[list[str], list[str]]:
+    """(untracked files over `limit` bytes, nested repositories without a commit)."""
     out = run_git(layout.root, "ls-files", "-z", "-o", "--exclude-standard", env=env)
     big: list[str] = []
+    nested: list[str] = []
     for rel in split_z(out):
+        if rel.endswith("/"):
+            # git lists a nested repository as `dir/`; `git add` dies on one with no commit
+            # ("does not have a commit checked out"), so it is left out like an oversized file.
+            if not _has_commit(layout.root / rel):
+                nested.append(rel.rstrip("/"))
+            continue
+        if not limit:
+            continue
         with contextlib.suppress(OSError):
             st = (layout.root / rel).lstat()
             if stat.S_ISREG(st.st_mode) and st.st_size > limit:
                 big.append(rel)
-    return big
+    return big, nested
+
+
+def _has_commit(repo: Path) -> bool:
+    try:
+        return bool(try_git_text(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}"))
+    except OSError:
+        return True  # gone since it was listed: nothing for `git add` to fail on
 
 
 def build_tree(layout: RepoLayout, max_untracked_bytes: int) -> tuple[str, list[str]]:
     """(tree id, untracked files left out for being larger than `max_untracked_bytes`)."""
-    tree, big, _vanished = build_tree_report(layout, max_untracked_bytes)
-    return tree, big
+    report = build_tree_report(layout, max_untracked_bytes)
+    return report.tree, report.big
 
 
-def build_tree_report(
-    layout: RepoLayout, max_untracked_bytes: int
-) -> tuple[str, list[str], list[str]]:
-    """(tree id, untracked files over the size limit, files that vanished mid-snapshot)."""
+def build_tree_report(layout: RepoLayout, max_untracked_bytes: int) -> TreeReport:
+    """The tree of the working tree and what it leaves out (see TreeReport)."""
     with temp_index(layout) as env:
+        # assume-unchanged/skip-worktree files are read like any other (the real index keeps
+        # its bits); skip-worktree ones a sparse checkout left off the disk stay as indexed.
+        sparse = is_sparse(layout, reveal(layout, env))
         # Untracked files over the limit (datasets, build outputs nobody ignored) stay out of
         # every snapshot, so restores never touch them and the object store does not balloon.
-        big = _oversized_untracked(layout, env, max_untracked_bytes) if max_untracked_bytes else []
+        big, nested = _untracked_left_out(layout, env, max_untracked_bytes)
         vanished: list[str] = []
         for _attempt in range(VANISHED_ATTEMPTS):
             try:
-                _add_all(layout, env, [*big, *vanished])
+                _add_all(layout, env, [*big, *nested, *vanished], sparse=sparse)
             except GitError as exc:
                 gone = _vanished_paths(layout, str(exc))
                 if gone is None:
@@ -160,7 +202,8 @@ def build_tree_report(
                     env=env,
                     input=join_z(vanished),
                 )
-            return git_text(layout.root, "write-tree", env=env), big, vanished
+            tree = git_text(layout.root, "write-tree", env=env)
+            return TreeReport(tree, big, vanished, nested)
     raise GitError(
         f"files kept vanishing while the working tree was snapshotted ({len(vanished)} so far)",
         hint="something is creating and deleting files very fast; retry when it is quieter,"
@@ -168,16 +211,20 @@ def build_tree_report(
     )
 
 
-def _add_all(layout: RepoLayout, env: dict[str, str], excluded: list[str]) -> None:
+def _add_all(layout: RepoLayout, env: dict[str, str], excluded: list[str], *, sparse: bool) -> None:
     specs = [":/", *(f":(top,literal,exclude){p}" for p in excluded)]
     run_git(
         layout.root,
         "-c",
         "advice.addEmbeddedRepo=false",
         "-c",
+        "advice.updateSparsePath=false",
+        "-c",
         "core.safecrlf=false",
         "add",
         "-A",
+        # Without it, add skips (and fails on) files outside the sparse-checkout cone.
+        *(["--sparse"] if sparse else []),
         "--pathspec-from-file=-",
         "--pathspec-file-nul",
         env=env,
@@ -218,7 +265,8 @@ def create_checkpoint(
             hint="use one of: " + ", ".join(sorted(REASONS)),
         )
     state = repo_state(layout)
-    tree, big, vanished = build_tree_report(layout, max_untracked_bytes)
+    report = build_tree_report(layout, max_untracked_bytes)
+    tree, big, vanished = report.tree, report.big, report.vanished
     extra = _normalize_trailers(trailers)
     info: dict[str, str] = {"Nexus-Reason": reason}
     for key in ("Nexus-Cycle", "Nexus-Request"):
@@ -231,6 +279,8 @@ def create_checkpoint(
         info["Nexus-State"] = state.operation
     if big:
         info["Nexus-Skipped"] = f"{len(big)} untracked file(s) over {max_untracked_bytes} bytes"
+    if report.nested:
+        info["Nexus-Skipped-Repos"] = f"{len(report.nested)} nested repository(ies) with no commit"
     if vanished:
         info["Nexus-Vanished"] = f"{len(vanished)} file(s) deleted while the snapshot was taken"
     info.update(extra)
@@ -261,6 +311,7 @@ def create_checkpoint(
                 parent=state.head,
                 subject=subject,
                 trailers={**info, "Nexus-Id": cid},
+                left_out=report.left_out(max_untracked_bytes),
             )
     raise GitError("could not allocate a checkpoint id", hint="retry in a moment")
 

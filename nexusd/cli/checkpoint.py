@@ -11,6 +11,9 @@ from nexusd.cli._common import echo_json, open_repo, repo_option
 from nexusd.cli._group import group
 from nexusd.git import run_git
 
+# How many left-out paths `create` names (the rest are counted).
+LEFT_OUT_SHOWN = 20
+
 
 @group()
 def checkpoint() -> None:
@@ -45,10 +48,18 @@ def create(message: str | None, as_json: bool, repo: Path | None) -> None:
     layout, config = open_repo(repo)
     limit = config.checkpoint.max_untracked_file_bytes
     cp = create_checkpoint(layout, reason="manual", message=message, max_untracked_bytes=limit)
+    shown = [{"path": path, "why": why} for path, why in cp.left_out[:LEFT_OUT_SHOWN]]
     if as_json:
-        echo_json(cp.to_dict())
-    else:
-        click.echo(f"checkpoint {cp.id}\n  restore with: {cp.restore_command}")
+        echo_json({**cp.to_dict(), "left_out": shown, "left_out_count": len(cp.left_out)})
+        return
+    click.echo(f"checkpoint {cp.id}")
+    if cp.left_out:
+        click.echo(f"  left out {len(cp.left_out)} path(s):")
+        for item in shown:
+            click.echo(f"    {_quoted(item['path'])}  ({item['why']})")
+        if len(cp.left_out) > len(shown):
+            click.echo(f"    … and {len(cp.left_out) - len(shown)} more")
+    click.echo(f"  restore with: {cp.restore_command}")
 
 
 @checkpoint.command("list")
@@ -83,12 +94,14 @@ def show(checkpoint_id: str, as_json: bool, repo: Path | None) -> None:
 
     layout, _ = open_repo(repo)
     cp = resolve(layout, checkpoint_id)
-    data = {**cp.to_dict(), "note": read_note(layout, cp.commit)}
+    data = {**cp.to_dict(), "note": read_note(layout, cp.commit), "left_out": cp.left_out_notes}
     if as_json:
         echo_json(data)
         return
     for key in ("id", "time", "reason", "cycle", "branch", "state", "commit", "restore_command"):
         click.echo(f"{key:>16}: {data[key] if data[key] is not None else '-'}")
+    for note in cp.left_out_notes:
+        click.echo(f"{'left out':>16}: {note}")
     base = cp.parent or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
     _git_passthrough(layout.root, "diff", "--stat", base, cp.commit)
 
@@ -137,7 +150,8 @@ def restore(
     from nexusd.checkpoint.restore import restore_checkpoint
 
     layout, config = open_repo(repo)
-    specs = [os.path.relpath(Path(p).absolute(), layout.root) for p in (*paths, *more_paths)]
+    base = (repo or Path.cwd()).absolute()
+    specs = [_repo_relative(base / p, layout.root) for p in (*paths, *more_paths)]
     limit = config.checkpoint.max_untracked_file_bytes
     own = [*config.watch.paths, *config.memory.sources]
     result = restore_checkpoint(
@@ -220,6 +234,21 @@ def fetch(remote: str, repo: Path | None) -> None:
 
     layout, _ = open_repo(repo)
     click.echo(fetch_refs(layout, remote) or "up to date")
+
+
+def _repo_relative(path: Path, root: Path) -> str:
+    """`path` (absolute) relative to `root`, as git names it."""
+    path = Path(os.path.normpath(path))
+    rel = os.path.relpath(path, root)
+    if rel == ".." or rel.startswith(".." + os.sep):
+        # A symbolic link in the folders above (a /tmp that is /private/tmp) may put it
+        # outside on paper only; the name itself is not resolved (it may be a link).
+        rel = os.path.relpath(path.parent.resolve() / path.name, root.resolve())
+    return rel
+
+
+def _quoted(path: str) -> str:
+    return path if path.isprintable() else repr(path)
 
 
 def _git_passthrough(root: Path, *args: str) -> None:

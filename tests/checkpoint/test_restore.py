@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from nexusd.checkpoint.listing import list_checkpoints
 from nexusd.checkpoint.restore import restore_checkpoint
 from nexusd.checkpoint.snapshot import create_checkpoint
-from nexusd.errors import GitError
+from nexusd.errors import GitError, NexusError
 from nexusd.paths import find_repo
 
 from .gitutil import git, git_state
@@ -199,3 +201,60 @@ def test_nexus_files_named_in_paths_are_restored(repo: Path) -> None:
     _nexus_files(repo, "v3")
     restore_checkpoint(layout, cp.id, paths=["."])
     assert (repo / "MEMORY.md").read_text() == "# Memory v3\n"
+
+
+def test_paths_are_names_not_glob_patterns(repo: Path) -> None:
+    layout = find_repo(repo)
+    names = ["a[1].txt", "a1.txt", "star*.md", "starIMPORTANT.md"]
+    for name in names:
+        (repo / name).write_text("old\n")
+    cp = create_checkpoint(layout, reason="manual")
+    for name in names:
+        (repo / name).write_text("new\n")
+    result = restore_checkpoint(layout, cp.id, paths=["a[1].txt", "star*.md"])
+    assert sorted(c.path for c in result.changes) == ["a[1].txt", "star*.md"]
+    assert {n: (repo / n).read_text() for n in names} == {
+        "a[1].txt": "old\n",
+        "a1.txt": "new\n",
+        "star*.md": "old\n",
+        "starIMPORTANT.md": "new\n",
+    }
+
+
+@pytest.mark.parametrize("kind", ["nested", "submodule"])
+def test_a_nested_repository_is_reported_not_deleted(
+    repo: Path, make_repo: Callable[..., Path], kind: str
+) -> None:
+    layout = find_repo(repo)
+    cp = create_checkpoint(layout, reason="manual")
+    if kind == "nested":
+        sub = make_repo("repo/sub")
+    else:
+        source = make_repo("subsrc")
+        git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(source), "sub")
+        sub = repo / "sub"
+    for dry_run in (True, False):
+        result = restore_checkpoint(layout, cp.id, dry_run=dry_run)
+        assert "sub" not in [c.path for c in result.changes]
+        assert ("sub", "a submodule / nested repository") in [
+            (c.path, c.why) for c in result.skipped
+        ]
+    assert (sub / "README.md").read_text() == "# demo\n"
+
+
+def test_a_path_in_neither_tree_is_refused_before_any_snapshot(repo: Path) -> None:
+    layout = find_repo(repo)
+    (repo / "a.txt").write_text("a\n")
+    cp = create_checkpoint(layout, reason="manual")
+    (repo / "a.txt").write_text("b\n")
+    for bad, why in [("nope.txt", "nor in the working tree"), ("../x", "outside the repository")]:
+        with pytest.raises(NexusError, match=why):
+            restore_checkpoint(layout, cp.id, paths=["a.txt", bad])
+    # No stray pre-restore checkpoint, nothing written.
+    assert [c.id for c in list_checkpoints(layout)] == [cp.id]
+    assert (repo / "a.txt").read_text() == "b\n"
+    # A path only in the checkpoint, or only on disk, is fine.
+    (repo / "a.txt").unlink()
+    (repo / "only-now.txt").write_text("new\n")
+    result = restore_checkpoint(layout, cp.id, paths=["a.txt", "only-now.txt"])
+    assert sorted(c.path for c in result.changes) == ["a.txt", "only-now.txt"]

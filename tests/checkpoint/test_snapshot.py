@@ -311,5 +311,28 @@ def test_other_git_add_failures_still_raise(repo: Path) -> None:
     git(repo, "config", "filter.broken.required", "true")
     (repo / ".gitattributes").write_text("a.txt filter=broken\n")
     (repo / "a.txt").write_text("a\n")
-    with pytest.raises(GitError):
+    # The message names the git command that failed, not just the `-c` options before it.
+    with pytest.raises(GitError, match="`git add -A"):
         create_checkpoint(find_repo(repo), reason="manual")
+
+
+def test_a_nested_repository_with_no_commit_is_left_out_and_named(
+    repo: Path, make_repo: Callable[..., Path]
+) -> None:
+    make_repo("repo/fresh", commit=False)
+    (repo / "fresh" / "wip.txt").write_text("not committed in the nested repository\n")
+    (repo / "big.bin").write_bytes(b"x" * 200)
+    (repo / "small.txt").write_text("small\n")
+    cp = create_checkpoint(find_repo(repo), reason="manual", max_untracked_bytes=100)
+    files = _files_in(repo, cp.commit)
+    assert "small.txt" in files
+    assert not any(p == "fresh" or p.startswith("fresh/") for p in files)
+    assert cp.left_out == (
+        ("big.bin", "untracked, over 100 bytes"),
+        ("fresh", "a nested repository with no commit"),
+    )
+    assert cp.trailers["Nexus-Skipped-Repos"] == "1 nested repository(ies) with no commit"
+    assert cp.left_out_notes == [
+        "1 untracked file(s) over 100 bytes",
+        "1 nested repository(ies) with no commit",
+    ]

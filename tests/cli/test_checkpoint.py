@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from nexusd.cli import cli
@@ -145,3 +146,49 @@ def test_restoring_a_responses_checkpoint_keeps_the_newer_answer(repo: Path) -> 
     assert "skip    plans/2025-01-01T00_00_00_plan_response.md" in out
     assert not (repo / "app.py").exists()
     assert read_response_meta(response.read_text()) == meta
+
+
+def test_restore_paths_are_relative_to_the_c_folder(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "a.txt").write_text("old\n")
+    (repo / "b.txt").write_text("old\n")
+    made = json.loads(run(repo, "create", "--json"))
+    (repo / "a.txt").write_text("new\n")
+    (repo / "b.txt").write_text("new\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # -C names the repository; the paths are relative to it
+    out = json.loads(run(repo, "restore", made["id"], "a.txt", "--json"))
+    assert [c["path"] for c in out["changes"]] == ["a.txt"]
+    assert (repo / "a.txt").read_text() == "old\n"
+    assert (repo / "b.txt").read_text() == "new\n"
+
+
+def test_restore_of_a_path_in_neither_tree_is_an_error(repo: Path) -> None:
+    made = json.loads(run(repo, "create", "--json"))
+    (repo / "README.md").write_text("changed\n")
+    out = run(repo, "restore", made["id"], "no-such-file.txt", code=10)
+    assert "no-such-file.txt" in out and "nor in the working tree" in out
+    # Refused before the pre-restore snapshot: nothing to clean up, nothing changed.
+    assert [r["id"] for r in json.loads(run(repo, "list", "--json"))] == [made["id"]]
+    assert (repo / "README.md").read_text() == "changed\n"
+
+
+def test_create_and_show_name_what_the_checkpoint_left_out(repo: Path) -> None:
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus" / "config.yaml").write_text("checkpoint:\n  max_untracked_file_bytes: 100\n")
+    for i in range(25):
+        (repo / f"big{i:02}.bin").write_bytes(b"x" * 200)
+    made = json.loads(run(repo, "create", "--json"))
+    assert made["left_out_count"] == 25
+    assert made["left_out"][0] == {"path": "big00.bin", "why": "untracked, over 100 bytes"}
+    assert len(made["left_out"]) == 20
+    text = run(repo, "create")
+    assert "left out 25 path(s):" in text
+    assert "big19.bin  (untracked, over 100 bytes)" in text and "big20.bin" not in text
+    assert "… and 5 more" in text
+    shown = run(repo, "show", made["id"])
+    assert "left out: 25 untracked file(s) over 100 bytes" in shown
+    data = json.loads(run(repo, "show", made["id"], "--json"))
+    assert data["left_out"] == ["25 untracked file(s) over 100 bytes"]
