@@ -173,19 +173,30 @@ def locate_action(bundle: ContextBundle) -> Action:
     )
 
 
-def code_action(bundle: ContextBundle, title: str, verify: str, step: Step) -> Action:
-    """Start where the code index points: the top file and its best units, by name."""
+def code_action(
+    bundle: ContextBundle, title: str, verify: str, step: Step, *, traced: str | None = None
+) -> Action:
+    """Start where the code index points: the top file and its best units, by name; or,
+    where the request's traceback ends in a ranked file (`traced`), that file."""
     sources = [h for h in bundle.code_hits if not is_test_path(h.path)] or list(bundle.code_hits)
+    first = [h for h in bundle.code_hits if h.path == traced]
+    if first:
+        sources = [*first, *(h for h in sources if h.path != traced)]
     top = sources[0]
     units = ", ".join(f"`{u.qualname}` (line {u.start})" for u in top.units[:3])
     why = "; ".join(top.reasons[:2]) or "it shares the request's rarest words"
     others = code([h.path for h in sources[1:3]])
     then = f" If it is not there, look next at {others}." if others else ""
     start = f"Read {units} first: " if units else ""
+    ranked = (
+        "the request's traceback ends in this file"
+        if first
+        else "the code index ranks this file first"
+    )
     return Action(
         title.format(file=f"`{top.path}`"),
         tuple(h.path for h in sources[:3]),
-        f"{start}the code index ranks this file first because {why}.{then}",
+        f"{start}{ranked} because {why}.{then}",
         verify,
         step,
     )

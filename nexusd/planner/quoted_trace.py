@@ -113,7 +113,21 @@ def _shared_ending(a: list[str], b: list[str]) -> int:
 
 def _line(hit: FileHit, frame: Frame, function: str) -> str:
     """The frame's line, which is the reporter's (their version may differ from this
-    checkout), and where its function starts here when the function is a listed unit."""
+    checkout), and where its function starts here when the function is a listed unit: of
+    several of that name (`Field._bind_to_schema`, `DateTime._bind_to_schema`), the one
+    holding the line, else the nearest starting above it."""
     said = f"line {frame.line} of the reporter's traceback"
     units = [u for u in hit.units if function and u.qualname.split(".")[-1] == function]
-    return f"{said} (`{function}` starts at line {units[0].start} here)" if units else said
+    if not units:
+        return said
+    holding = [u for u in units if u.start <= frame.line <= u.end]
+    above = [u for u in units if u.start <= frame.line]
+    unit = (
+        min(holding, key=lambda u: u.end - u.start)
+        if holding
+        else max(above, key=lambda u: u.start)
+        if above
+        else units[0]
+    )
+    named = unit.qualname if len(units) > 1 else function
+    return f"{said} (`{named}` starts at line {unit.start} here)"

@@ -106,14 +106,15 @@ WORDING: dict[Kind, Wording] = {
 }
 
 # Phases order the chosen actions: blockers, creation, a quoted traceback, locating,
-# diagnosis, tests, changes.
+# the failing test, diagnosis (a practice's diagnostic runs that test: `git bisect run
+# pytest <test>`), changes.
 _PHASE = {
     "create": 20,
     "trace": 21,
     "locate": 22,
+    "test": 23,
     "measure": 24,
     "diagnose": 25,
-    "test": 27,
     "change": 30,
 }
 
@@ -301,10 +302,15 @@ def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
         candidates.append((i * 2 - 1, 10 + i, blocker_action(i, blocker, files)))
     if missing and kind != "question":
         candidates.append((4, _PHASE["create"], create_action(missing)))
+    traced: str | None = None
     if kind == "bug" and not bundle.blockers:
         diagnose = _diagnose(bundle, files + missing, wording.test_how)
         if diagnose is not None:
             candidates.append((1, *diagnose))
+            # The cause is confirmed and fixed where the traceback ends, not in a file
+            # that ranks above it on outer frames (`plot.py` calling `scales.py`).
+            if diagnose[0] == _PHASE["trace"]:
+                traced = diagnose[1].files[0]
     if kind == "performance":
         first, profile = _measure(files)
         candidates.append((1, _PHASE["measure"], first))
@@ -314,7 +320,7 @@ def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
     if not sources and not missing:
         if bundle.code_hits:
             step: Step = "diagnose" if kind in ("bug", "performance") else "locate"
-            found = code_action(bundle, wording.code, wording.code_verify, step)
+            found = code_action(bundle, wording.code, wording.code_verify, step, traced=traced)
         else:
             found = locate_action(bundle)
         candidates.append((2, _PHASE["locate"], found))

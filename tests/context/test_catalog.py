@@ -42,6 +42,19 @@ def test_short_keywords_match_whole_words_only() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "bisect"),
+    [
+        ("unstacking is broken for single-dim variables", False),
+        ("the export broke after the 2.1 upgrade", True),
+        ("this used to work in 1.4", True),
+    ],
+)
+def test_a_broken_thing_is_no_regression_until_it_worked_before(text: str, bisect: bool) -> None:
+    ids = {m.practice.id for m in match_practices(packaged_catalog(), text, minimum=0)}
+    assert ("bisect" in ids) is bisect
+
+
+@pytest.mark.parametrize(
     ("text", "not_chosen"),
     [
         # Words of the program, not of the problem: a pasted package listing, names in code.

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 import pytest
 
 from nexusd.code.query import Frame
-from nexusd.planner.quoted_trace import innermost, quoted_frames
+from nexusd.code.rank import FileHit, UnitHit
+from nexusd.planner.quoted_trace import innermost, quoted_frames, trace_action
+from tests.plan_helpers import bundle_for, kitchen_repo, request
 
 _SITE = "/srv/venv/lib/python3.11/site-packages"
 
@@ -72,3 +77,36 @@ def test_of_chained_tracebacks_the_cause_is_taken() -> None:
         assert innermost(frames, ["pkg/io.py", "pkg/core.py"]) == ("pkg/core.py", 1)
         # Where the cause is none of ours, the wrapper's frame is still found.
         assert innermost(frames, ["pkg/io.py"]) == ("pkg/io.py", 0)
+
+
+def _unit(qualname: str, start: int, end: int) -> UnitHit:
+    return UnitHit(qualname, "method", start, end, f"def {qualname}(self)", 1.0, ())
+
+
+@pytest.mark.parametrize(
+    ("line", "want"),
+    [
+        # Several methods share the frame's name: the one holding the line is meant.
+        (1117, "`DateTime._bind_to_schema` starts at line 1113 here"),
+        (340, "`Field._bind_to_schema` starts at line 335 here"),
+        # The reporter's version is longer: the nearest one starting above the line.
+        (1500, "`List._bind_to_schema` starts at line 1389 here"),
+    ],
+)
+def test_the_trace_step_names_the_method_holding_the_frames_line(
+    repo: Path, line: int, want: str
+) -> None:
+    hit = FileHit(
+        "src/marshmallow/fields.py",
+        1.0,
+        (),
+        (
+            _unit("Field._bind_to_schema", 335, 350),
+            _unit("DateTime._bind_to_schema", 1113, 1125),
+            _unit("List._bind_to_schema", 1389, 1400),
+        ),
+    )
+    bundle = dataclasses.replace(bundle_for(kitchen_repo(repo), request()), code_hits=(hit,))
+    frames = (Frame(f"{_SITE}/marshmallow/fields.py", line, "_bind_to_schema"),)
+    action = trace_action(bundle, frames)
+    assert action is not None and want in action.how

@@ -43,15 +43,15 @@ def test_requested_sections_are_exactly_honoured(repo: Path) -> None:
     practice = bundle.practices[0].practice
     assert practice.title in body["Key Challenges and Analysis"]
     assert body["Verifiable Success Criteria"].count("- [ ]") >= 3
-    # The breakdown is the plan's actions, in order: create the missing files, find the
-    # cause the matched practice names (there are no blockers), and the checks last.
+    # The breakdown is the plan's actions, in order: create the missing files, the failing
+    # test, find the cause the matched practice names (there are no blockers), the checks last.
     actions = plan_actions(bundle, 8)
     steps = _numbered(body["High-level Task Breakdown"])
     assert steps == [f"{a.title}." for a in actions]
-    assert [a.step for a in actions][:3] == ["review", "create", "diagnose"]
+    assert [a.step for a in actions][:4] == ["review", "create", "test", "diagnose"]
     assert actions[-1].step == "checks"
     assert set(actions[1].files) == {"src/billing/invoice.py", "tests/test_invoice.py"}
-    assert f"(the practice “{practice.title}”)" in actions[2].how
+    assert f"(the practice “{practice.title}”)" in actions[3].how
     assert "round per line vs round the sum" in body["High-level Task Breakdown"]
     # Next steps start with the first actions, then the end-of-cycle checklist.
     next_steps = body["Next Steps and Action Items"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from nexusd.code.rank import FileHit, UnitHit
 from nexusd.config import config_from_mapping
 from nexusd.context.intent import classify_text
 from nexusd.context.relevant_code import code_phase
@@ -274,3 +275,32 @@ def test_a_wrong_result_called_a_bug_is_not_told_to_capture_a_traceback(repo: Pa
     assert not _says(actions, "traceback")
     crash = _code_plan(repo, "parse_expr raises an exception on `1+2`")
     assert _says(crash, "capture the full traceback")
+
+
+def test_the_cause_is_confirmed_and_fixed_where_the_traceback_ends(repo: Path) -> None:
+    # `plot.py` ranks first on its outer frames; the error is raised in `scales.py`.
+    goal = (
+        "Color mapping fails with boolean data\n\nTraceback (most recent call last):\n"
+        '  File "/srv/site-packages/pkg/plot.py", line 10, in plot\n'
+        '  File "/srv/site-packages/pkg/plot.py", line 40, in _setup_scales\n'
+        '  File "/srv/site-packages/pkg/scales.py", line 351, in _setup\n'
+        "TypeError: numpy boolean subtract is not supported\n"
+    )
+    hits = (
+        FileHit("pkg/plot.py", 3.0, ("in the traceback at `_setup_scales` line 40",)),
+        FileHit(
+            "pkg/scales.py",
+            2.5,
+            ("in the traceback at `_setup` line 351",),
+            (UnitHit("ContinuousBase._setup", "method", 320, 390, "def _setup(self)", 1.0, ()),),
+        ),
+    )
+    req = request(goal=goal, blockers=(), artifacts=(), previous_goal=None, previous_outcome=None)
+    bundle = dataclasses.replace(bundle_for(kitchen_repo(repo), req), code_hits=hits)
+    actions = plan_actions(bundle, 8)
+    titles = [a.title for a in actions]
+    assert "Confirm the cause in `pkg/scales.py`" in titles
+    assert "Fix the cause in `pkg/scales.py`" in titles
+    confirm = actions[titles.index("Confirm the cause in `pkg/scales.py`")]
+    assert confirm.files[:2] == ("pkg/scales.py", "pkg/plot.py")
+    assert "the request's traceback ends in this file" in confirm.how
