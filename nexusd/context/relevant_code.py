@@ -107,7 +107,8 @@ def code_phase(
         reranked = rerank_files(layout=layout, config=config, request_text=text, hits=hits)
         hits = reranked if reranked is not None else hits
     ms = round((time.perf_counter() - start) * 1000.0, 3)
-    return CodeFindings(hits, results.note, ms, ran.summary() if ran is not None else None)
+    note = results.note or (ran.warning if ran is not None else None)
+    return CodeFindings(hits, note, ms, ran.summary() if ran is not None else None)
 
 
 def reproduced(

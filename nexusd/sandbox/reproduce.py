@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import secrets
 import tarfile
 import time
@@ -55,7 +56,8 @@ class Reproduction:
     note: str = ""  # why it did not run, or what went wrong
 
     def summary(self) -> str:
-        """One sentence for the response: what ran, where, and what it reached."""
+        """One sentence for the response: what ran, where, and what it reached (no timing:
+        the same request on the same tree gives the same response)."""
         if self.note:
             return self.note
         n = len(self.files)
@@ -64,19 +66,54 @@ class Reproduction:
             entered += " (each listed below that it entered says so)"
         said = (
             f"Ran the request's code ({self.ran} of {self.statements} statements) on "
-            f"{self.backend} in {self.ms / 1000:.1f} s: it entered {entered}"
+            f"{self.backend}: it entered {entered}"
         )
         if self.timed_out:
             said += " (stopped at `code.reproduce.timeout`)"
+        missing = self.missing_dependency
+        if missing:
+            module, where = missing
+            return (
+                f"{said}: the project could not be imported here, its code{where} imports "
+                f"`{module}`, which the sandbox's Python lacks. {_SET_PYTHON}."
+            )
         if self.errors:
             said += f"; it raised {self.errors[0]}"
         if self.unimported:
             said += (
-                f", but the project itself did not import (`{self.unimported[0]}`): set "
-                "`code.reproduce.python` to an interpreter this code supports, with its "
-                "dependencies installed"
+                f", but the project itself did not import (`{self.unimported[0]}`): "
+                f"{_SET_PYTHON[0].lower()}{_SET_PYTHON[1:]}"
             )
         return said + "."
+
+    @property
+    def missing_dependency(self) -> tuple[str, str] | None:
+        """(module, " at `path:line`") when the project's own code failed to import a
+        module the sandbox's Python lacks: nothing it showed is about the request then."""
+        if self.files or not self.errors:
+            return None
+        found = _NO_MODULE.match(self.errors[0])
+        if found is None or not found.group("where"):
+            return None  # raised by the reporter's own import, not the project's code
+        return found.group("module"), found.group("where")
+
+    @property
+    def warning(self) -> str | None:
+        """A warning for the response's front matter when the run could not show anything
+        about the request (the project did not import), else None."""
+        if self.missing_dependency or self.unimported:
+            return "the request's code could not run against the project: " + _SET_PYTHON
+        return None
+
+
+# `_error_text`'s form of a failed import inside the repository.
+_NO_MODULE = re.compile(
+    r"`ModuleNotFoundError: No module named '(?P<module>[\w.]+)'`(?P<where> at `[^`]+`)?"
+)
+_SET_PYTHON = (
+    "Set `code.reproduce.python` to an interpreter this code supports, with its dependencies "
+    "installed"
+)
 
 
 def reproduce(

@@ -109,6 +109,48 @@ def test_a_project_that_does_not_import_is_named_as_the_cause(
 
 
 @pytest.mark.bwrap
+def test_a_dependency_the_sandbox_lacks_is_said_plainly(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    # astroid's `import wrapt`: the package's own code needs what the sandbox lacks.
+    root = _repo(make_repo)
+    (root / "pkg" / "core.py").write_text("import wrapt_not_installed\n" + CORE)
+    git(root, "commit", "-qam", "needs a dependency")
+    found = _run(root, "```python\nfrom pkg.core import add\nadd(1, 2)\n```\n")
+    assert found is not None and found.files == {}
+    assert found.missing_dependency == ("wrapt_not_installed", " at `pkg/core.py:1`")
+    said = found.summary()
+    assert "the project could not be imported here, its code at `pkg/core.py:1` imports" in said
+    assert "it raised" not in said  # not the request's finding
+    assert found.warning is not None and "code.reproduce.python" in found.warning
+
+
+@pytest.mark.parametrize(
+    ("errors", "missing"),
+    [
+        # The reporter's own import of something not installed: no frame in the project.
+        (("`ModuleNotFoundError: No module named 'numpy'`",), None),
+        (("`ValueError: bad`",), None),
+        (
+            ("`ModuleNotFoundError: No module named 'a.b'` at `pkg/x.py:3`",),
+            ("a.b", " at `pkg/x.py:3`"),
+        ),
+    ],
+)
+def test_only_the_projects_failed_imports_are_missing_dependencies(
+    errors: tuple[str, ...], missing: tuple[str, str] | None
+) -> None:
+    found = Reproduction("bwrap", 1, ran=1, errors=errors)
+    assert found.missing_dependency == missing
+    assert (found.warning is not None) is (missing is not None)
+
+
+def test_the_summary_says_no_time_so_the_response_is_the_same_each_run() -> None:
+    said = Reproduction("bwrap", 2, ran=2, files={"a.py": ("f",)}, ms=1234.5).summary()
+    assert "1.2" not in said and " s:" not in said
+
+
+@pytest.mark.bwrap
 def test_a_module_imported_by_the_code_is_entered_but_only_its_functions_ran(
     bwrap_usable: None, make_repo: Callable[..., Path]
 ) -> None:
