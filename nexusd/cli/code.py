@@ -202,7 +202,9 @@ def impact(target: str, as_json: bool, repo: Path | None) -> None:
     """Show what a file or symbol uses, and what imports, calls, subclasses or tests it.
 
     An edge marked `?` (`calls?`, `test?`) matches by name only: that file does not
-    import the target, so it may mean another thing of the same name.
+    import the target, so it may mean another thing of the same name. `names` is a
+    reference that is no call (`json=json`, a function passed on). A constructor
+    (`Cart.__init__`) is used where its class is called.
 
     Example: nexusd code impact nexusd/code/service.py:CodeIndex.update
     """

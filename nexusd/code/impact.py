@@ -17,6 +17,7 @@ from nexusd.code.references import References, Source
 
 MAX_EDGES = 50
 _BUILTINS = frozenset(dir(builtins))
+_CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor"})
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,9 @@ class Edge:
     path: str
     line: int
     symbol: str
-    kind: str  # imports, imported-by, calls, subclass, test
+    # imports, imported-by, calls, names (a reference that is no call: `f=f`, passing it
+    # on), subclass, test; `?` when it matches by name only
+    kind: str
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,11 @@ def impact(
     else:
         note = ""
         uses = _callees(corpus, f, defined[0], code)
+    owner = symbol.rsplit(".", 2)[-2] if symbol.count(".") else ""
+    if name in _CONSTRUCTORS and owner:
+        # `Cart.__init__` runs where `Cart(…)` is called, not where another `__init__` is.
+        name = owner
+        defined = [e for e in corpus.file_entries[f] if corpus.entries[e].unit.name == owner]
     top_level = bool(defined) and "." not in corpus.entries[defined[0]].unit.qualname
     used_by = _used_by(corpus, f, name, importers, code, top_level=top_level)
     return Impact(real, symbol, tuple(uses), tuple(used_by[:MAX_EDGES]), note)
@@ -100,11 +108,13 @@ def _used_by(
             found.append((edge, check))
     found.sort(key=lambda item: (item[0].kind.endswith("?"), item[0].path, item[0].line))
     edges = []
-    for edge, check in found:
-        if check < 0 or code.says(corpus.entries[check].file, check, name):
-            edges.append(edge)
-            if len(edges) >= MAX_EDGES:
-                break
+    for candidate, check in found:
+        edge = candidate if check < 0 else _checked(corpus, code, candidate, check, name)
+        if edge is None:
+            continue
+        edges.append(edge)
+        if len(edges) >= MAX_EDGES:
+            break
     # A file that imports the name itself (`from pkg.billing import Invoice`, a re-export);
     # only a top-level name can be imported, and only a file whose top level names it.
     seen = {edge.path for edge in edges}
@@ -116,6 +126,21 @@ def _used_by(
             edges.append(Edge(corpus.paths[i], line, corpus.files[i].file_unit.qualname, kind))
     edges.sort(key=lambda edge: (edge.kind.endswith("?"), edge.path, edge.line))
     return edges
+
+
+def _checked(corpus: Corpus, code: References, edge: Edge, e: int, name: str) -> Edge | None:
+    """A reference edge as the source has it: a call at the line it calls from; a name
+    that is no call (`request=request`, passed on) as `names`; None when only prose says it."""
+    f = corpus.entries[e].file
+    if not code.readable(f):
+        return edge
+    line = code.call_line(f, e, name)
+    if line is not None:
+        return Edge(edge.path, line, edge.symbol, edge.kind)
+    if not code.says(f, e, name):
+        return None
+    kind = edge.kind.replace("calls", "names")
+    return Edge(edge.path, edge.line, edge.symbol, kind)
 
 
 def _family(language: str) -> str:
@@ -145,9 +170,11 @@ def _callees(corpus: Corpus, f: int, e: int, code: References) -> list[Edge]:
             if sure or len(files) != 1
             else [d for d in found if not corpus.tests[corpus.entries[d].file]]
         )
+        # `json=json`, a parameter passed on: a name the unit uses, not a call of it.
+        verb = "calls" if not code.readable(f) or code.call_line(f, e, other) else "names"
         for d in (sure or guess)[:3]:
             entry = corpus.entries[d]
-            kind = "calls" if sure else "calls?"
+            kind = verb if sure else verb + "?"
             edges.append(
                 Edge(corpus.paths[entry.file], entry.unit.start, entry.unit.qualname, kind)
             )

@@ -63,6 +63,14 @@ def named(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
 
 
+def _call(name: str) -> re.Pattern[str]:
+    """`name` called: followed by `(`, and not defined there (`def name(`, `fn name(`)."""
+    return re.compile(
+        rf"(?<!\bdef )(?<!\bfn )(?<!\bfunc )(?<!\bfunction )(?<!\bclass )"
+        rf"(?<![\w$]){re.escape(name)}\s*\("
+    )
+
+
 @dataclass(frozen=True)
 class _Blanked:
     """One file's code, strings and comments blanked, and the entry owning each line."""
@@ -118,6 +126,23 @@ class References:
                 if name in line and found.search(line)
             ]
         return any(got.owner[n] == e for n in self._naming[key])
+
+    def call_line(self, f: int, e: int, name: str) -> int | None:
+        """The first line where unit `e`'s own code calls `name` (`name(`, `.name(`, not its
+        `def`); None when it only names it (`json=json`, a parameter) or the source is
+        unreadable (see `readable`)."""
+        got = self._file(f)
+        if got is None:
+            return None
+        call = _call(name)
+        for n, line in enumerate(got.lines, start=1):
+            if got.owner[n] == e and name in line and call.search(line):
+                return n
+        return None
+
+    def readable(self, f: int) -> bool:
+        """Whether file `f`'s source could be read (else every name counts as said)."""
+        return self._file(f) is not None
 
     def import_line(self, f: int, name: str) -> int | None:
         """The line of an import statement of file `f` that names `name`, if any."""

@@ -208,3 +208,27 @@ def test_a_python_file_named_mod_or_index_is_a_module_of_its_own() -> None:
     assert corpus.files[mod].file_unit.qualname == "calc.mod"
     assert corpus.imports[mod] == {numbers}  # `.numbers` is calc.numbers, not a top-level one
     assert corpus.imports[index] == {mod} and corpus.resolve_dotted("calc.mod.Mod") == mod
+
+
+def test_a_name_passed_on_is_no_call_and_a_constructor_is_called_by_its_class() -> None:
+    files = {
+        "web/models.py": (
+            "class Response:\n    def json(self):\n        return {}\n\n\n"
+            "class Setup:\n    def __init__(self, app):\n        self.app = app\n"
+        ),
+        "web/sessions.py": (
+            "from web.models import Response, Setup\n\n\n"
+            "def request(url, json=None):\n    send(url, json=json)\n    return Response()\n\n\n"
+            "def make(app):\n    state = Setup(app)\n    return state\n\n\n"
+            "class Other:\n    def __init__(self):\n        pass\n"
+        ),
+    }
+    corpus = Corpus(parse_python(p, t) for p, t in files.items())
+    uses = impact(corpus, "web/sessions.py", "request", source=files.get).uses
+    # `json=json` passes a value on: a name, not a call of `Response.json`.
+    assert ("web/models.py", "Response.json", "names") in {(e.path, e.symbol, e.kind) for e in uses}
+    built = impact(corpus, "web/models.py", "Setup.__init__", source=files.get).used_by
+    # Where `Setup(app)` runs, at the call's line; not every other `__init__`.
+    assert [(e.path, e.line, e.symbol, e.kind) for e in built] == [
+        ("web/sessions.py", 10, "make", "calls")
+    ]
