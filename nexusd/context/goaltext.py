@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nexusd.code import boilerplate
+
 # What the analysis shows of the goal; longer goals are summarised with a count of the rest.
 SUMMARY_CHARS = 600
 # What keyword, catalog and intent matching read of a text: a pasted log of a megabyte
@@ -24,6 +26,18 @@ _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _LABEL = re.compile(r"^(?:next\s+)?goal\s*[:：]\s*", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+# What a GitHub issue form writes in a field left empty.
+_NO_RESPONSE = "_No response_"
+# An issue template's section title on a line of its own: `**Describe the bug**`.
+_BOLD_LINE = re.compile(r"\*\*([^*\n]{1,80})\*\*:?")
+
+
+# Markup an issue form pastes around its parts: a collapsed block's label is no prose.
+_HTML = re.compile(
+    r"<summary\b[^>]*>.*?</summary>|</?(?:details|summary|br|p|tt|code|b|i|em|strong|sub|sup|"
+    r"kbd|pre|div|span)\b[^>]*>",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 @dataclass(frozen=True)
@@ -33,42 +47,59 @@ class GoalText:
     prose: tuple[str, ...]  # paragraphs, headings stripped of their `#`
     code_blocks: int
     code_lines: int
+    headings: frozenset[int] = frozenset()  # which paragraphs were headings
+    leads: frozenset[int] = frozenset()  # which paragraphs a code block followed
 
 
 def split_goal(goal: str) -> GoalText:
     """Paragraphs of prose (one line each) and a count of the code blocks around them."""
-    paragraphs: list[str] = []
+    paragraphs: list[tuple[str, str]] = []  # (text, "heading" | "lead" | "")
     current: list[str] = []
     blocks = code_lines = 0
     in_fence = False
+
+    def close(kind: str = "") -> None:
+        if current:
+            paragraphs.append((" ".join(current), kind))
+            current.clear()
+
     for raw in _COMMENT.sub("", goal[:TOPIC_CHARS]).splitlines():
         if _FENCE.match(raw):
             if not in_fence:
                 blocks += 1
             in_fence = not in_fence
-            if current:  # the prose before a block is not continued after it
-                paragraphs.append(" ".join(current))
-                current = []
+            if in_fence and not current and paragraphs and not paragraphs[-1][1]:
+                paragraphs[-1] = (paragraphs[-1][0], "lead")  # a blank line before the block
+            close("lead")  # the prose before a block is not continued after it
             continue
         if in_fence:
             code_lines += 1
             continue
         line = raw.strip()
-        heading = bool(_HEADING.match(line))
+        if line == _NO_RESPONSE:
+            continue
+        bold = _BOLD_LINE.fullmatch(line)
+        heading = bool(_HEADING.match(line)) or bold is not None
         if not line or heading:
-            if current:
-                paragraphs.append(" ".join(current))
-                current = []
-            if heading:
-                paragraphs.append(_HEADING.sub("", line).rstrip("#").strip())
+            close()
+            if bold is not None:
+                paragraphs.append((bold.group(1).strip(), "heading"))
+            elif heading:
+                paragraphs.append((_HEADING.sub("", line).rstrip("#").strip(), "heading"))
             continue
         if not paragraphs and len(current) == 1 and _is_title(current[0], line):
-            paragraphs.append(current.pop())
+            paragraphs.append((current.pop(), ""))
         current.append(_BULLET.sub("", line) if not current else line)
-    if current:
-        paragraphs.append(" ".join(current))
-    prose = tuple(_LABEL.sub("", p).strip() for p in paragraphs if p.strip())
-    return GoalText(tuple(p for p in prose if p), blocks, code_lines)
+    close()
+    kept = [(_LABEL.sub("", text).strip(), kind) for text, kind in paragraphs]
+    kept = [(text, kind) for text, kind in kept if text]
+    return GoalText(
+        tuple(text for text, _ in kept),
+        blocks,
+        code_lines,
+        frozenset(i for i, (_, kind) in enumerate(kept) if kind == "heading"),
+        frozenset(i for i, (_, kind) in enumerate(kept) if kind == "lead"),
+    )
 
 
 def _is_title(first: str, second: str) -> bool:
@@ -101,11 +132,28 @@ def goal_title(goal: str, limit: int = 100) -> str:
 
 
 def goal_summary(goal: str, limit: int = SUMMARY_CHARS) -> str:
-    """The goal's prose in one paragraph of at most `limit` characters, code blocks counted."""
-    text = split_goal(goal)
-    kept = [p for i, p in enumerate(text.prose) if i == 0 or not _glue(p, text)]
-    prose = " ".join(p if p.endswith((".", ":", "!", "?")) else p + "." for p in kept)
-    summary = clip(prose, limit)
+    """The goal's prose in one paragraph of at most `limit` characters, code blocks counted;
+    an environment report, a collapsed block's markup and an empty section's heading left
+    out, a heading leading into its section (`Steps to reproduce: …`)."""
+    text = split_goal(boilerplate.strip(_HTML.sub("", goal)))
+    kept = [
+        i
+        for i in range(len(text.prose))
+        if i == 0 or i in text.headings or not _glue(text.prose[i], text)
+    ]
+    parts: list[str] = []
+    for n, i in enumerate(kept):
+        said = text.prose[i]
+        last = n + 1 == len(kept)
+        if i in text.headings and i != 0:
+            if last or kept[n + 1] in text.headings:
+                continue  # a section with nothing in it (its body was code, or dropped)
+            parts.append(said.rstrip(":") + ":")
+        elif i in text.leads and said.endswith(":") and not last:
+            parts.append(said[:-1] + ".")  # it led into code that is not repeated here
+        else:
+            parts.append(said if said.endswith((".", ":", "!", "?")) else said + ".")
+    summary = clip(" ".join(parts), limit)
     left = len(goal) - len(summary)
     notes = []
     if text.code_blocks:

@@ -61,3 +61,38 @@ def test_the_summary_leaves_out_the_words_that_only_joined_code_blocks() -> None
     )
     # Without code blocks a short paragraph is what the writer said.
     assert goal_summary("Cache the lookups\n\nPlease.") == "Cache the lookups. Please."
+
+
+@pytest.mark.parametrize(
+    ("goal", "summary"),
+    [
+        # A template's section heading leads into its section; an empty one goes (an issue
+        # form's `_No response_` is no answer).
+        (
+            "Unrecognized option prints a traceback\n### Bug description\nA traceback.\n"
+            "### Expected behavior\nA usage tip.\n### OS / Environment\n_No response_\n"
+            "### Additional dependencies\n",
+            "Unrecognized option prints a traceback. Bug description: A traceback. "
+            "Expected behavior: A usage tip.",
+        ),
+        # Issue forms' bold section titles are headings too.
+        (
+            "from_json loses URIs\n**Describe the bug**\nThe URIs stay.\n",
+            "from_json loses URIs. Describe the bug: The URIs stay.",
+        ),
+        # A colon that led into a code block not repeated here ends its sentence.
+        (
+            "TOML fails\nIt gives this error:\n\n```\nTypeError\n```\n\nWe can work round it.",
+            "TOML fails. It gives this error. We can work round it. "
+            "_(1 code block(s), 1 line(s), not repeated here)_",
+        ),
+        # An environment report and a collapsed block's label are no prose.
+        (
+            "Unstack fails\n\n<details><summary>Output of <tt>xr.show_versions()</tt></summary>\n\n"
+            "INSTALLED VERSIONS\n------------------\ncommit: None\nmachine: x86_64\n\n</details>\n",
+            "Unstack fails.",
+        ),
+    ],
+)
+def test_the_summary_reads_as_prose(goal: str, summary: str) -> None:
+    assert goal_summary(goal) == summary
