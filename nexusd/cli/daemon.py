@@ -113,6 +113,14 @@ def _duration(seconds: Any) -> str:
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
+# What a count that is not plain from its name means (`status --json` keeps the numbers).
+_MEANING = {
+    "skipped": "  (not answered: a response nexusd did not write is in the way, or refused before)",
+    "failures": "  (requests whose answering failed; see `nexusd logs`)",
+    "dropped": "  (requests that found the queue full, watch.queue_size; a rescan finds them)",
+}
+
+
 def _status_text(data: dict[str, Any]) -> str:
     if data["running"]:
         head = f"nexusd is running (pid {data.get('pid')}, up {_duration(data['uptime_seconds'])})"
@@ -121,7 +129,8 @@ def _status_text(data: dict[str, Any]) -> str:
     rows = [head]
     for key in ("answered", "errors", "skipped", "failures", "queued", "dropped", "in_flight"):
         if key in data:
-            rows.append(f"  {key:<10} {data[key]}")
+            value = data[key] if data[key] is not None else "-"
+            rows.append(f"  {key:<10} {value}{_MEANING.get(key, '') if value else ''}")
     for folder in data.get("watched") or []:
         rows.append(f"  watching   {folder}")
     for folder in data.get("pending_watch") or []:
@@ -142,7 +151,8 @@ def _status_text(data: dict[str, Any]) -> str:
         from nexusd.sandbox.record import status_line
 
         rows.append(f"  sandbox    {status_line(data['sandbox'])}")
-    rows.append(f"  log        {data.get('log_file')}")
+    if data.get("log_file"):
+        rows.append(f"  log        {data['log_file']}")
     if data.get("reloading") and data["running"]:
         since = data["reloading"]
         rows.append(f"  config     reloading since {since} (after the request in flight)")

@@ -136,6 +136,8 @@ def test_status_text_and_exit_code_when_stopped(
     running = nexusd(served, "status")
     assert running.stdout.startswith(f"nexusd is running (pid {daemon_pid(served)}, up ")
     assert f"watching   {served / '.scratchpad_logs'}" in running.stdout
+    assert "  in_flight  -\n" in running.stdout  # nothing being answered, not Python's None
+    assert "  skipped    0\n" in running.stdout  # a count of none needs no explaining
 
     nexusd(served, "stop")
     stopped = nexusd(served, "status", "--json", check=False)
