@@ -19,11 +19,31 @@ from datetime import UTC, datetime
 from typing import Any
 
 from nexusd.atomic import atomic_write_text
-from nexusd.errors import AccessError, ConfigError
+from nexusd.errors import AccessError, ConfigError, NexusError
 from nexusd.memory.safewrite import locked
 from nexusd.paths import RepoLayout
 
 PREFIX = "nxd"
+MAX_NAME_CHARS = 64
+
+
+def name_problem(name: str) -> str | None:
+    """What is wrong with a token's name (a control character, too long), or None: names
+    are printed by `nexusd token list`, where an escape sequence would reach the terminal."""
+    if len(name) > MAX_NAME_CHARS:
+        return f"a token's name is at most {MAX_NAME_CHARS} characters (this one has {len(name)})"
+    bad = next((c for c in name if not c.isprintable()), None)
+    if bad is not None:
+        return (
+            f"a token's name must be printable text: it contains {bad!r} (a control character"
+            " or line break)"
+        )
+    return None
+
+
+def shown_name(name: str) -> str:
+    """`name` safe to print: a non-printable character escaped (a name stored by hand)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in name)
 
 
 @dataclass(frozen=True)
@@ -76,6 +96,9 @@ class TokenStore:
 
     def create(self, role: str, name: str = "") -> str:
         """A new token of `role` (stored hashed); the only time the token itself is seen."""
+        problem = name_problem(name)
+        if problem is not None:
+            raise NexusError(problem, hint="name it with letters, digits, spaces or - _ .")
         token = f"{PREFIX}_{self.tag}_{secrets.token_urlsafe(32)}"
         record = TokenRecord(_digest(token), role, name, datetime.now(UTC).isoformat())
         with locked(self.layout.nexus_dir / "locks", self.path):

@@ -31,6 +31,9 @@ MAX_LIMIT = 100
 MAX_OFFSET = 1000
 MAX_CONTENT_CHARS = 20_000
 MAX_RECENT_DAYS = 36_500
+# Hits are counted up to the furthest a page can reach, so `total` is the true count for
+# every page a client can ask for (and the ranking is the same on every page).
+TOTAL_CAP = MAX_OFFSET + MAX_LIMIT
 
 
 def _elapsed_ms(started: float) -> float:
@@ -80,7 +83,8 @@ class Context:
         recent_days: int | None = None,
         since: str | None = None,
     ) -> dict[str, Any]:
-        """Hits the role may read: `{results, total, offset, limit, note, query_time_ms}`."""
+        """Hits the role may read: `{results, total, more, offset, limit, note, query_time_ms}`;
+        `total` counts every hit (up to TOTAL_CAP), `more` says whether any follow this page."""
         started = time.perf_counter()
         if not query.strip():
             raise AccessError("the query is empty", hint="say what to look for", status=400)
@@ -101,12 +105,13 @@ class Context:
                     status=400,
                 )
             since = (date.today() - timedelta(days=max(recent_days, 0))).isoformat()
-        found = self.backend.search(query, k=offset + limit, since=since, **view)
-        hits = [_hit(h) for h in found.hits]
+        found = self.backend.search(query, k=TOTAL_CAP, since=since, **view)
+        total = len(found.hits)
         return {
             "query": query,
-            "results": hits[offset : offset + limit],
-            "total": len(hits),
+            "results": [_hit(h) for h in found.hits[offset : offset + limit]],
+            "total": total,
+            "more": offset + limit < total,
             "offset": offset,
             "limit": limit,
             "mode": found.mode,

@@ -4,7 +4,10 @@ What an agent may open is what git would show it: a file git tracks, or an untra
 it does not ignore (`git ls-files -co --exclude-standard`). Never anything under the git
 directory (tokens, logs, `.git/config`), never an ignored file (`.env`), never a link.
 Memory files (`memory.sources`, `memory.extra_globs`) are refused too: their sections
-need roles, which the memory tools and the MEMORY.md resource apply.
+need roles, which the memory tools and the MEMORY.md resource apply. Plan requests and
+responses (any `*_plan_request.md` / `*_plan_response.md`, and every file of the watched
+folders) quote memory of every category, so they need the role that may plan, as the
+`nexusd://plans/latest` resource does.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from nexusd.api.roles import Access, role_hint
 from nexusd.config import Config
-from nexusd.errors import NexusError
+from nexusd.errors import AccessError, NexusError
 from nexusd.paths import RepoLayout
 
 MAX_SLICE_LINES = 400
@@ -25,9 +29,25 @@ def _refuse(path: str, why: str, hint: str) -> NexusError:
     return NexusError(f"refusing to open {path!r}: {why}", hint=hint)
 
 
-def check_openable(layout: RepoLayout, config: Config, path: str) -> PurePosixPath:
-    """The repository-relative path `path` names, if an agent may open it; else NexusError."""
-    from nexusd.git import run_git
+def is_plan_file(config: Config, rel: PurePosixPath) -> bool:
+    """True for a plan request or response anywhere, or any file of a watched folder."""
+    from nexusd.protocol.naming import is_request_file, is_response_file
+
+    if is_request_file(rel.name) or is_response_file(rel.name):
+        return True
+    for folder in config.watch.paths:
+        parts = PurePosixPath(Path(folder).as_posix()).parts
+        if parts and rel.parts[: len(parts)] == parts:
+            return True
+    return False
+
+
+def check_openable(
+    layout: RepoLayout, config: Config, path: str, *, access: Access, role: str
+) -> PurePosixPath:
+    """The repository-relative path `path` names, if an agent of `role` may open it; else
+    NexusError (AccessError when only a role is missing)."""
+    from nexusd.context.artifacts import git_lists
     from nexusd.memory.sources import glob_regex, memory_globs
 
     rel = PurePosixPath(Path(path).as_posix())
@@ -55,18 +75,15 @@ def check_openable(layout: RepoLayout, config: Config, path: str) -> PurePosixPa
             "it is a memory file, whose sections need roles",
             "use memory_search / memory_get, or read the nexusd://memory/MEMORY.md resource",
         )
-    listed = run_git(
-        layout.root,
-        "--literal-pathspecs",
-        "ls-files",
-        "-z",
-        "--cached",
-        "--others",
-        "--exclude-standard",
-        "--",
-        text,
-    )
-    if text.encode("utf-8", "surrogateescape") not in listed.split(b"\0"):
+    if is_plan_file(config, rel) and not access.may(role, "plan"):
+        need = access.action_role("plan")
+        raise AccessError(
+            f"refusing to open {path!r}: plan requests and responses quote memory of every"
+            f" category, and role {role!r} may not plan (it requires role {need!r})",
+            hint=f"{role_hint(need)}, or change api.actions.plan",
+            status=403,
+        )
+    if not git_lists(layout.root, text):
         raise _refuse(
             path,
             "git neither tracks it nor lists it as untracked (ignored, missing or a folder)",
@@ -76,15 +93,23 @@ def check_openable(layout: RepoLayout, config: Config, path: str) -> PurePosixPa
 
 
 def open_slice(
-    layout: RepoLayout, config: Config, path: str, start_line: int, end_line: int | None
+    layout: RepoLayout,
+    config: Config,
+    path: str,
+    start_line: int,
+    end_line: int | None,
+    *,
+    access: Access,
+    role: str,
 ) -> dict[str, Any]:
     """Lines `start_line..end_line` (1-based, inclusive) of a file an agent may open (see
     `check_openable`), at most MAX_SLICE_LINES lines and MAX_SLICE_BYTES bytes; a line
     longer than that is cut, and the answer says so."""
     from nexusd.code.reader import read_inside
     from nexusd.code.selection import looks_binary
+    from nexusd.code.units import text_lines
 
-    rel = check_openable(layout, config, path)
+    rel = check_openable(layout, config, path, access=access, role=role)
     data = read_inside(layout.root, Path(rel), MAX_FILE_BYTES, setting="the open limit")
     if isinstance(data, str):
         raise NexusError(f"cannot open {path}: {data}", hint="list files with code_search")
@@ -93,7 +118,10 @@ def open_slice(
             f"cannot open {path}: it is a binary file (a NUL byte in its first 8 KiB)",
             hint="open text files; code_search and code_symbols list the indexed ones",
         )
-    lines = data.decode("utf-8", "replace").splitlines()
+    # Numbered as editors, grep and the code index number them: only `\n` ends a line (not
+    # `\f`, `\x1c`, `\x85`, `\u2028`…, which str.splitlines also splits at), CRLF is one end.
+    text = data.decode("utf-8", "replace")
+    lines = [line.removesuffix("\r") for line in text_lines(text)] if text else []
     first = max(start_line, 1)
     if (first > len(lines) and lines) or (end_line is not None and end_line < first):
         raise NexusError(

@@ -116,4 +116,7 @@ class LoopbackServer:
                 self._thread.join(STOP_SECONDS)
             if self._thread.is_alive():
                 raise DaemonError("the API server did not stop", hint="kill the daemon")
+        if self._server is not None:
+            # What `nexusd status` shows once the daemon is gone: not the last "listening".
+            self._publish("stopped")
         self._server = self._thread = None

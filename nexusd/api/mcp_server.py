@@ -21,6 +21,7 @@ from anyio import CapacityLimiter
 from anyio.lowlevel import RunVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
 from nexusd import __version__
@@ -28,6 +29,7 @@ from nexusd.api import file_slice, operations
 from nexusd.api.context import Context
 from nexusd.api.daemon_side import DaemonSide
 from nexusd.api.roles import KIND_CATEGORY, visible_sections
+from nexusd.api.strict_tools import strict
 from nexusd.config import Config
 from nexusd.errors import AccessError, NexusError
 from nexusd.paths import RepoLayout
@@ -89,10 +91,12 @@ def _long_tool(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
 
 def build_server(api: Context, role: str) -> MCPServer[Any]:
     """The MCP server of one repository for callers of `role` (one server per role)."""
-    server: MCPServer[Any] = MCPServer(
-        "nexusd", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
-    )
     layout, config, access = api.layout, api.config, api.access
+    tools: list[Tool] = []
+
+    def tool(fn: F) -> F:
+        tools.append(strict(Tool.from_function(fn)))
+        return fn
 
     def allowed(action: str) -> None:
         access.require_action(role, action)
@@ -101,7 +105,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         """The memory an answer made in this process searches (None when it is off)."""
         return api.backend.memory() if config.memory.enabled else None
 
-    @server.tool()
+    @tool
     @_guarded
     def memory_search(
         query: Annotated[str, Field(description="What to look for, in words.")],
@@ -119,27 +123,34 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         only categories your role may read are searched."""
         return api.search(role, query, limit=k, category=category, recent_days=recent_days)
 
-    @server.tool()
+    @tool
     @_guarded
     def memory_save(
         text: Annotated[str, Field(description="The entry: one or a few sentences.")],
         kind: Annotated[
-            Literal["lesson", "decision", "preference", "note"],
-            Field(description="Which MEMORY.md section it goes under."),
-        ] = "lesson",
+            Literal["lesson", "decision", "preference", "note"] | None,
+            Field(description="Which MEMORY.md section it goes under (default lesson)."),
+        ] = None,
         tags: Annotated[list[str], Field(description="Tags such as ci, flaky.")] = [],  # noqa: B006
         daily: Annotated[
-            bool, Field(description="Write to today's daily note instead of MEMORY.md.")
+            bool,
+            Field(description="Write to today's daily note instead of MEMORY.md (no kind)."),
         ] = False,
     ) -> dict[str, Any]:
         """Remember something: a lesson, decision, preference or note.
 
         Written into MEMORY.md under its section (or today's note in memory/daily/), then
         indexed, so memory_search finds it at once. Returns its path, line and chunk id."""
-        category = "daily" if daily else KIND_CATEGORY[kind]
+        if daily and kind is not None:
+            # A daily note has no sections: the kind would be dropped without a word.
+            raise NexusError(
+                f"daily: true writes today's daily note, which has no kind ({kind!r} was given)",
+                hint=f"leave out kind to write the daily note, or daily to file it as a {kind}",
+            )
+        category = "daily" if daily else KIND_CATEGORY[kind or "lesson"]
         return api.ingest(role, text, category, tags=tags)
 
-    @server.tool()
+    @tool
     @_guarded
     def memory_get(
         id: Annotated[str, Field(description="A chunk id from memory_search results.")],
@@ -147,13 +158,13 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         """Read one whole memory chunk by its id (path, heading, body, lines, category)."""
         return api.get(role, id)
 
-    @server.tool()
+    @tool
     @_guarded
     def memory_categories() -> dict[str, Any]:
         """List the memory categories, the role each requires and which your role may use."""
         return api.categories(role)
 
-    @server.tool()
+    @tool
     @_guarded
     def code_search(
         query: Annotated[str, Field(description="A question, bug report or traceback.")],
@@ -164,7 +175,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         allowed("read")
         return _strip(api.backend.code({"op": "code_search", "query": query, "k": k}))
 
-    @server.tool()
+    @tool
     @_guarded
     def code_symbols(
         path: Annotated[str, Field(description="A file path relative to the repository.")],
@@ -173,7 +184,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         allowed("read")
         return _strip(api.backend.code({"op": "code_symbols", "path": path}))
 
-    @server.tool()
+    @tool
     @_guarded
     def code_impact(
         path: Annotated[str, Field(description="A file path relative to the repository.")],
@@ -186,7 +197,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         request = {"op": "code_impact", "path": path, "symbol": symbol}
         return _strip(api.backend.code(request))
 
-    @server.tool()
+    @tool
     @_guarded
     def open_file(
         path: Annotated[str, Field(description="A file path relative to the repository.")],
@@ -197,9 +208,11 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
     ) -> dict[str, Any]:
         """Read a slice of a file inside the repository (at most 400 lines / 64 KiB)."""
         allowed("read")
-        return file_slice.open_slice(layout, config, path, start_line, end_line)
+        return file_slice.open_slice(
+            layout, config, path, start_line, end_line, access=access, role=role
+        )
 
-    @server.tool()
+    @tool
     @_long_tool
     @_guarded
     def request_plan(  # noqa: PLR0917 (an MCP tool: one parameter per argument)
@@ -230,7 +243,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
             daemon=api.backend.daemon,
         )
 
-    @server.tool()
+    @tool
     @_long_tool
     @_guarded
     def run_checks(
@@ -241,7 +254,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         allowed("checks")
         return operations.run_checks(layout, config, tuple(names))
 
-    @server.tool()
+    @tool
     @_long_tool
     @_guarded
     def checkpoint_create(
@@ -252,7 +265,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         allowed("checkpoint")
         return operations.checkpoint_create(layout, config, message)
 
-    @server.tool()
+    @tool
     @_guarded
     def checkpoint_list(
         limit: Annotated[int, Field(description="Newest N.", ge=1, le=500)] = 20,
@@ -261,7 +274,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         allowed("read")
         return operations.checkpoint_list(layout, limit)
 
-    @server.tool()
+    @tool
     @_long_tool
     @_guarded
     def checkpoint_restore(
@@ -273,7 +286,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         allowed("restore")
         return operations.checkpoint_restore(layout, config, checkpoint_id, dry_run=dry_run)
 
-    @server.tool()
+    @tool
     @_guarded
     def status() -> dict[str, Any]:
         """Whether nexusd's daemon runs for this repository and what it did (answered,
@@ -285,16 +298,20 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
             found["code"] = api.backend.code_here_summary()
         return found
 
+    server: MCPServer[Any] = MCPServer(
+        "nexusd", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING", tools=tools
+    )
+
     @server.resource("nexusd://memory/MEMORY.md", mime_type="text/markdown")
     def memory_file() -> str:
         """MEMORY.md: the repository's lessons, decisions and preferences (the sections
         your role may read)."""
         try:
-            text = layout.memory_file.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
+            text = operations.memory_text(layout, config.memory.max_file_bytes)
+        except NexusError as exc:
+            raise ResourceError(str(exc)) from exc
+        if text is None:
             return "# Memory\n\n(empty: save something with memory_save)\n"
-        except OSError as exc:
-            raise ResourceError(f"cannot read MEMORY.md: {exc}") from exc
         return visible_sections(
             text, lambda category: access.includes(role, access.required_for(category))
         )

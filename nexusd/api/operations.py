@@ -1,5 +1,6 @@
-"""What an agent may do besides memory: read a file slice, ask for a plan, run the checks,
-make, list and restore checkpoints, and read the daemon's status.
+"""What an agent may do besides memory search: read a file slice, MEMORY.md or the newest
+plan, ask for a plan, run the checks, make, list and restore checkpoints, and read the
+daemon's status.
 
 Each function takes the repository, the configuration and plain values and returns
 JSON-ready data; the MCP tools are thin adapters over them. Roles are checked by the
@@ -8,6 +9,8 @@ caller (`Access.require_action`), not here.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -88,18 +91,56 @@ def request_plan(
 
 
 def latest_response(layout: RepoLayout, config: Config) -> str:
-    """The newest `*_plan_response.md` in the watched folders (by name, then time)."""
-    found: list[Path] = []
-    for folder in config.watch.paths:
-        base = layout.root / folder
-        if base.is_dir():
-            found.extend(p for p in base.glob("*_plan_response.md") if p.is_file())
-    if not found:
-        return "(no plan response yet: request one with the request_plan tool)"
-    newest = max(found, key=lambda p: (p.stat().st_mtime, p.name))
+    """The newest `*_plan_response.md` in the watched folders (by time, then name) that is
+    a regular file: a link planted under a predictable name is skipped, never followed."""
     from nexusd.protocol.reading import read_regular_file
 
-    return read_regular_file(newest).decode("utf-8", "replace")
+    root = layout.root.resolve()
+    found: list[tuple[float, str, Path]] = []
+    for folder in config.watch.paths:
+        base = layout.root / folder
+        try:
+            if not base.resolve().is_relative_to(root) or not base.is_dir():
+                continue  # a watched folder linked out of the repository is not read
+            names = list(base.glob("*_plan_response.md"))
+        except (OSError, RuntimeError):  # RuntimeError: a link loop, before Python 3.13
+            continue
+        for path in names:
+            try:
+                st = path.lstat()
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                found.append((st.st_mtime, path.name, path))
+    for _, _, path in sorted(found, reverse=True):
+        try:
+            return read_regular_file(path).decode("utf-8", "replace")
+        except OSError:
+            continue  # gone, or swapped for a link since it was listed: the next newest
+    return "(no plan response yet: request one with the request_plan tool)"
+
+
+def memory_text(layout: RepoLayout, limit: int) -> str | None:
+    """MEMORY.md's text (its first `limit` bytes), None when there is none; NexusError
+    unless it is a regular file inside the repository (a link out is never followed)."""
+    from nexusd.code.reader import read_inside
+
+    path = layout.memory_file
+    if not os.path.lexists(path):
+        return None
+    rel = os.path.relpath(path, layout.root)
+    data = read_inside(layout.root, rel, limit + 1, head=True, inside_links=True)
+    if isinstance(data, str):
+        raise NexusError(
+            f"refusing to serve {rel}: {data}; it is served only as a regular file inside the"
+            " repository",
+            hint=f"if it is a link, `rm {path}` removes the link only (nexusd creates the file"
+            " again on the next memory_save)",
+        )
+    text = data[:limit].decode("utf-8", "replace")
+    if len(data) > limit:
+        text += f"\n\n<!-- cut at memory.max_file_bytes ({limit}): the rest is not indexed -->\n"
+    return text
 
 
 def run_checks(layout: RepoLayout, config: Config, names: tuple[str, ...]) -> dict[str, Any]:

@@ -111,13 +111,21 @@ class Access:
 
     def require_action(self, role: str, action: str) -> None:
         """403 unless `role` may run `action` (plan, checks, checkpoint, restore, read)."""
-        need = self.actions.get(action, "admin")
+        need = self.action_role(action)
         if not self.includes(role, need):
             raise AccessError(
                 f"role {role!r} may not {action.replace('_', ' ')}: it requires role {need!r}",
                 hint=f"{role_hint(need)}, or change api.actions.{action}",
                 status=403,
             )
+
+    def action_role(self, action: str) -> str:
+        """The role `action` requires (an operation not listed requires admin)."""
+        return self.actions.get(action, "admin")
+
+    def may(self, role: str, action: str) -> bool:
+        """True when `role` may run `action`."""
+        return self.includes(role, self.action_role(action))
 
     def least_role_for(self, category: str) -> str:
         """The role that may touch `category` and includes the fewest others (the default

@@ -28,9 +28,14 @@ def token() -> None:
 @repo_option
 def create(role: str, name: str, repo: Path | None) -> None:
     """Make a token of ROLE and print it once (only its hash is kept)."""
-    from nexusd.api.bearer import TokenStore
+    from nexusd.api.bearer import TokenStore, name_problem
     from nexusd.api.roles import Access
 
+    problem = name_problem(name)
+    if problem is not None:
+        raise click.BadParameter(
+            f"{problem}; use letters, digits, spaces or - _ .", param_hint="--name"
+        )
     layout, config = open_repo(repo)
     Access.from_config(config).check_role(role)
     click.echo(TokenStore(layout).create(role, name))
@@ -44,7 +49,7 @@ def list_(as_json: bool, repo: Path | None) -> None:
     """List the tokens: hash prefix, role, name, creation time."""
     from dataclasses import asdict
 
-    from nexusd.api.bearer import TokenStore
+    from nexusd.api.bearer import TokenStore, shown_name
 
     layout, _ = open_repo(repo)
     records = TokenStore(layout).list()
@@ -54,7 +59,9 @@ def list_(as_json: bool, repo: Path | None) -> None:
     if not records:
         click.echo("no tokens (create one with `nexusd token create --role R`)")
     for r in records:
-        click.echo(f"{r.sha256[:12]}  {r.role:<10}  {r.name or '-':<16}  {r.created_at}")
+        name = shown_name(r.name) or "-"
+        role = shown_name(r.role)  # the store is a file: hand-edited names are not trusted
+        click.echo(f"{r.sha256[:12]}  {role:<10}  {name:<16}  {shown_name(r.created_at)}")
 
 
 @token.command()

@@ -1,9 +1,11 @@
-"""Facts about the request's relevant artifacts, read only when they lie inside the repository."""
+"""Facts about the request's relevant artifacts, read only when they lie inside the repository
+and git would show them (tracked, or untracked and not ignored), and are not memory files."""
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -15,6 +17,9 @@ MAX_READ_BYTES = 524_288
 MAX_SYMBOLS = 40
 # Keywords this short match whole words only when searching artifacts.
 SHORT_WORD = 3
+# Memory files, as `memory.sources` names them by default: their sections need roles, and a
+# plan quotes its artifacts to whoever reads it.
+MEMORY_GLOBS = ("MEMORY.md", "memory/daily/*.md")
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,44 @@ def _via_symlink(root: Path, candidate: Path) -> bool:
     return False
 
 
+def git_lists(root: Path, rel: str) -> bool:
+    """True when git tracks `rel` (repository-relative, posix) or lists it as untracked
+    and not ignored: never `.env` or anything else a `.gitignore` hides."""
+    from nexusd.git import run_git
+
+    listed = run_git(
+        root,
+        "--literal-pathspecs",
+        "ls-files",
+        "-z",
+        "--cached",
+        "--others",
+        "--exclude-standard",
+        "--",
+        rel,
+    )
+    return rel.encode("utf-8", "surrogateescape") in listed.split(b"\0")
+
+
+def _withheld(root: Path, rel: str, memory_globs: Sequence[str]) -> str:
+    """Why the file `rel` is not read (a memory file, ignored by git), or ""."""
+    from nexusd.errors import NexusError
+    from nexusd.memory.sources import glob_regex
+
+    if any(glob_regex(g.strip().lstrip("./")).match(rel) for g in memory_globs if g.strip()):
+        return "refused: a memory file (its sections need roles); nexusd searches memory itself"
+    try:
+        listed = git_lists(root, rel)
+    except NexusError as exc:
+        return f"refused: git could not list it ({exc.message}); only files git lists are read"
+    if not listed:
+        return (
+            f"refused: git ignores it (or does not list {rel}); only files git tracks or would"
+            " add are read"
+        )
+    return ""
+
+
 def python_symbols(text: str) -> tuple[tuple[Symbol, ...], str]:
     """Top-level classes and functions of Python source; ((), reason) when it does not parse."""
     try:
@@ -98,8 +141,11 @@ def python_symbols(text: str) -> tuple[tuple[Symbol, ...], str]:
     return tuple(out[:MAX_SYMBOLS]), ""
 
 
-def inspect_artifact(root: Path, raw: str, description: str = "") -> ArtifactFact:
-    """Measure one artifact: existence, size, lines, Python symbols; refuse paths leaving root."""
+def inspect_artifact(
+    root: Path, raw: str, description: str = "", *, memory_globs: Sequence[str] = MEMORY_GLOBS
+) -> ArtifactFact:
+    """Measure one artifact: existence, size, lines, Python symbols; refuse paths leaving root,
+    files git ignores and memory files (`memory_globs`)."""
     shown = clean_path(raw) or raw
     resolved, reason = resolve_inside(root, raw)
     if resolved is None:
@@ -117,6 +163,9 @@ def inspect_artifact(root: Path, raw: str, description: str = "") -> ArtifactFac
         return ArtifactFact(
             shown, rel, "unreadable", note="not a regular file", description=description
         )
+    why = _withheld(root, rel, memory_globs)
+    if why:
+        return ArtifactFact(shown, None, "refused", note=why, description=description)
     try:
         size = resolved.stat().st_size
         if size > MAX_READ_BYTES:

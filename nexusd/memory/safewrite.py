@@ -34,12 +34,37 @@ def confined(root: Path, path: Path) -> Path:
     real_root = root.resolve()
     real = path.resolve()
     if real == real_root or real_root not in real.parents:
+        link = _folder_link_out(root, path)
+        if link is not None:
+            # `rm <file>` would go through the folder link and delete a file out there.
+            raise NexusError(
+                f"refusing to write {path}: {os.path.relpath(link, root)} is a symbolic link to"
+                f" {link.resolve()}, outside the repository {real_root}; nexusd never writes"
+                " through a link out of it",
+                hint=f"replace the link with a real folder: rm {link} (removes the link only,"
+                f" not the folder it points to), then mkdir {link}",
+            )
         raise NexusError(
             f"refusing to write {path}: it resolves to {real}, outside the repository "
             f"{real_root} (a symbolic link); nexusd never writes through a link out of it",
             hint=f"replace the link with a regular file: rm {path} (nexusd creates it again)",
         )
     return real
+
+
+def _folder_link_out(root: Path, path: Path) -> Path | None:
+    """The first folder on the way from `root` to `path` that is a link out of `root`."""
+    real_root = root.resolve()
+    try:
+        parts = path.absolute().relative_to(root.absolute()).parts[:-1]
+    except ValueError:
+        return None
+    probe = root
+    for part in parts:
+        probe = probe / part
+        if probe.is_symlink() and not probe.resolve().is_relative_to(real_root):
+            return probe
+    return None
 
 
 def _nofollow(path: Path, flags: int) -> int:

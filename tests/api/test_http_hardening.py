@@ -3,11 +3,13 @@ always a 4xx/503 answer or a tool error that says what to do, never a bare 500."
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx2
 import pytest
+from daemon.helpers import nexusd
 from mcp import ClientSession
 
 from api.conftest import auth, error_text, free_port, run_mcp, token
@@ -103,3 +105,12 @@ def test_tokens_survive_moving_the_repository(
         cats = http.get("/api/v1/context/categories", headers=auth(tok))
         assert cats.status_code == 200, cats.text
         assert cats.json()["role"] == "user"
+
+
+def test_status_of_a_stopped_daemon_says_the_api_stopped(api: tuple[Path, str]) -> None:
+    repo, base = api
+    assert json.loads(nexusd(repo, "status", "--json").stdout)["api"]["state"] == "listening"
+    nexusd(repo, "stop")
+    shown = json.loads(nexusd(repo, "status", "--json", check=False).stdout)
+    assert shown["running"] is False and shown["api"]["state"] == "stopped"
+    assert shown["api"]["url"] == base

@@ -133,3 +133,52 @@ def test_memory_md_resource_hides_level_one_sections_the_index_hides(memory_repo
     assert "lesson one" in as_user and "pw123" not in as_user
     assert "not shown to your role: memory, infra secrets" in as_user
     assert "pw123" in run_mcp(memory_repo, read, "--role", "developer")
+
+
+def test_plan_files_need_the_plan_role(memory_repo: Path) -> None:
+    # A plan response quotes memory of every category: open_file must not be a way round
+    # the plan role that nexusd://plans/latest requires.
+    logs = memory_repo / ".scratchpad_logs"
+    (logs / "20260101T000000Z_plan_response.md").write_text(
+        "# Plan\n\n## Evidence from Memory\n\n- security: the vault key is k9\n", encoding="utf-8"
+    )
+    (logs / "20260101T000000Z_plan_request.md").write_text("goal: vault k9\n", encoding="utf-8")
+    (logs / "scratch.txt").write_text("k9 again\n", encoding="utf-8")
+    (memory_repo / "docs").mkdir()
+    (memory_repo / "docs" / "old_plan_response.md").write_text("k9 moved\n", encoding="utf-8")
+    asked = [
+        ".scratchpad_logs/20260101T000000Z_plan_response.md",
+        ".scratchpad_logs/20260101T000000Z_plan_request.md",
+        ".scratchpad_logs/scratch.txt",
+        "docs/old_plan_response.md",
+    ]
+
+    async def as_user(session: ClientSession) -> list[str]:
+        return [error_text(await session.call_tool("open_file", {"path": p})) for p in asked]
+
+    async def as_developer(session: ClientSession) -> list[dict[str, Any]]:
+        return [result_json(await session.call_tool("open_file", {"path": p})) for p in asked]
+
+    for refused in run_mcp(memory_repo, as_user):
+        assert "forbidden" in refused and "developer" in refused and "plan" in refused, refused
+        assert "k9" not in refused
+    opened = run_mcp(memory_repo, as_developer, "--role", "developer")
+    assert "the vault key is k9" in opened[0]["text"]
+    assert [o["path"] for o in opened] == asked
+
+
+def test_line_numbers_are_editor_lines(memory_repo: Path) -> None:
+    # Form feeds, file/group/record separators, NEL and the Unicode line and paragraph
+    # separators are not line ends to an editor, grep or the code index; CRLF is one.
+    odd = "a\fb\x1cc\x1dd\x1ee\x85f\u2028g\u2029h"
+    (memory_repo / "odd.txt").write_text(f"{odd}\r\nsecond\r\nthird\n", encoding="utf-8")
+
+    async def body(session: ClientSession) -> list[dict[str, Any]]:
+        return [
+            result_json(await session.call_tool("open_file", {"path": "odd.txt"})),
+            result_json(await session.call_tool("open_file", {"path": "odd.txt", "start_line": 2})),
+        ]
+
+    whole, tail = run_mcp(memory_repo, body)
+    assert whole["total_lines"] == 3 and whole["text"] == f"{odd}\nsecond\nthird"
+    assert (tail["start_line"], tail["end_line"], tail["text"]) == (2, 3, "second\nthird")

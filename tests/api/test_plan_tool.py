@@ -80,3 +80,31 @@ def test_long_tools_never_starve_quick_ones(memory_repo: Path) -> None:
     took, status = run_mcp(memory_repo, body, "--role", "developer")
     assert status["role"] == "developer"
     assert took < 5, f"status waited {took:.1f} s behind the checks"
+
+
+def test_request_plan_never_quotes_ignored_artifacts(memory_repo: Path) -> None:
+    (memory_repo / ".gitignore").write_text(".env\nsecret_ignored.py\n", encoding="utf-8")
+    (memory_repo / ".env").write_text("SECRET=hunter2\n", encoding="utf-8")
+    (memory_repo / "secret_ignored.py").write_text(
+        "def SECRET_handler():\n    return 'hunter2'\n", encoding="utf-8"
+    )
+    (memory_repo / "src").mkdir()
+    (memory_repo / "src" / "util.py").write_text(
+        "def helper(secret):\n    return secret\n", encoding="utf-8"
+    )
+    args = {
+        "goal": "fix the SECRET handling in helper",
+        "artifacts": [".env", "secret_ignored.py", "src/util.py"],
+        "timeout_seconds": 120,
+    }
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return result_json(await session.call_tool("request_plan", args))
+
+    plan = run_mcp(memory_repo, body, "--role", "developer")
+    text = plan["text"]
+    assert plan["status"] == "ok", text
+    assert "hunter2" not in text and "SECRET_handler" not in text
+    assert "| `.env` | refused: git ignores it" in text
+    assert "| `secret_ignored.py` | refused: git ignores it" in text
+    assert "| `src/util.py` | ok |" in text and "helper" in text

@@ -149,3 +149,26 @@ def test_fifo_is_never_opened(repo: Path) -> None:
     # Opening a FIFO for reading would block the pipeline forever.
     fact = inspect_artifact(repo, "fifo")
     assert (fact.status, fact.note, fact.text) == ("unreadable", "not a regular file", None)
+
+
+def test_only_files_git_would_list_are_read(repo: Path) -> None:
+    # A request naming `.env` must not get it quoted into the plan: an artifact is read
+    # only when git tracks it or would add it, and never when it is a memory file.
+    (repo / ".gitignore").write_text(".env\nsecret_ignored.py\nbuild/\n", encoding="utf-8")
+    (repo / ".env").write_text("SECRET=hunter2\n", encoding="utf-8")
+    (repo / "secret_ignored.py").write_text("def leak_hunter2():\n    pass\n", encoding="utf-8")
+    (repo / "build").mkdir()
+    (repo / "build" / "out.py").write_text("HUNTER2 = 1\n", encoding="utf-8")
+    (repo / "env_alias").symlink_to(".env")
+    (repo / "MEMORY.md").write_text("# Memory\n\n## Security\n\n- k9\n", encoding="utf-8")
+    (repo / "src").mkdir()
+    (repo / "src" / "util.py").write_text("def helper():\n    pass\n", encoding="utf-8")
+    for raw in (".env", "secret_ignored.py", "build/out.py", "env_alias", "MEMORY.md"):
+        fact = inspect_artifact(repo, raw)
+        assert fact.status == "refused", raw
+        assert (fact.text, fact.symbols, fact.size, fact.rel) == (None, (), 0, None), raw
+        assert "hunter2" not in fact.note.lower() and "k9" not in fact.note
+    assert "git ignores it" in inspect_artifact(repo, ".env").note
+    assert "memory file" in inspect_artifact(repo, "MEMORY.md").note
+    util = inspect_artifact(repo, "src/util.py")
+    assert (util.status, [s.name for s in util.symbols]) == ("ok", ["helper"])

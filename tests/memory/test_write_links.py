@@ -95,3 +95,17 @@ def test_a_link_planted_after_the_check_is_not_followed(repo: Path, outside: Pat
     with pytest.raises(NexusError, match="became a symbolic link"):
         append_block(note, "## x\n")
     assert outside.read_text(encoding="utf-8") == BASHRC
+
+
+def test_a_daily_folder_linked_out_names_the_link_not_the_file(repo: Path, outside: Path) -> None:
+    # `rm memory/daily/<today>.md` would go through the link and delete a file out there:
+    # the fix names the folder that is the link, and removing that removes the link only.
+    (repo / "memory").mkdir()
+    link = repo / "memory" / "daily"
+    link.symlink_to(outside.parent, target_is_directory=True)
+    with pytest.raises(NexusError, match="outside the repository") as caught:
+        _entry(repo)
+    hint = caught.value.hint or ""
+    assert f"rm {link}" in hint and ".md" not in hint, hint
+    assert "memory/daily is a symbolic link" in caught.value.message
+    assert str(outside.parent) in caught.value.message
