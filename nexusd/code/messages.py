@@ -35,6 +35,8 @@ _HOLE = re.compile(
 # `throw std::runtime_error(`). Anything else (`if error: print(`) is another call.
 _GAP = re.compile(r"[ \t]*(?:new[ \t]+)?(?:[\w.!]+(?:::[\w.!]+)*[ \t]*)?")
 _QUOTES = "\"'`"
+# Between two literals that make one string: whitespace, line breaks, a `+`.
+_CONTINUED = re.compile(r"\s*(?:\+\s*)?[rRbBuUfF]{0,2}")
 MIN_WORDS = 4  # shorter pieces ("has no attribute") are said by too many lines
 MAX_SCAN = 600  # characters after a trigger searched for its call's arguments
 MAX_LITERAL = 300
@@ -70,7 +72,9 @@ def _call_span(text: str, start: int) -> tuple[int, int, bool] | None:
 
 
 def _literals(args: str) -> Iterable[str]:
-    """The contents of the quoted strings in a call's argument text."""
+    """The contents of the quoted strings in a call's argument text; literals only
+    whitespace or a `+` apart are one (`"… to be " "combined"`, `"a " + "b"`)."""
+    joined: list[str] = []
     i = 0
     while i < len(args):
         c = args[i]
@@ -78,14 +82,32 @@ def _literals(args: str) -> Iterable[str]:
             j = i + 1
             while j < len(args) and args[j] != c:
                 j += 2 if args[j] == "\\" else 1
-            yield args[i + 1 : j]
+            joined.append(args[i + 1 : j])
             i = j + 1
+            gap = _CONTINUED.match(args, i)
+            k = gap.end() if gap else i
+            if k < len(args) and args[k] in _QUOTES:
+                i = k
+                continue
+            yield from _joined(joined)
+            joined = []
         elif c == "#" or (c == "/" and args[i : i + 2] == "//"):
             # A comment inside the call: skip to its line's end.
             end = args.find("\n", i)
             i = len(args) if end < 0 else end
         else:
             i += 1
+    yield from _joined(joined)
+
+
+def _joined(parts: list[str]) -> list[str]:
+    # The whole is what the program prints; each part is what a traceback's source lines
+    # show (IPython quotes `"a 1-D array for each axis, followed by an origin.")`). Past
+    # MAX_LITERAL the whole would be dropped: its parts are kept alone then.
+    if len(parts) == 1:
+        return parts
+    whole = "".join(parts)
+    return [whole, *parts] if len(whole) <= MAX_LITERAL else parts
 
 
 def word_count(piece: str) -> int:
@@ -158,7 +180,8 @@ class MessageIndex:
         words = text.split()
         flat = " ".join(words)
         found: dict[str, list[int]] = {}
-        for pair in set(itertools.pairwise(words)):
+        # In the text's order, not a set's: tied reasons must come out the same every run.
+        for pair in dict.fromkeys(itertools.pairwise(words)):
             for piece, ids in self._by_key.get(pair, ()):
                 if piece in flat:
                     found[piece] = ids

@@ -114,3 +114,52 @@ def test_nested_and_unclosed_calls_cost_a_pass_not_a_pass_per_trigger() -> None:
 )
 def test_a_trigger_word_used_as_a_name_does_not_claim_the_next_call(source: str) -> None:
     assert messages(source) == ()
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # Python's implicit concatenation, over a line break and with f-string prefixes.
+        (
+            'raise MergeError("conflicting values on objects to be "\n'
+            '    "combined. You can skip this check.")',
+            (
+                "conflicting values on objects to be combined. You can skip this check.",
+                # Each part too: a traceback's source lines quote them apart.
+                "conflicting values on objects to be",
+                "combined. You can skip this check.",
+            ),
+        ),
+        (
+            'raise ValueError(f"the value {x} is not " f"allowed at this place")',
+            ("is not allowed at this place", "allowed at this place"),
+        ),
+        # Java's and JavaScript's `+` between literals.
+        (
+            'throw new Error("could not find the thing " + "you asked for here");',
+            (
+                "could not find the thing you asked for here",
+                "could not find the thing",
+                "you asked for here",
+            ),
+        ),
+        # Separate arguments stay separate messages.
+        (
+            'raise ValueError("one two three four", "five six seven eight")',
+            ("one two three four", "five six seven eight"),
+        ),
+        # A literal, a variable, a literal: not one message.
+        (
+            'raise ValueError("cannot read the file " + name + " in this mode at all")',
+            ("cannot read the file", "in this mode at all"),
+        ),
+    ],
+)
+def test_adjacent_literals_are_one_message(source: str, expected: tuple[str, ...]) -> None:
+    assert messages(source) == expected
+
+
+def test_quoted_pieces_come_in_the_order_the_text_gives_them() -> None:
+    index = MessageIndex([(0, ["no number is assigned for"]), (1, ["is assigned for table"])])
+    text = "WARNING: no number is assigned for table: x"
+    assert list(index.quoted(text)) == ["no number is assigned for", "is assigned for table"]
