@@ -25,7 +25,8 @@ EXTENSIONS: dict[str, str] = {
     ".rs": "rust",
     ".java": "java",
     **dict.fromkeys([".c", ".h"], "c"),
-    **dict.fromkeys([".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"], "cpp"),
+    # `.ipp`, `.inl`, `.tcc`: C++ headers' implementation parts, included into them.
+    **dict.fromkeys([".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".ipp", ".inl", ".tcc"], "cpp"),
 }
 
 
@@ -111,7 +112,8 @@ GRAMMARS: dict[str, Grammar] = {
         module="tree_sitter_rust",
         entry="language",
         classes=_types("struct_item enum_item union_item trait_item impl_item type_item"),
-        functions=_types("function_item"),
+        # `macro_rules! select { … }` is where `tokio::select!` is written.
+        functions=_types("function_item macro_definition"),
         query=_ids("identifier field_identifier type_identifier")
         + "(use_declaration argument: (_) @use)\n",
         scopes=_types("mod_item"),
@@ -134,7 +136,8 @@ GRAMMARS: dict[str, Grammar] = {
         module="tree_sitter_c",
         entry="language",
         classes=_C_CLASSES,
-        functions=_types("function_definition"),
+        # A function-like macro (`#define jv_is_valid(x) …`) is code a fix may change.
+        functions=_types("function_definition preproc_function_def"),
         query=_ids("identifier field_identifier type_identifier") + _INCLUDES,
         transparent=_C_BLOCKS,
     ),
@@ -142,7 +145,7 @@ GRAMMARS: dict[str, Grammar] = {
         module="tree_sitter_cpp",
         entry="language",
         classes=_C_CLASSES | {"class_specifier"},
-        functions=_types("function_definition"),
+        functions=_types("function_definition preproc_function_def"),
         query=_ids("identifier field_identifier type_identifier namespace_identifier") + _INCLUDES,
         scopes=_types("namespace_definition"),
         transparent=_C_BLOCKS,

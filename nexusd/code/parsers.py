@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from nexusd.code.lines import line_windows
 from nexusd.code.messages import messages
-from nexusd.code.selection import looks_binary, looks_minified
+from nexusd.code.selection import looks_binary, looks_generated, looks_minified
 from nexusd.code.units import CodeUnit, FileStatus, ParsedFile, module_name
 
 PYTHON = frozenset({".py", ".pyi", ".pyw"})
@@ -29,6 +29,13 @@ OTHER_CODE = frozenset(
         ".sh", ".bash", ".rb", ".php", ".cs", ".kt", ".scala", ".swift", ".lua", ".pl", ".r",
         ".sql", ".vue", ".svelte", ".m", ".mm", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj",
         ".dart", ".zig", ".nim", ".jl", ".proto", ".graphql", ".tf",
+        # Less common, but where a fix can be (jq's own builtins are `src/builtin.jq`): an
+        # extension missing here is not indexed at all.
+        ".jq", ".pyx", ".pxd", ".pxi", ".zsh", ".fish", ".ps1", ".bat", ".cmd", ".awk",
+        ".pm", ".mli", ".fs", ".fsx", ".groovy", ".kts", ".vim", ".el",
+        ".lisp", ".scm", ".rkt", ".cljs", ".cljc", ".hrl", ".f90", ".f", ".d", ".cr",
+        ".coffee", ".elm", ".tcl", ".bzl", ".nix", ".thrift", ".glsl", ".hlsl", ".wgsl",
+        ".cu", ".cuh", ".v", ".sv", ".vhd", ".asm", ".s",
     }
 )  # fmt: skip
 
@@ -96,6 +103,8 @@ def parse_file(path: str, data: bytes, language: str) -> ParsedFile:
     parsed = _with_messages(parsed)
     if note and not parsed.note:
         parsed = replace(parsed, note=note)
+    if looks_generated(text):
+        parsed = replace(parsed, generated=True)
     return parsed
 
 

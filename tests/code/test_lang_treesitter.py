@@ -380,6 +380,40 @@ def test_units_kinds_names_and_lines(
     assert all(u.path == path for u in parsed.units)
 
 
+@pytest.mark.parametrize(
+    ("language", "path", "source", "expected"),
+    [
+        (
+            "rust",
+            "src/macros/select.rs",
+            "/// Waits on branches.\n#[macro_export]\nmacro_rules! select {\n"
+            "    (else => $e:expr) => { $e };\n}\n",
+            [
+                ("file", "select.rs", "src.macros.select", 1, 5),
+                ("function", "select", "select", 2, 5),
+            ],
+        ),
+        (
+            "c",
+            "src/jv.h",
+            "#define JV_IS_VALID(x) ((x).kind != 0)\n#define LIMIT 10\nint f(int a) { return a; }\n",
+            [
+                ("file", "jv.h", "src.jv", 1, 3),
+                ("function", "JV_IS_VALID", "JV_IS_VALID", 1, 1),
+                ("function", "f", "f", 3, 3),
+            ],
+        ),
+    ],
+    ids=["rust-macro_rules", "c-function-like-macro"],
+)
+def test_macros_that_take_arguments_are_units(
+    language: str, path: str, source: str, expected: list[tuple[str, str, str, int, int]]
+) -> None:
+    parsed = parse_treesitter(path, source, language)
+    assert parsed is not None
+    assert [(u.kind, u.name, u.qualname, u.start, u.end) for u in parsed.units] == expected
+
+
 def test_extensions_cover_every_language() -> None:
     assert EXTENSIONS == {
         ".js": "javascript",
@@ -401,6 +435,9 @@ def test_extensions_cover_every_language() -> None:
         ".hpp": "cpp",
         ".hh": "cpp",
         ".hxx": "cpp",
+        ".ipp": "cpp",
+        ".inl": "cpp",
+        ".tcc": "cpp",
     }
 
 
