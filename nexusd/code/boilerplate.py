@@ -80,6 +80,18 @@ _SESSION_KEY = re.compile(
     r"\b.*"
 )
 MAX_HEADER = 20
+# An environment report's own header (`xr.show_versions()`, pandas', scikit-learn's
+# `System:`, a `module | version` table): what follows is the machine, not the code.
+_ENV_HEADER = re.compile(
+    r"\s*(?:INSTALLED VERSIONS|System(?: information)?:|\|?\s*module\s*\|\s*version\s*\|?)\s*",
+    re.IGNORECASE,
+)
+# Its lines: `machine: x86_64`, `LC_ALL: None`, `platform | Linux-5.4`, `Python deps:`, rules,
+# and a build's continuation (`[GCC 7.3.0]`).
+_ENV_LINE = re.compile(
+    r"\s*(?:\|?\s*[A-Za-z][\w .()/+\-]{0,40}\s*(?::|\|)\s*(?:\S.{0,200})?"
+    r"|[-=|: ]{3,}|\[[^\]]{1,80}\])\s*"
+)
 
 
 def _version(line: str) -> str | None:
@@ -104,6 +116,27 @@ def _blank_listings(lines: list[str], keep: list[bool]) -> None:
             for i in run:
                 keep[i] = False
         run, versions = [], []
+
+
+def _blank_environment(lines: list[str], keep: list[bool]) -> None:
+    """From an environment report's header, its lines up to the first that is not one
+    (one blank line between its parts is crossed: `System:` … `BLAS:` … `Python deps:`)."""
+    number = 0
+    while number < len(lines):
+        if not _fits(_ENV_HEADER, lines[number]):
+            number += 1
+            continue
+        last = number
+        probe = number + 1
+        while probe < len(lines):
+            line = lines[probe]
+            if _fits(_ENV_LINE, line):
+                last = probe
+            elif line.strip() or probe - last > 1:
+                break
+            probe += 1
+        keep[number : last + 1] = [False] * (last + 1 - number)
+        number = last + 1
 
 
 def _fits(pattern: re.Pattern[str], line: str) -> bool:
@@ -141,7 +174,8 @@ def unwrap(text: str) -> str:
 
 
 def strip(text: str) -> str:
-    """`text` with template comments, package listings and banners blanked out."""
+    """`text` with template comments, package listings, environment reports and banners
+    blanked out."""
     # Only up to the last `-->`: an unclosed `<!--` after it would scan to the end, once each.
     end = text.rfind("-->") + 3
     if end >= 3:
@@ -157,5 +191,6 @@ def strip(text: str) -> str:
     lines = text.split("\n")
     keep = [not _fits(_BANNER, line) for line in lines]
     _blank_listings(lines, keep)
+    _blank_environment(lines, keep)
     _blank_session_headers(lines, keep)
     return "\n".join(line if kept else "" for line, kept in zip(lines, keep, strict=True))

@@ -104,6 +104,30 @@ def _path_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:
     sig.add("path_words", corpus.path_bm25.scores(dict(query.terms)))
 
 
+def _named_line_units(corpus: Corpus, query: CodeQuery, sig: Signals, unit_scores: Floats) -> None:
+    """The innermost unit holding a line the request points at ("`jsonrep.py` at line
+    227") is listed first among its file's: the reporter has read the code."""
+    if not query.lines:
+        return
+    # Above whatever the words and the other signals give any unit.
+    top = float(unit_scores.max(initial=0.0)) + max(sig.unit_bonus.values(), default=0.0) + 1.0
+    for raw, line in query.lines:
+        f = corpus.file_for_path(raw)
+        if f is None:
+            continue
+        holding = [
+            e
+            for e in corpus.file_entries[f]
+            if corpus.entries[e].unit.kind != "file"
+            and corpus.entries[e].unit.start <= line <= corpus.entries[e].unit.end
+        ]
+        if holding:
+            e = min(
+                holding, key=lambda e: corpus.entries[e].unit.end - corpus.entries[e].unit.start
+            )
+            sig.unit_bonus[e] += top
+
+
 def _frame_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:
     values = np.zeros(sig.n)
     frames = list(query.frames)
@@ -179,4 +203,5 @@ def signals(corpus: Corpus, query: CodeQuery) -> tuple[Signals, Floats]:
     _path_signal(corpus, query, sig)
     _frame_signal(corpus, query, sig)
     _message_signal(corpus, query, sig, unit_scores)
+    _named_line_units(corpus, query, sig, unit_scores)
     return sig, unit_scores

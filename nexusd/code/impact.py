@@ -159,7 +159,7 @@ def _callees(corpus: Corpus, f: int, e: int, code: References) -> list[Edge]:
     for other in unit.uses:
         if other == unit.name or not code.says(f, e, other):  # its `def` line; its prose
             continue
-        found = [d for d in corpus.defs.get(other, []) if not _local(corpus, d) and d != e]
+        found = [d for d in corpus.defs.get(other, []) if d != e]  # no local one: not in defs
         sure = [d for d in found if corpus.entries[d].file == f]
         sure = sure or [d for d in found if corpus.entries[d].file in reach]
         files = {corpus.entries[d].file for d in found}
@@ -179,16 +179,3 @@ def _callees(corpus: Corpus, f: int, e: int, code: References) -> list[Edge]:
                 Edge(corpus.paths[entry.file], entry.unit.start, entry.unit.qualname, kind)
             )
     return edges[:MAX_EDGES]
-
-
-def _local(corpus: Corpus, e: int) -> bool:
-    """Whether entry `e` is defined inside a function (not a class): local to that call."""
-    entry = corpus.entries[e]
-    parent = entry.unit.qualname.rpartition(".")[0]
-    if not parent:
-        return False
-    return any(
-        corpus.entries[o].unit.qualname == parent
-        and corpus.entries[o].unit.kind in ("function", "method")
-        for o in corpus.file_entries[entry.file]
-    )

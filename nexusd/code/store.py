@@ -30,8 +30,11 @@ _BATCH = 500
 # What the stored units were parsed by: raised when parsing changes what it stores for a
 # blob that did not change (2: Python's `mod.py` and `index.py` are modules of their own;
 # 3: identifiers in any script, `café_name`; 4: `3d` of `axes3d` and of "a 3d plot" is a
-# token), so that an index parsed before is rebuilt rather than kept until each file is edited.
-PARSER_VERSION = b"4"
+# token; 5: a message split over adjacent literals, `"… to be " "combined"`, is one; 6: files
+# say whether a tool generated them; 7: Rust's `macro_rules!` and C's function-like macros
+# are units), so that an index parsed before is rebuilt rather than kept until each file is
+# edited.
+PARSER_VERSION = b"7"
 _PARSER_KEY = b"nexusd_parser"
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 
@@ -46,6 +49,7 @@ def _schemas() -> tuple[Any, Any]:
             pa.field("language", pa.string()),
             pa.field("status", pa.string()),
             pa.field("note", pa.string()),
+            pa.field("generated", pa.bool_()),
         ]
     )
     units = pa.schema(
@@ -85,6 +89,7 @@ def _file_row(parsed: ParsedFile, blob: str) -> dict[str, Any]:
         "language": parsed.language,
         "status": parsed.status,
         "note": _text(parsed.note),
+        "generated": parsed.generated,
     }
 
 
@@ -297,6 +302,7 @@ def _parsed(row: dict[str, Any], units: list[dict[str, Any]]) -> ParsedFile:
         units=tuple(_unit(r) for r in units),
         status=row["status"],
         note=row["note"] or "",
+        generated=bool(row.get("generated")),
     )
 
 

@@ -49,6 +49,9 @@ class ParsedFile:
     units: tuple[CodeUnit, ...]
     status: FileStatus = "ok"
     note: str = ""  # e.g. the syntax error's line and message
+    # Says in its first lines that a tool wrote it (`DO NOT EDIT`, an amalgamation of the
+    # sources): ranked below the code a fix goes in (`selection.looks_generated`).
+    generated: bool = False
 
     @property
     def file_unit(self) -> CodeUnit:

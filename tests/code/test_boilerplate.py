@@ -74,7 +74,9 @@ def test_a_pip_list_goes_and_the_prose_around_it_stays() -> None:
 def test_pip_freeze_and_show_versions_listings_go() -> None:
     assert lines_of(strip(FREEZE)) == ["nox > pip freeze", "nox > pytest"]
     assert "sklearn" not in strip(SHOW_VERSIONS)
-    assert "python: 3.7.3" in strip(SHOW_VERSIONS)  # one version line alone is prose
+    assert "python: 3.7.3" not in strip(SHOW_VERSIONS)  # under `System:`, the machine's
+    alone = "It fails on python: 3.7.3 only.\n"
+    assert strip(alone) == alone  # one version line alone is prose
 
 
 @pytest.mark.parametrize("banner", [IPYTHON, PYTHON])
@@ -164,6 +166,38 @@ sqlalchemy       : None
 
 def test_a_show_versions_block_with_unset_entries_goes_whole() -> None:
     assert lines_of(strip(PANDAS)) == []
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        # xarray's show_versions(): the machine before the packages.
+        "INSTALLED VERSIONS\n------------------\ncommit: None\n"
+        "python: 3.7.3 (default, Mar 27 2019, 22:11:17)\n[GCC 7.3.0]\nmachine: x86_64\n"
+        "processor: x86_64\nLC_ALL: None\nLOCALE: en_GB.UTF-8\nlibhdf5: 1.10.4\n",
+        # scikit-learn's, its parts one blank line apart.
+        "System:\n    python: 3.9.7 (default, Sep 16 2021)\nexecutable: /opt/bin/python\n"
+        "   machine: Linux-5.11.0-x86_64\n\nBLAS:\n    vendor: mkl_rt\n   threads: 12\n",
+        # pydicom's table.
+        "module       | version\n------       | -------\nplatform     | macOS-10.15.7-x86_64\n"
+        "Python       | 3.8.2 (v3.8.2, Feb 24 2020)\ngdcm         | _module not found_\n",
+    ],
+)
+def test_an_environment_report_goes_whole(report: str) -> None:
+    text = "The unstack fails.\n\n" + report + "\n\nIt worked in 0.14."
+    assert lines_of(strip(text)) == ["The unstack fails.", "It worked in 0.14."]
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        # A line that only starts like a header is the report's own.
+        "System: the parser drops the last row\nmachine: the one from the example\n",
+        "The table has columns module | version and more.\n",
+    ],
+)
+def test_header_words_in_prose_stay(prose: str) -> None:
+    assert strip(prose) == prose
 
 
 @pytest.mark.parametrize(

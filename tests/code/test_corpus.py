@@ -41,3 +41,19 @@ def test_a_bare_name_is_no_suffix_of_a_deeper_module_nor_an_ambiguous_root() -> 
     assert corpus.resolve_dotted("utils.f") is None  # `pkg.utils` is not what `utils` means
     assert corpus.resolve_dotted("pkg.utils.f") == corpus.index["pkg/utils.py"]
     assert corpus.resolve_dotted("dup.X_VALUE") is None  # two source roots hold a `dup`
+
+
+def test_a_function_inside_a_function_defines_no_name_outside_it() -> None:
+    corpus = _corpus(
+        {
+            "pkg/array.py": (
+                "class DataArray:\n    def _all_compat(self, other, compat):\n"
+                "        def compat(x, y):\n            return x == y\n"
+                "        return compat\n\n    class Meta:\n        pass\n"
+            ),
+            "pkg/merge.py": "def compat(a, b):\n    return a is b\n",
+        }
+    )
+    defining = {corpus.entries[e].unit.qualname for e in corpus.defs["compat"]}
+    assert defining == {"compat"}  # the closure `DataArray._all_compat.compat` is no name
+    assert {corpus.entries[e].unit.qualname for e in corpus.defs["Meta"]} == {"DataArray.Meta"}

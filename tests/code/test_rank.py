@@ -224,6 +224,26 @@ def test_examples_rank_below_the_library_they_show() -> None:
     assert "examples/route_rule_demo.py" in ranked  # still found, below the library
 
 
+def test_a_generated_copy_ranks_below_the_source_it_copies() -> None:
+    from nexusd.code.parsers import parse_file
+
+    source = FILES["app/routing.py"]
+    # The copy's own notes say the request's words again: alone, it would rank first.
+    notes = "# route() loses no URL rule it registers: each rule, each URL is kept\n"
+    copy = "# This file is an amalgamation of app/*.py. DO NOT EDIT.\n\n" + notes + source
+    corpus = Corpus(
+        [
+            *(parse_python(path, text) for path, text in FILES.items()),
+            parse_file("single/app_all.py", copy.encode(), "python"),
+        ]
+    )
+    assert corpus.files[corpus.index["single/app_all.py"]].generated
+    query = mine("route() loses the URL rule it registers")
+    flat = [h.path for h in rank(corpus, query, k=5, weights=Weights(auxiliary_factor=1.0))]
+    assert flat[0] == "single/app_all.py"
+    assert top(corpus, "route() loses the URL rule it registers")[0] == "app/routing.py"
+
+
 def test_path_like_imports_of_other_languages_join_the_graph() -> None:
     from nexusd.code.lang_treesitter import parse_treesitter
 
@@ -371,3 +391,13 @@ def test_someone_elses_file_of_the_same_name_is_not_this_repositorys() -> None:
     installed = Corpus(parse_python("src/typing_extensions.py", "x = 1\n") for _ in range(1))
     found = installed.file_for_path("/usr/lib/python3.10/site-packages/typing_extensions.py")
     assert found is not None and installed.paths[found] == "src/typing_extensions.py"
+
+
+def test_the_unit_holding_a_line_the_request_names_is_listed_first(corpus: Corpus) -> None:
+    # `from_file` matches the words better; the reporter says where the fault is.
+    text = "Config.from_file crashes on a missing file; the problem is in `app/config.py` at line 4"
+    hit = rank(corpus, mine(text), k=3)[0]
+    assert hit.path == "app/config.py"
+    assert hit.units[0].qualname == "Config"  # line 4 is the class line
+    moved = rank(corpus, mine(text.replace("line 4", "line 6")), k=3)[0]
+    assert moved.units[0].qualname == "Config.from_file"
