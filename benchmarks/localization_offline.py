@@ -153,6 +153,11 @@ def fill_cache(
         return 0
     keys = list(todo)
     contents = dict(blobs(repo, sorted({blob for _, blob in keys})))
+    absent = {b for _, b in keys if b not in contents}
+    if absent:
+        # A snapshot without its largest blobs: those files are indexed as empty.
+        print(f"{repo}: {len(absent)} blob(s) absent, indexed as empty", file=sys.stderr)
+        contents.update(dict.fromkeys(absent, b""))
     batches = [keys[i : i + 64] for i in range(0, len(keys), 64)]
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         jobs = [[(p, contents[b], todo[(p, b)]) for p, b in batch] for batch in batches]
@@ -162,17 +167,31 @@ def fill_cache(
     return len(todo)
 
 
+# A report's `language` (Multi-SWE-bench's categories) → the files its baseline ranks.
+BASELINE_SUFFIXES = {
+    "python": (".py",),
+    "c": (".c", ".h"),
+    "cpp": (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".ipp", ".inl"),
+    "go": (".go",),
+    "java": (".java",),
+    "js": (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx"),
+    "ts": (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs"),
+    "rust": (".rs",),
+}
+
+
 class Baseline:
-    """The data set's untuned BM25 (localization.bm25_rank) over a commit's `*.py` blobs,
-    each blob tokenized once per run."""
+    """The data set's untuned BM25 (localization.bm25_rank) over a commit's `*.py` blobs (or
+    the source files of the report's `language`), each blob tokenized once per run."""
 
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self.docs: dict[str, Counter[str]] = {}
 
-    def rank(self, commit: str, report: str) -> list[str]:
+    def rank(self, commit: str, report: str, language: str = "python") -> list[str]:
         """Paths best first, as localization.bm25_rank orders them."""
-        files = [(path, blob) for path, blob, _ in tree(self.repo, commit) if path.endswith(".py")]
+        suffixes = BASELINE_SUFFIXES[language]
+        files = [(path, blob) for path, blob, _ in tree(self.repo, commit) if path.endswith(suffixes)]
         todo = sorted({blob for _, blob in files if blob not in self.docs})
         paths = {blob: path for path, blob in files}
         for blob, data in blobs(self.repo, todo):
@@ -252,7 +271,9 @@ def run_repo(
         )
         ranked = [h.path for h in hits]
         if bm25 is not None:
-            theirs = bm25.rank(item["base_commit"], item["problem_statement"])
+            theirs = bm25.rank(
+                item["base_commit"], item["problem_statement"], item.get("language", "python")
+            )
             extra["bm25"] = rank_of(gold, theirs)
         if opts.vectors is not None:
             semantic = opts.vectors.scores(corpus, f"{title}\n{text}")
