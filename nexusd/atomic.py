@@ -20,9 +20,36 @@ def _mode_for(path: Path) -> int:
         return DEFAULT_MODE
 
 
+# The longest file name (in bytes) of the file systems nexusd writes to (ext4, xfs, btrfs…).
+NAME_MAX = 255
+_RANDOM_CHARS = 12  # os.urandom(6).hex()
+
+
+def fitting_prefix(prefix: str, suffix: str) -> str:
+    """`prefix`, shortened when `<prefix><12 hex><suffix>` would be too long a file name.
+
+    The start is replaced by a digest of the whole prefix and the end is kept, so the
+    temporary file of a 254-byte name still ends `…_plan_response.md.<hex>.tmp` (what
+    the stale-file cleanup looks for) and stays distinct from other names' temporaries.
+    """
+    raw = os.fsencode(prefix)
+    room = NAME_MAX - _RANDOM_CHARS - len(os.fsencode(suffix))
+    if len(raw) <= room:
+        return prefix
+    import hashlib  # only for over-long names
+
+    lead = "." if prefix.startswith(".") else ""
+    digest = hashlib.sha256(raw).hexdigest()[:16]
+    tail = raw[len(raw) - (room - len(lead) - len(digest) - 1) :]
+    while tail and tail[0] & 0xC0 == 0x80:  # start on a whole UTF-8 character
+        tail = tail[1:]
+    return f"{lead}{digest}~{os.fsdecode(tail)}"
+
+
 def new_file(folder: Path, prefix: str, suffix: str = "") -> tuple[int, Path]:
     """A new file of our own in `folder`, open for writing (mode 0600): `tempfile.mkstemp`
     without importing tempfile (and random, shutil, bz2, lzma) into every command."""
+    prefix = fitting_prefix(prefix, suffix)
     while True:
         path = folder / f"{prefix}{os.urandom(6).hex()}{suffix}"
         try:

@@ -132,7 +132,7 @@ def new(
             raise click.ClickException("nothing written: the editor was closed without saving")
         text = edited
     parse_request(text, "<new request>", max_bytes=config.watch.max_request_bytes)
-    path = create_request_file(target, text, datetime.now(UTC)).resolve()
+    path = create_request_file(target, text, datetime.now(UTC), root=layout.root).resolve()
     if wait or print_:
         answer = wait_for_answer(layout, config, path, timeout=timeout)
         _show(path, answer.response, as_json, print_, status=answer.status)

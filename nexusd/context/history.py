@@ -77,17 +77,28 @@ def summarize_response(text: str) -> tuple[tuple[str, ...], tuple[tuple[bool, st
     return tuple(actions or fallback), tuple(checklist)
 
 
+def _safe_key(order_key: Callable[[str], Any], name: str) -> Any:
+    """`order_key(name)`, or None when the name defeats it (one odd name, say a timestamp
+    out of datetime's range, must not stop the answer to any other request)."""
+    try:
+        return order_key(name)
+    except (OverflowError, ValueError):
+        return None
+
+
 def _older_responses(
     folder: Path, request_name: str, order_key: Callable[[str], Any]
 ) -> list[Path]:
-    mine = order_key(request_name)
+    mine = _safe_key(order_key, request_name)
+    if mine is None:
+        return []  # no place in the folder's order: no response is older than it
     found: list[tuple[Any, str, Path]] = []
     own_response = request_name.replace("_plan_request.md", RESPONSE_SUFFIX)
     for path in folder.glob(f"*{RESPONSE_SUFFIX}"):
         if path.name == own_response or path.name.startswith("."):
             continue
-        key = order_key(path.name)
-        if key < mine:
+        key = _safe_key(order_key, path.name)
+        if key is not None and key < mine:
             found.append((key, path.name, path))
     found.sort(key=lambda item: (item[0], item[1]))
     return [path for _, _, path in found]
@@ -149,6 +160,13 @@ def _read_head(root: Path, path: Path, max_bytes: int, *, inside_links: bool) ->
     return read_inside(root, path, max_bytes, head=True, inside_links=inside_links)
 
 
+def _exists(path: Path) -> bool:
+    try:
+        return path.expanduser().exists()
+    except (OSError, RuntimeError):  # RuntimeError: `~user` unknown
+        return False
+
+
 def find_previous(
     root: Path,
     request_path: Path,
@@ -165,14 +183,18 @@ def find_previous(
     if history_path and history_path.strip().lower() not in ("none", "n/a", "-"):
         wanted = Path(history_path.strip().strip("`'\""))
         reasons: list[str] = []
+        refused_existing = ""
         for base in (root, request_path.parent):
             resolved, reason = resolve_inside(root, str(base / wanted))
             if resolved is None:
                 reasons.append(reason)
+                # A file that is there but outside is refused, not missing: say so.
+                if not refused_existing and _exists(base / wanted):
+                    refused_existing = reason
             elif resolved.is_file():
                 return resolved, "history_path", ""
-        if len(reasons) == 2:
-            note = f"history_path `{history_path}` {reasons[0]}"
+        if len(reasons) == 2 or refused_existing:
+            note = f"history_path `{history_path}` {refused_existing or reasons[0]}"
         else:
             note = f"history_path `{history_path}` does not exist"
     older = _older_responses(request_path.parent, request_path.name, order_key)

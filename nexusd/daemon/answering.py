@@ -25,6 +25,7 @@ from pathlib import Path
 from nexusd.atomic import atomic_write_text
 from nexusd.config import Config
 from nexusd.daemon.claims import request_claim, request_key
+from nexusd.daemon.logs import printable, utf8_name
 from nexusd.errors import ProtocolError
 from nexusd.models.budget import AnswerStart
 from nexusd.paths import RepoLayout
@@ -152,6 +153,10 @@ def answer_claimed(
         # Not even a refusal is written: the folder is someone else's (another worktree's
         # daemon would answer there, and the two would overwrite each other forever).
         return Outcome(path, response_path_for(path), "error", 0, "", {}, outside.message)
+    if not utf8_name(path):
+        # A response's `request_file` (UTF-8 YAML) could not name it faithfully.
+        message = f"{printable(path.name)} is not a UTF-8 file name; rename it to answer it"
+        return Outcome(path, response_path_for(path), "error", 0, "", {}, message)
     with request_claim(layout, path, on_wait=on_wait):
         error = refusal(layout, path)
         if error is not None:

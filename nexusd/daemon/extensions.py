@@ -18,7 +18,7 @@ from nexusd.daemon import inbox
 from nexusd.daemon.logs import log_event
 from nexusd.daemon.runtime import Daemon
 from nexusd.daemon.scheduler import Job
-from nexusd.daemon.worker import Answer
+from nexusd.daemon.worker import Answer, response_key
 from nexusd.paths import RepoLayout
 
 DAY = 86_400.0
@@ -77,10 +77,14 @@ class Extensions:
         """Answer, then note the answered request in today's daily note."""
 
         def run(path: Path) -> Any:
+            before = response_key(path)
             with self.memory.answering() if self.memory else contextlib.nullcontext():
                 outcome = answer(path)
-            written = outcome.response_path is not None and outcome.response_path.exists()
-            if outcome.status != "skipped" and written:
+            # Only a response this answer wrote is history: a refusal that kept someone's
+            # response (or a write that failed) wrote none, however often it is repeated.
+            response = outcome.response_path
+            written = response is not None and response.exists()
+            if outcome.status != "skipped" and written and response_key(path) != before:
                 self.daily_entry(outcome)
             return outcome
 

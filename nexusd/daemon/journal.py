@@ -24,7 +24,7 @@ from nexusd.daemon.logs import log_event
 from nexusd.daemon.worker import Answer, OutcomeLike
 from nexusd.paths import RepoLayout
 from nexusd.protocol.naming import response_path_for
-from nexusd.protocol.reading import META_BYTES, read_regular_file
+from nexusd.protocol.reading import read_head
 from nexusd.protocol.render import read_response_meta
 
 
@@ -41,7 +41,7 @@ class RecoveredAnswer:
 def _read_head(path: Path) -> str | None:
     """The first bytes of a regular file, never through a link; None when there is none."""
     try:
-        return read_regular_file(path, META_BYTES).decode("utf-8", "replace")
+        return read_head(path).decode("utf-8", "replace")
     except OSError:
         return None
 

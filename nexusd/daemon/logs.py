@@ -23,6 +23,42 @@ BACKUPS = 3
 _FIELDS_ATTR = "nexus_fields"
 
 
+def utf8_name(path: Path) -> bool:
+    """False when the file name's bytes are not UTF-8 (Python holds them as surrogates)."""
+    try:
+        path.name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable(text: str) -> str:
+    """`text` as valid UTF-8: bytes of a file name that is not UTF-8 shown as `\\xe9`."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return text
+    try:
+        # Python decodes such names with surrogateescape: give the bytes back, then show them.
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that stands for no byte
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def printable_data(value: Any) -> Any:
+    """`value` (JSON-like: dicts, lists, text) with every string made `printable`."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable_data(k): printable_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [printable_data(v) for v in value]
+    return value
+
+
 class JsonLineFormatter(logging.Formatter):
     """One JSON object per record; exceptions become an `error` field with the traceback."""
 
@@ -39,7 +75,15 @@ class JsonLineFormatter(logging.Formatter):
             data.update(fields)
         if record.exc_info:
             data["traceback"] = self.formatException(record.exc_info)
-        return json.dumps(data, default=str, ensure_ascii=False)
+        line = json.dumps(data, default=str, ensure_ascii=False)
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            # A file name that is not UTF-8 must not cost the line (the handler's encoder
+            # would fail on it): its bytes are shown escaped instead.
+            data = printable_data(json.loads(json.dumps(data, default=str)))
+            line = json.dumps(data, ensure_ascii=False)
+        return line
 
 
 class PrettyFormatter(logging.Formatter):

@@ -34,6 +34,7 @@ from nexusd.daemon.watcher import RequestWatcher, closes_are_reported
 from nexusd.daemon.work_queue import WorkQueue
 from nexusd.daemon.worker import Answer, HandledFiles, Worker
 from nexusd.paths import RepoLayout
+from nexusd.protocol.naming import RESPONSE_SUFFIX
 
 STALE_TMP_SECONDS = 60.0
 
@@ -188,7 +189,12 @@ class Daemon:
 
     def _enqueue(self, path: Path) -> None:
         if self.handled.is_current(path):
-            return
+            # An event for a file whose stat key is unchanged: an edit that kept size and
+            # mtime (`cp -p`, `touch -d`) is told apart by its content (the rescan, which
+            # sees no event, keeps to the cheap stat check).
+            if not self.handled.content_changed(path):
+                return
+            self.handled.forget(path)
         if not self.queue.put(path):
             self.ctx.stats.set(dropped=self.queue.dropped)
         self.ctx.stats.set(queued=len(self.queue))
@@ -198,11 +204,12 @@ class Daemon:
 
 
 def _remove_stale_temp_files(folder: Path) -> None:
-    """Delete temporary response files a killed daemon left (`.<name>_plan_response.md.*.tmp`)."""
+    """Delete temporary response files a killed daemon left (`.<name>_plan_response.md.*.tmp`,
+    `.<name>-plan_response.md.*.tmp`, and the shortened ones of long names)."""
     if not folder.is_dir():
         return
     now = time.time()
-    for tmp in folder.glob(".*_plan_response.md.*.tmp"):
+    for tmp in folder.glob(f".*{RESPONSE_SUFFIX}.*.tmp"):
         with contextlib.suppress(OSError):
             if now - tmp.stat().st_mtime > STALE_TMP_SECONDS:
                 tmp.unlink()

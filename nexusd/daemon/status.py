@@ -16,6 +16,7 @@ from typing import Any
 
 from nexusd import __version__
 from nexusd.atomic import atomic_write_text
+from nexusd.daemon.logs import printable_data
 
 STATUS_FILE = "status.json"
 
@@ -102,7 +103,9 @@ def status_path(state_dir: Path) -> Path:
 
 def write_status(state_dir: Path, stats: DaemonStats) -> None:
     """Publish a snapshot atomically."""
-    text = json.dumps(stats.snapshot(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    # Printable: a path that is not UTF-8 (a request's odd name) must not stop the status.
+    data = printable_data(stats.snapshot())
+    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     atomic_write_text(status_path(state_dir), text)
 
 
@@ -145,7 +148,8 @@ class StatusWriter:
     def _run(self) -> None:
         while not self._stop.is_set():
             if self.stats.wait_changed(timeout=1.0) and not self._stop.is_set():
-                # OSError: disk full or state dir removed; the next change retries.
-                with contextlib.suppress(OSError):
+                # OSError: disk full or state dir removed; ValueError: a value JSON cannot
+                # hold. The next change retries; the thread never dies of one bad write.
+                with contextlib.suppress(OSError, ValueError):
                     write_status(self.state_dir, self.stats)
                 self._stop.wait(self.min_interval)

@@ -37,7 +37,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from nexusd.daemon.debounce import Debouncer, Touch
-from nexusd.daemon.logs import log_event
+from nexusd.daemon.logs import log_event, utf8_name
 from nexusd.protocol.naming import is_request_file, is_response_file, request_path_for
 
 _EVENTS: list[type[FileSystemEvent]] = [
@@ -282,7 +282,8 @@ class RequestWatcher:
             self.debouncer.touch(target, kind)
 
     def report_ignored(self, path: Path) -> bool:
-        """Log (once) that `path`, named like a request, is a FIFO, folder or device: skipped.
+        """Log (once) that `path`, named like a request, is skipped: a FIFO, folder or device,
+        or a name that is not UTF-8.
 
         Regular files and links are not reported (links get an error response instead).
         """
@@ -291,13 +292,24 @@ class RequestWatcher:
         except OSError:
             return False
         mode = st.st_mode
-        if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        utf8 = utf8_name(path)
+        if utf8 and (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
             return False
         ident = (st.st_dev, st.st_ino)
         with self._lock:
             if self._ignored.get(path) == ident:
                 return True
             self._ignored[path] = ident
+        if not utf8:
+            # Its response's `request_file` (UTF-8 YAML) could not name it faithfully.
+            log_event(
+                self.logger,
+                logging.WARNING,
+                "ignored: the file name is not valid UTF-8",
+                path=str(path),
+                fix="rename the request to a UTF-8 name; nexusd answers it then",
+            )
+            return True
         kind = "folder" if stat.S_ISDIR(mode) else "FIFO" if stat.S_ISFIFO(mode) else "special file"
         log_event(
             self.logger,

@@ -4,8 +4,10 @@ Exactly-once across crashes rests on the pipeline: a response records the sha256
 of the request it answers and is written atomically, so answering the same
 content again is a cheap "skipped". The worker adds an in-memory map of what it
 handled, keyed by (mtime, size, inode) of the request and of its response, so
-rescans do not even re-read unchanged files, yet notice a deleted response. Any
-error is logged and counted; the worker keeps going.
+rescans do not even re-read unchanged files, yet notice a deleted response. An
+attempt that wrote nothing (the folder was unwritable, an error was raised) is
+due again after a growing delay, so a rescan retries it once the cause is gone.
+Any error is logged and counted; the worker keeps going.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -22,6 +25,12 @@ from nexusd.daemon.logs import log_event
 from nexusd.daemon.status import DaemonStats, utc_now
 from nexusd.daemon.work_queue import WorkQueue
 from nexusd.protocol.naming import response_path_for
+from nexusd.protocol.reading import content_sha256, response_meta
+
+# A failed attempt is due again after RETRY_FIRST seconds, doubling up to RETRY_MAX: a
+# permanent failure costs one attempt per RETRY_MAX, not one per rescan.
+RETRY_FIRST = 2.0
+RETRY_MAX = 600.0
 
 
 class OutcomeLike(Protocol):
@@ -32,12 +41,28 @@ class OutcomeLike(Protocol):
     @property
     def revision(self) -> int | None: ...
     @property
+    def sha256(self) -> str: ...
+    @property
     def message(self) -> str | None: ...
     @property
     def response_path(self) -> Path | None: ...
 
 
 Answer = Callable[[Path], OutcomeLike]
+
+
+@dataclass(frozen=True)
+class _Handled:
+    key: FileKey  # the request's version handled
+    response: FileKey | None  # its response as the attempt left it
+    sha256: str | None  # the request content that attempt read (None: not known)
+    retry_at: float | None  # when an attempt that wrote nothing is due again (monotonic)
+    failures: int  # attempts in a row that wrote nothing
+
+
+def retry_delay(failures: int) -> float:
+    """Seconds before attempt `failures` + 1 of a request whose attempts wrote nothing."""
+    return min(RETRY_FIRST * 2.0 ** min(max(failures - 1, 0), 30), RETRY_MAX)
 
 
 class HandledFiles:
@@ -47,43 +72,95 @@ class HandledFiles:
     replaced by someone else is looked at again; the request alone is unchanged then.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
-        self._keys: dict[Path, tuple[FileKey, FileKey | None]] = {}
+        self._clock = clock
+        self._keys: dict[Path, _Handled] = {}
 
     def is_current(self, path: Path) -> bool:
-        """True when `path` and its response are unchanged since it was handled."""
+        """True when `path` and its response are unchanged since it was handled (and it is
+        not due for another attempt)."""
         key = file_key(path)
         return key is not None and self.matches(path, key)
 
     def matches(self, path: Path, key: FileKey) -> bool:
-        """True when version `key` of `path` was handled and its response is as it left it."""
+        """True when version `key` of `path` was handled, its response is as it left it,
+        and no retry of an attempt that wrote nothing is due."""
         with self._lock:
             seen = self._keys.get(path)
-        return seen is not None and seen == (key, _response_key(path))
+        if seen is None or (seen.key, seen.response) != (key, response_key(path)):
+            return False
+        return seen.retry_at is None or self._clock() < seen.retry_at
 
-    def remember(self, path: Path, key: FileKey, *, wrote_response: bool = False) -> None:
+    def content_changed(self, path: Path) -> bool:
+        """True when the bytes of `path` are not the ones handled: an edit that kept size and
+        mtime (`cp -p`, `touch -d`) has the same stat key; its hash tells it apart."""
+        with self._lock:
+            seen = self._keys.get(path)
+        if seen is None or seen.sha256 is None:
+            return False
+        now = content_sha256(path)
+        return now is not None and now != seen.sha256
+
+    def forget(self, path: Path) -> None:
+        """Drop what is known of `path`: the next time it is seen, it is handled anew."""
+        with self._lock:
+            self._keys.pop(path, None)
+
+    def remember(
+        self,
+        path: Path,
+        key: FileKey,
+        *,
+        wrote_response: bool = False,
+        sha256: str | None = None,
+        failed: bool = False,
+    ) -> float | None:
         """Record that this version of `path` was handled (with its response as it is now).
 
         `wrote_response`: the answer wrote one, so a response already gone was deleted
-        in the meantime and the request still wants an answer.
+        in the meantime and the request still wants an answer. `failed`: the attempt wrote
+        nothing, so it is due again later; returns in how many seconds (None otherwise).
         """
-        response = _response_key(path)
+        response = response_key(path)
         if response is None and wrote_response:
             response = _DELETED
         with self._lock:
-            self._keys[path] = (key, response)
+            old = self._keys.get(path)
+            failures = 0
+            retry_at = delay = None
+            if failed:
+                failures = old.failures + 1 if old is not None and old.key == key else 1
+                delay = retry_delay(failures)
+                retry_at = self._clock() + delay
+            self._keys[path] = _Handled(key, response, sha256, retry_at, failures)
+        return delay
 
 
 # Never the key of a real file: matches no response, present or absent.
 _DELETED: FileKey = (-1, -1, -1)
 
 
-def _response_key(request: Path) -> FileKey | None:
+def response_key(request: Path) -> FileKey | None:
+    """The stat key of the request's response (None when there is none)."""
     try:
         return file_key(response_path_for(request))
     except ValueError:  # not a request name: there is no response to follow
         return None
+
+
+def wrote_nothing(path: Path, outcome: OutcomeLike, response_before: FileKey | None) -> bool:
+    """True when an attempt left no answer to this content: worth another try later."""
+    if outcome.status in ("ok", "skipped"):
+        return False
+    if response_key(path) != response_before:
+        return False  # an error response was written (or someone changed the response)
+    if outcome.sha256:
+        # The same setup failure is not written twice: the response answers this content.
+        _, meta = response_meta(response_path_for(path))
+        if meta is not None and meta.get("request_sha256") == outcome.sha256:
+            return False
+    return True
 
 
 class Worker:
@@ -143,11 +220,16 @@ class Worker:
             return
         self.stats.set(in_flight=str(path))
         started = time.perf_counter()
+        before = response_key(path)
         wrote = False
+        failed = True
+        sha: str | None = None
         try:
             outcome = self.answer(path)
             # "ok" is only returned once the response is written ("error" may mean none could be).
             wrote = outcome.status == "ok"
+            sha = outcome.sha256 or None
+            failed = wrote_nothing(path, outcome, before)
         except Exception as exc:
             ms = round((time.perf_counter() - started) * 1000, 1)
             self.stats.add("failures")
@@ -156,13 +238,17 @@ class Worker:
                 self.logger, logging.ERROR, "request failed", exc_info=True, path=str(path), ms=ms
             )
         else:
-            self._record(path, outcome, round((time.perf_counter() - started) * 1000, 1))
+            ms = round((time.perf_counter() - started) * 1000, 1)
+            self._record(path, outcome, ms, written=response_key(path) != before)
         finally:
             self.stats.set(in_flight=None)
-        # Remember even failures: retried when the file changes or the daemon restarts.
-        self.handled.remember(path, key, wrote_response=wrote)
+        # Remember even failures, so rescans do not spin on them; one that wrote nothing is
+        # due again after a growing delay (and at once when the file or its response changes).
+        delay = self.handled.remember(path, key, wrote_response=wrote, sha256=sha, failed=failed)
+        if delay is not None:
+            log_event(self.logger, logging.INFO, "will retry", path=str(path), after_s=delay)
 
-    def _record(self, path: Path, outcome: OutcomeLike, ms: float) -> None:
+    def _record(self, path: Path, outcome: OutcomeLike, ms: float, *, written: bool) -> None:
         status = outcome.status
         fields: dict[str, Any] = {
             "path": str(path),
@@ -184,8 +270,10 @@ class Worker:
             self.stats.add("errors")
             message = outcome.message or "the request could not be answered"
             self.stats.record_error(path, message)
-            written = outcome.response_path is not None and outcome.response_path.is_file()
-            # Only a response that is on disk is logged as one: a client waits for it.
+            # Only a response this attempt wrote is logged as one (a client waits for it): a
+            # refusal that kept someone's response wrote none.
+            response = outcome.response_path
+            written = written and response is not None and response.is_file()
             event = "answered with an error" if written else "not answered (no response written)"
             if not written:
                 fields["response"] = None

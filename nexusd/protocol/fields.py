@@ -36,6 +36,10 @@ _QUESTION_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bplan\b|计划|规划"), "plan"),
 )
 
+# How much of a value (or key) a message echoes: an error response quotes what was wrong,
+# not a 70 000-character value whole.
+MAX_SHOWN = 80
+
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _CYCLE = re.compile(r"(?:cycle|周期)?\s*[#№]?\s*(\d+)", re.IGNORECASE)
 
@@ -58,6 +62,11 @@ def question_key(label: str) -> str | None:
         if pattern.search(text):
             return key
     return None
+
+
+def shown(text: str, limit: int = MAX_SHOWN) -> str:
+    """`text` for a message: cut to `limit` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def clean_value(value: str | None) -> str | None:
@@ -95,7 +104,7 @@ def to_cycle(value: object, *, line: int | None = None) -> int | None:
         if match:
             return int(match.group(1))
     raise ProtocolError(
-        f"the cycle must be a whole number, got {value!r}",
+        f"the cycle must be a whole number, got {shown(repr(value))}",
         hint="write the cycle number in digits, e.g. `3`, or leave it empty",
         line=line,
         field="cycle",
@@ -123,7 +132,7 @@ class Draft:
         """Keep an unknown field's name and warn about it."""
         self.unknown_fields.append(name)
         where = f" (line {line})" if line is not None else ""
-        self.warnings.append(f"unknown field `{name}`{where} was kept but not used")
+        self.warnings.append(f"unknown field `{shown(name)}`{where} was kept but not used")
 
     def build(self, path: str, sha256: str) -> PlanRequest:
         """The PlanRequest; the caller has checked that a goal is present."""

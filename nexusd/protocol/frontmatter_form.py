@@ -15,6 +15,7 @@ from nexusd.protocol.fields import (
     Draft,
     clean_value,
     question_key,
+    shown,
     split_items,
     to_cycle,
     words,
@@ -76,7 +77,9 @@ def parse_front_matter(fm: FrontMatter) -> Draft:
             draft.unknown(key, line)
             continue
         if target in seen:
-            draft.warnings.append(f"`{key}` repeats `{seen[target]}`; the later value is used")
+            draft.warnings.append(
+                f"`{shown(key)}` repeats `{shown(seen[target])}`; the later value is used"
+            )
         seen[target] = key
         if line is not None:
             draft.lines[target] = line
@@ -134,10 +137,10 @@ def _scalar(value: Any, key: str, line: int | None) -> str | None:
         return "true" if value else "false"
     if isinstance(value, list | dict):
         raise ProtocolError(
-            f"`{key}` must be text (or a list of text), not a nested {type(value).__name__}",
-            hint=f"write `{key}` as plain text, quoted if it contains `: `",
+            f"`{shown(key)}` must be text (or a list of text), not a nested {type(value).__name__}",
+            hint=f"write `{shown(key)}` as plain text, quoted if it contains `: `",
             line=line,
-            field=key,
+            field=shown(key),
         )
     return clean_value(str(value))
 
@@ -167,7 +170,7 @@ def _assign(draft: Draft, target: str, key: str, value: Any, line: int | None) -
     elif target == "questions":
         if not isinstance(value, dict):
             raise ProtocolError(
-                f"`{key}` must be a mapping such as `plan: …`, got {type(value).__name__}",
+                f"`{shown(key)}` must be a mapping such as `plan: …`, got {type(value).__name__}",
                 hint="write the questions as `## Plan` sections below the front matter",
                 line=line,
                 field=key,

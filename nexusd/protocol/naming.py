@@ -143,7 +143,16 @@ def _from_fields(match: re.Match[str]) -> datetime | None:
     except ValueError:
         return None
     zone = _zone(match.group("zone"))
-    return None if zone is None else moment.replace(tzinfo=zone)
+    if zone is None:
+        return None
+    moment = moment.replace(tzinfo=zone)
+    try:
+        # Year 1 east of UTC or year 9999 west of it is no instant a datetime can hold in
+        # UTC: such a name has no usable timestamp, and must not break whoever orders by it.
+        moment.astimezone(UTC)
+    except OverflowError:
+        return None
+    return moment
 
 
 def _zone(text: str | None) -> timezone | None:

@@ -324,3 +324,19 @@ def test_crlf_on_standard_input_is_stored_with_newlines(
     text = (repo / result.stdout.strip()).read_text(encoding="utf-8")
     assert "\r" not in text and "goal: |" in text
     assert parse_request(text.encode(), "r").goal.startswith("parse_expr crashes\n\n```\n")
+
+
+def test_a_request_folder_linked_outside_the_repository_is_refused_before_writing(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (repo / ".scratchpad_logs").symlink_to(out, target_is_directory=True)
+    monkeypatch.chdir(repo)
+
+    result = CliRunner().invoke(cli, ["request", "new", "--goal", "Ship it"])
+
+    assert result.exit_code == NexusError.exit_code, result.output
+    assert f"resolves to {out}, outside the repository" in result.stderr
+    assert "nothing was written" in result.stderr
+    assert list(out.iterdir()) == []

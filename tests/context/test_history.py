@@ -272,3 +272,42 @@ def test_read_previous_of_a_fifo_is_a_note(repo: Path) -> None:
 
     assert isinstance(prev, PreviousCycle)
     assert (prev.path, prev.note) == ("old_plan_response.md", "not a regular file (not read)")
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        "0001-01-01T00:00:00+01:00_plan_response.md",
+        "9999-12-31T23:59:59-2359_plan_response.md",
+    ],
+)
+def test_a_timestamp_out_of_range_in_the_folder_breaks_no_other_request(
+    repo: Path, odd: str
+) -> None:
+    folder = _folder(repo)  # three cycle-9 responses about "thread-safe shelves"
+    (folder / odd).write_text(OURS.replace("cycle: 2", "cycle: 9"))
+    lineage = Lineage(goal="Make the overflow shelves thread-safe under contention")
+
+    name, source, _ = _previous(repo, None, lineage)
+
+    assert name == "2025-05-08T11_40_03_plan_response.md"
+    assert source.startswith("newest older response in the folder")
+    # The odd name itself, as a request, is ordered like a name without a timestamp: after
+    # every timestamped one.
+    request = folder / odd.replace("_plan_response.md", "_plan_request.md")
+    path = find_previous(repo, request, None, _order_key, lineage=lineage)[0]
+    assert path is not None and path.name == "2025-05-08T16_00_00_plan_response.md"
+
+
+def test_a_history_path_to_a_file_outside_the_repository_is_reported_as_outside(
+    repo: Path,
+) -> None:
+    folder = _folder(repo)
+    (repo.parent / "secret.txt").write_text("not yours\n")
+
+    path, _, note = find_previous(
+        repo, folder / "2025-05-08T14_02_11_plan_request.md", "../secret.txt", _order_key
+    )
+
+    assert path is None
+    assert "resolves outside the repository" in note and "does not exist" not in note

@@ -230,7 +230,8 @@ def test_the_daemon_answers_code_ops_and_stays_idle(
     symbols, _ = code_json(repo, "symbols", "pkg/courier.py")
     assert [u["qualname"] for u in symbols["units"]] == ["deliver"]
     impact, _ = code_json(repo, "impact", "pkg/shelf.py:Shelf")
-    assert ("pkg/courier.py", "calls") in {(e["path"], e["kind"]) for e in impact["used_by"]}
+    # `deliver(shelf: Shelf)` names the class in an annotation: a reference, not a call.
+    assert ("pkg/courier.py", "names") in {(e["path"], e["kind"]) for e in impact["used_by"]}
     # `nexusd status` shows the index.
     daemon_status = json.loads(nexusd(repo, "status", "--json").stdout)
     assert daemon_status["code"]["complete"] is True

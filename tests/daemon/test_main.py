@@ -289,9 +289,9 @@ def test_bad_inputs_get_error_responses_and_the_daemon_keeps_running(
 
 def test_unwritable_response_path_is_a_visible_error(daemon: Path) -> None:
     folder = daemon / ".scratchpad_logs"
-    # A name so long that the response's temporary file (`.<response>.XXXXXXXX.tmp`) exceeds
-    # NAME_MAX: nothing can be written there, even as root (where permissions do not bind).
-    request = folder / ("n" * (249 - len("_plan_request.md")) + "_plan_request.md")
+    # A request name of NAME_MAX (255) bytes: its response's name is one byte longer, so
+    # nothing can be written there, even as root (where permissions do not bind).
+    request = folder / ("n" * (255 - len("_plan_request.md")) + "_plan_request.md")
     request.write_text(request_text("Nowhere to answer"), encoding="utf-8")
 
     status = wait_until(

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
-from daemon.helpers import request_text, wait_answered, wait_until
+from daemon.helpers import answered_meta, request_text, response_for, wait_answered, wait_until
+from nexusd.atomic import new_file
 from nexusd.config import load_config
 from nexusd.daemon import logs
 from nexusd.daemon.main import pipeline_answer
-from nexusd.daemon.runtime import Daemon, DaemonContext
+from nexusd.daemon.runtime import Daemon, DaemonContext, _remove_stale_temp_files
 from nexusd.daemon.scheduler import Job
 from nexusd.daemon.status import DaemonStats, read_status
 from nexusd.paths import find_repo
+
+T = TypeVar("T")
 
 
 class Recorder:
@@ -92,3 +99,71 @@ def test_rescan_finds_a_request_the_watcher_could_not_see(
 
     assert wait_answered(request)["revision"] == 1
     wait_until(lambda: daemon.ctx.stats.snapshot()["rescans"] == 1, what="the rescan count")
+
+
+def test_a_stale_temporary_of_a_long_response_name_is_removed(tmp_path: Path) -> None:
+    long_response = "2025-04-20T08_11_37_" + "x" * 218 + "_plan_response.md"  # 255 bytes
+    fd, tmp = new_file(tmp_path, f".{long_response}.", ".tmp")  # as atomic_write_text names it
+    os.close(fd)
+    hour_ago = time.time() - 3600
+    os.utime(tmp, (hour_ago, hour_ago))
+
+    _remove_stale_temp_files(tmp_path)
+
+    assert not tmp.exists()
+
+
+def _rescan_until(daemon: Daemon, condition: Callable[[], T], what: str) -> T:
+    """Run the periodic rescan (as its job would, only sooner) until `condition` holds."""
+
+    def rescanned() -> T:
+        daemon.rescan()
+        return condition()
+
+    return wait_until(rescanned, what=what)
+
+
+def test_an_attempt_that_raised_is_retried_by_the_rescan_once_the_cause_is_gone(
+    daemon_in_process: tuple[Daemon, list[str], threading.Event], served: Path
+) -> None:
+    daemon, _, _ = daemon_in_process
+    claims = find_repo(served).nexus_dir / "claims"
+    claims.parent.mkdir(parents=True, exist_ok=True)
+    claims.write_text("a file where the claims folder goes\n", encoding="utf-8")
+    daemon.start()
+    request = served / ".scratchpad_logs" / "2025-04-20T08_11_37_plan_request.md"
+    request.write_text(request_text("Explain the README"), encoding="utf-8")
+    stats = daemon.ctx.stats
+    wait_until(lambda: stats.snapshot()["failures"] == 1, what="the failed attempt")
+
+    claims.unlink()
+
+    meta = _rescan_until(daemon, lambda: answered_meta(request), "the request answered")
+    assert meta["revision"] == 1
+    rescans = stats.snapshot()["rescans"]
+    _rescan_until(daemon, lambda: stats.snapshot()["rescans"] >= rescans + 5, "more rescans")
+    assert (stats.snapshot()["answered"], stats.snapshot()["failures"]) == (1, 1)
+
+
+def test_a_response_that_could_not_be_written_is_written_once_the_folder_is_writable(
+    daemon_in_process: tuple[Daemon, list[str], threading.Event], served: Path
+) -> None:
+    daemon, _, _ = daemon_in_process
+    folder = served / ".scratchpad_logs"
+    request = folder / "2025-04-20T08_11_37_plan_request.md"
+    request.write_text(request_text("Explain the README"), encoding="utf-8")
+    # An immutable folder refuses new files even to root (where permissions do not).
+    immutable = subprocess.run(["chattr", "+i", str(folder)], check=False, capture_output=True)
+    if immutable.returncode != 0:
+        pytest.skip("chattr +i is not available here (tmpfs, or no CAP_LINUX_IMMUTABLE)")
+    try:
+        daemon.start()
+        stats = daemon.ctx.stats
+        wait_until(lambda: stats.snapshot()["errors"] == 1, what="the failed write")
+        assert not response_for(request).exists()
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+    meta = _rescan_until(daemon, lambda: answered_meta(request), "the request answered")
+    assert (meta["status"], meta["revision"]) == ("ok", 1)
+    assert stats.snapshot()["answered"] == 1

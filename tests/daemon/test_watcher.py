@@ -8,6 +8,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from daemon.helpers import wait_until
 from nexusd.daemon.debounce import Debouncer
 from nexusd.daemon.watcher import RequestWatcher, closes_are_reported
+from nexusd.protocol.request_files import create_request_file, publish_by_link
 
 NAME = "2025-04-20T08_11_37_plan_request.md"
 TEXT = "---\ngoal: watch me\n---\n" + "body line\n" * 200
@@ -249,3 +251,44 @@ def test_a_folder_linked_outside_the_root_is_neither_watched_nor_scanned(tmp_pat
     assert ready.paths() == []
     refused = [m for m in records.messages if "outside the repository" in m]
     assert len(refused) == 1, records.messages
+
+
+def _published_by_link(folder: Path, root: Path) -> Path:
+    # Where the file system has no RENAME_NOREPLACE.
+    tmp = folder / ".request.abc.tmp"
+    tmp.write_text(TEXT, encoding="utf-8")
+    target = folder / NAME
+    assert publish_by_link(tmp, target)
+    tmp.unlink()
+    return target
+
+
+def _created(folder: Path, root: Path) -> Path:
+    moment = datetime(2025, 4, 20, 8, 11, 37, tzinfo=UTC)
+    return create_request_file(folder, TEXT, moment, root=root)
+
+
+@pytest.mark.parametrize("publish", [_created, _published_by_link])
+def test_a_request_written_by_nexusd_request_new_is_handed_over_without_the_grace(
+    tmp_path: Path, publish: Callable[[Path, Path], Path]
+) -> None:
+    # The project's own client publishes the whole file at once: it must not wait out the
+    # grace given to writers that never close (here far longer than the test may wait).
+    if not closes_are_reported():
+        pytest.skip("the grace only applies where close events are reported (Linux)")
+    root = tmp_path / "root"
+    folder = root / ".scratchpad_logs"
+    folder.mkdir(parents=True)
+    ready = Ready()
+    debouncer = Debouncer(ready, debounce=0.05, write_grace=3600.0, track_closes=True)
+    watcher = RequestWatcher(root, [Path(".scratchpad_logs")], debouncer, logging.getLogger("t"))
+    debouncer.start()
+    watcher.start()
+    try:
+        target = publish(folder, root)
+
+        wait_until(ready.paths, what="the request to be handed over")
+        assert ready.items == [(target, TEXT.encode())]
+    finally:
+        watcher.stop()
+        debouncer.stop()

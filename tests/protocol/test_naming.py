@@ -113,6 +113,9 @@ def test_request_timestamp_styles(name: str, expected: datetime) -> None:
         "2025-04-20T08:11:37+25:00_plan_request.md",  # no such zone
         "12345_plan_request.md",  # too short for epoch seconds
         "",
+        # Instants a datetime cannot hold in UTC (year 0, year 10000).
+        "0001-01-01T00:00:00+01:00_plan_request.md",
+        "9999-12-31T23:59:59-2359_plan_response.md",
     ],
 )
 def test_request_timestamp_none(name: str) -> None:

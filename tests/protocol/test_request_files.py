@@ -6,6 +6,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
+from nexusd.errors import NexusError
 from nexusd.protocol.naming import is_request_file
 from nexusd.protocol.parse import parse_request
 from nexusd.protocol.render import render_request
@@ -34,3 +37,19 @@ def test_same_second_never_overwrites(tmp_path: Path) -> None:
     found = sorted(parse_request(p.read_bytes(), str(p)).goal for p in paths)
     assert found == sorted(goals)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)
+
+
+def test_a_folder_outside_the_root_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (root / ".scratchpad_logs").symlink_to(out, target_is_directory=True)
+
+    for folder in (root / ".scratchpad_logs", root / ".scratchpad_logs" / "deeper", out / "x"):
+        with pytest.raises(NexusError, match="outside the repository"):
+            create_request_file(folder, render_request(goal="Ship it"), NOW, root=root)
+
+    assert list(out.iterdir()) == []
+    inside = create_request_file(root / "plans", render_request(goal="Ship it"), NOW, root=root)
+    assert inside.parent == root / "plans"
