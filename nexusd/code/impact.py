@@ -109,10 +109,10 @@ def _used_by(
     found.sort(key=lambda item: (item[0].kind.endswith("?"), item[0].path, item[0].line))
     edges = []
     for candidate, check in found:
-        edge = candidate if check < 0 else _checked(corpus, code, candidate, check, name)
-        if edge is None:
+        kept = candidate if check < 0 else _checked(corpus, code, candidate, check, name)
+        if kept is None:
             continue
-        edges.append(edge)
+        edges.append(kept)
         if len(edges) >= MAX_EDGES:
             break
     # A file that imports the name itself (`from pkg.billing import Invoice`, a re-export);

@@ -23,6 +23,7 @@ from nexusd.context.intent import Intent, classify_text
 from nexusd.context.keywords import keywords
 from nexusd.context.recall import MemoryEvidence
 from nexusd.context.toolsfile import ToolsFacts, read_tools_file
+from nexusd.memory.sources import memory_globs
 from nexusd.protocol.documents import PlanRequest
 from nexusd.protocol.naming import request_timestamp
 from nexusd.protocol.render import read_response_meta
@@ -84,8 +85,13 @@ def _rel(root: Path, path: Path) -> str:
 
 def _order_key(name: str) -> tuple[int, str]:
     stamp = request_timestamp(name)
+    if stamp is not None:
+        try:
+            return (0, stamp.astimezone(UTC).isoformat())
+        except (OverflowError, ValueError):
+            pass  # an instant out of datetime's range: ordered like a name without one
     # Names without a timestamp sort by name, after timestamped ones of the same folder.
-    return (0, stamp.astimezone(UTC).isoformat()) if stamp else (1, name)
+    return (1, name)
 
 
 def _artifact_list(request: PlanRequest) -> list[tuple[str, str]]:
@@ -117,7 +123,12 @@ def gather(
         mark = now
 
     listed = _artifact_list(request)
-    artifacts = tuple(inspect_artifact(root, path, note) for path, note in listed[:MAX_ARTIFACTS])
+    # The memory files as configured: their sections need roles, and a plan quotes artifacts.
+    memory = memory_globs(config)
+    artifacts = tuple(
+        inspect_artifact(root, path, note, memory_globs=memory)
+        for path, note in listed[:MAX_ARTIFACTS]
+    )
     lap("artifacts")
     inside = [a.rel for a in artifacts if a.rel is not None and a.status != "refused"]
     git = collect_git_facts(root, inside, own)

@@ -396,7 +396,8 @@ def test_units_kinds_names_and_lines(
         (
             "c",
             "src/jv.h",
-            "#define JV_IS_VALID(x) ((x).kind != 0)\n#define LIMIT 10\nint f(int a) { return a; }\n",
+            "#define JV_IS_VALID(x) ((x).kind != 0)\n#define LIMIT 10\n"
+            "int f(int a) { return a; }\n",
             [
                 ("file", "jv.h", "src.jv", 1, 3),
                 ("function", "JV_IS_VALID", "JV_IS_VALID", 1, 1),

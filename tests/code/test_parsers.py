@@ -32,7 +32,7 @@ def test_each_path_is_read_as_its_language(path: str, want: str | None) -> None:
 
 
 def test_a_file_without_a_grammar_is_searchable_by_its_lines() -> None:
-    source = "def walk(f): . as $in | if type == \"object\" then map_values(walk(f)) else . end;\n"
+    source = 'def walk(f): . as $in | if type == "object" then map_values(walk(f)) else . end;\n'
     parsed = parse_file("src/builtin.jq", source.encode(), "jq")
     assert parsed.language == "jq"
     assert any("map_values" in unit.text for unit in parsed.units)

@@ -12,7 +12,8 @@ from nexusd.context.artifacts import (
     python_symbols,
     resolve_inside,
 )
-from tests.plan_helpers import kitchen_repo
+from tests.conftest import git
+from tests.plan_helpers import bundle_for, config, kitchen_repo, request
 
 
 def test_python_file_measured_with_symbols(repo: Path) -> None:
@@ -172,3 +173,14 @@ def test_only_files_git_would_list_are_read(repo: Path) -> None:
     assert "memory file" in inspect_artifact(repo, "MEMORY.md").note
     util = inspect_artifact(repo, "src/util.py")
     assert (util.status, [s.name for s in util.symbols]) == ("ok", ["helper"])
+
+
+def test_configured_memory_files_are_refused_as_artifacts(repo: Path) -> None:
+    (repo / "notes").mkdir()
+    (repo / "notes" / "team.md").write_text("## Security\n- the admin password is swordfish\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "notes")
+    cfg = config(memory={"extra_globs": ["notes/*.md"]})
+    bundle = bundle_for(repo, request(artifacts=("notes/team.md",)), cfg)
+    art = next(a for a in bundle.artifacts if a.path == "notes/team.md")
+    assert art.status == "refused" and "memory file" in (art.note or "")
