@@ -154,15 +154,22 @@ def in_file_rank(gold_path: str, gold: set[str], hits: Iterable[FileHit]) -> int
 
 class UnitBaseline:
     """The data set's untuned BM25 (localization.bm25_order) over every class, function and
-    method of a commit's `*.py` files, each unit's lines as its document."""
+    method of a commit's `*.py` files (or the files of the report's language), each unit's
+    lines as its document."""
 
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self.docs: dict[str, list[tuple[str, Counter[str]]]] = {}
 
-    def rank(self, corpus: Corpus, blob_of: dict[str, str], report: str) -> list[str]:
-        """`path::qualname` of the units, best first."""
-        files = [p for p in corpus.files if p.path.endswith(".py") and p.path in blob_of]
+    def rank(
+        self,
+        corpus: Corpus,
+        blob_of: dict[str, str],
+        report: str,
+        suffixes: tuple[str, ...] = (".py",),
+    ) -> list[str]:
+        """`path::qualname` of the units of files ending in `suffixes`, best first."""
+        files = [p for p in corpus.files if p.path.endswith(suffixes) and p.path in blob_of]
         todo = sorted({blob_of[p.path] for p in files} - self.docs.keys())
         texts = dict(blobs(self.repo, todo))
         for parsed in files:

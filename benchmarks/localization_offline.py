@@ -191,7 +191,9 @@ class Baseline:
     def rank(self, commit: str, report: str, language: str = "python") -> list[str]:
         """Paths best first, as localization.bm25_rank orders them."""
         suffixes = BASELINE_SUFFIXES[language]
-        files = [(path, blob) for path, blob, _ in tree(self.repo, commit) if path.endswith(suffixes)]
+        files = [
+            (path, blob) for path, blob, _ in tree(self.repo, commit) if path.endswith(suffixes)
+        ]
         todo = sorted({blob for _, blob in files if blob not in self.docs})
         paths = {blob: path for path, blob in files}
         for blob, data in blobs(self.repo, todo):
@@ -290,7 +292,14 @@ def run_repo(
         if patch is not None and gold in blob_of:
             source = b"".join(data for _, data in blobs(repo, [blob_of[gold]]))
             units = (
-                unit_bm25.rank(corpus, blob_of, item["problem_statement"]) if unit_bm25 else None
+                unit_bm25.rank(
+                    corpus,
+                    blob_of,
+                    item["problem_statement"],
+                    BASELINE_SUFFIXES[item.get("language", "python")],
+                )
+                if unit_bm25
+                else None
             )
             extra["functions"] = scored(
                 corpus, gold, patch, source.decode("utf-8", "replace"), hits, units
