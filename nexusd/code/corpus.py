@@ -44,6 +44,8 @@ EMPTY: TermArray = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 AUXILIARY_FOLDERS = frozenset({
     "examples", "example", "galleries", "gallery", "tutorials", "tutorial", "demo", "demos",
     "docs", "doc", "benchmarks", "benchmark", "bench", "asv_bench",
+    # Contributed extras beside the product (zstd's `contrib/linux-kernel/` copy of its API).
+    "contrib",
 })  # fmt: skip
 
 

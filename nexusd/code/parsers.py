@@ -7,6 +7,7 @@ with its reason and no units, so `nexusd code status` can say why a file is not 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from nexusd.code.lines import line_windows
@@ -38,6 +39,15 @@ OTHER_CODE = frozenset(
         ".cu", ".cuh", ".v", ".sv", ".vhd", ".asm", ".s",
     }
 )  # fmt: skip
+
+
+# What only C++ writes at a line's start: a `.h` saying it is C++'s (C headers guard their
+# `extern "C"` behind `#ifdef __cplusplus`, which this does not match).
+_CPP = re.compile(
+    r"^[ \t]*(?:namespace\s+[\w:]*\s*\{|template\s*<|(?:public|private|protected)\s*:"
+    r"|using\s+namespace\b|class\s+\w+(?:\s*:\s*[\w:<>, ]+)?\s*\{)",
+    re.MULTILINE,
+)
 
 
 def suffix(path: str) -> str:
@@ -85,6 +95,8 @@ def parse_file(path: str, data: bytes, language: str) -> ParsedFile:
     text, note = decode(data)
     if looks_minified(text):
         return empty(path, language, "fallback", "minified or generated (very long lines)")
+    if language == "c" and suffix(path) == ".h" and _CPP.search(text):
+        language = "cpp"  # fmt's `include/fmt/*.h`: a C++ header read as C is all errors
     if language == "python":
         parsed = _python(path, text)
     elif language == "text":

@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from nexusd.code import boilerplate
+from nexusd.code.pointers import named_lines, without_links
 from nexusd.code.tokens import IDENT, STOP, tokens
 
 _TICKS = re.compile(r"`([^`\n]{1,300})`")
@@ -24,14 +25,6 @@ _PATH = re.compile(
     r"(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|c|h|cc|cpp"
     r"|cxx|hpp|hh|rb|php|cs|kt|scala|swift|m|lua|sh|pl|r|toml|cfg|ini|yaml|yml|json|rst|md|txt))"
     r"(?::(\d+))?\b"
-)
-_INSTALLED = re.compile(r"(?:^|/)(?:site|dist)-packages/")
-# A line the prose points at: "`jsonrep.py` at line 227", "line 227 of jsonrep.py",
-# "jsonrep.py, line 12" (a path ending as _PATH's does; `path:12` is _PATH's own group).
-_FILE = r"`?(?P<path>(?:[\w.-]+/)*[\w.-]+\.[A-Za-z]{1,4})`?"
-_NAMED_LINE = re.compile(
-    rf"{_FILE},? (?:at |on |in )?line (?P<line>\d{{1,6}})\b"
-    rf"|\blines? (?P<line2>\d{{1,6}}) (?:of|in) {_FILE.replace('path', 'path2')}"
 )
 # Stack frames of several runtimes, each with named groups path, line and (maybe) func.
 _PYTHON_FRAMES = (
@@ -254,41 +247,8 @@ def _ends(text: str, head: int, tail: int) -> str:
     return text if len(text) <= head + tail else f"{text[:head]}\n{text[-tail:]}"
 
 
-# Links in a report: one to a file of a repository (`…/blob/<ref>/src/cli.rs#L513-L522`)
-# names that file and line; an image, an attachment or another issue names no code; any
-# other keeps its path's words (`/ref/models/querysets/`) but not its host's (`com`).
-_URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+")
-_BLOB = re.compile(
-    r"https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org)/[^/]+/[^/]+/(?:-/)?"
-    r"(?:blob|tree|src)/[^/]+/(?P<path>[^#?]+)(?:\?[^#]*)?(?:#L(?P<line>\d+)\S*)?"
-)
-_NO_CODE_URL = re.compile(
-    r"\.(?:png|jpe?g|gif|svg|webp|bmp|mp4|mov|webm)(?:$|\?)"
-    r"|githubusercontent\.com|/user-attachments/|/assets/"
-    r"|github\.com/[^/]+/[^/]+/(?:issues|pull|pulls|commit|commits|discussions|compare|releases)\b",
-    re.IGNORECASE,
-)
-
-
-def _link_words(m: re.Match[str]) -> str:
-    url = m.group(0).rstrip(".,;:!")
-    rest = m.group(0)[len(url) :]
-    blob = _BLOB.match(url)
-    if blob is not None:
-        path = blob.group("path").rstrip("/")
-        # Said as prose says it: `path:line` alone on a line reads as a Go or Rust frame.
-        line = blob.group("line")
-        return f" {path} at line {line} {rest}" if line else f" {path} {rest}"
-    if _NO_CODE_URL.search(url):
-        return " " + rest
-    path = url.split("://", 1)[1].partition("/")[2].split("?", 1)[0]
-    return f" {path.replace('/', ' ')} {rest}"
-
-
-def without_links(text: str) -> str:
-    """`text` with each link as the code it names: a repository file's link as its path (and
-    line), another's path words; none for images, attachments and other issues."""
-    return _URL.sub(_link_words, text) if "://" in text else text
+# A fence's language label (```javascript, ```cpp) is markup, not a word of the report.
+_FENCE_INFO = re.compile(r"^([ \t>]*```)[^`\n]+$", re.MULTILINE)
 
 
 def mine(text: str, *, title: str = "") -> CodeQuery:
@@ -296,7 +256,7 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
     # Boilerplate goes before the cut: a pasted `pip freeze` at the end must not take the tail
     # a traceback above it needed (and `> `-quoted or timestamped lines must match as lines).
     text = boilerplate.strip(boilerplate.unwrap(_ends(text, MAX_READ_CHARS, MAX_READ_CHARS // 4)))
-    text = without_links(text)
+    text = _FENCE_INFO.sub(r"\1", without_links(text))
     if len(text) > MAX_HEAD_CHARS + MAX_TAIL_CHARS:
         text = _ends(_BLANK_LINES.sub("\n\n", text), MAX_HEAD_CHARS, MAX_TAIL_CHARS)
     title = without_links(boilerplate.strip(boilerplate.unwrap(title[:MAX_TAIL_CHARS])))
@@ -359,7 +319,7 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
             # The title says what the report is about: a name in it weighs W_TITLE times more.
             idents[word] *= W_TITLE
     paths = list(dict.fromkeys(m.group(1).replace("\\", "/") for m in _PATH.finditer(text)))
-    lines = _named_lines(text, frames)
+    lines = named_lines(text, _PATH, frames)
     modules = [d for d in dict.fromkeys(_DOTTED.findall(text)) if not _PATH.fullmatch(d)]
     return CodeQuery(
         terms=tuple(sorted(weights.items())),
@@ -373,18 +333,3 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
         messages=tuple(dict.fromkeys(messages)),
         text=f"{title}\n{text}" if title and title not in text else text,
     )
-
-
-def _named_lines(text: str, frames: list[Frame]) -> tuple[tuple[str, int], ...]:
-    """(path, line) pairs the text points at, a frame's excepted (the frame signal's)."""
-    found: dict[tuple[str, int], None] = {}
-    for m in _PATH.finditer(text):
-        if m.group(2):
-            found[(m.group(1).replace("\\", "/"), int(m.group(2)))] = None
-    for m in _NAMED_LINE.finditer(text):
-        path, line = (m["path"], m["line"]) if m["path"] else (m["path2"], m["line2"])
-        found[(path, int(line))] = None
-    framed = {(f.path, f.line) for f in frames}
-    # An installed copy's line (`site-packages/pylint/reporters/text.py:206: UserWarning`)
-    # is of the reporter's release, not of this checkout.
-    return tuple(key for key in found if key not in framed and not _INSTALLED.search(key[0]))

@@ -6,6 +6,7 @@ drafts into `CodeUnit`s once it knows each one's identifiers and own lines.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,10 @@ class Draft:
     members: list[str] = field(default_factory=list)
 
 
+# An owner written as plain names (`res`, `Layer`, `app.request`), not an expression.
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+
+
 @dataclass
 class _Frame:
     """Declarations to read, and the unit (or file, -1) they belong to."""
@@ -85,6 +90,7 @@ class Builder:
             | q.NAMED_MEMBERS
             | q.CLASS_VALUES
             | q.FUNCTION_VALUES
+            | {"expression_statement"}
         )
 
     def walk(self, root: Node) -> None:
@@ -162,6 +168,18 @@ class Builder:
                 if name is not None:
                     return self.unit(frame, i, "class", spec, decl=spec, name_node=name)
             self.names(frame, inner)
+            return None
+        if t == "expression_statement":
+            assigned = _assigned(inner)
+            if assigned is not None:
+                # `Layer.prototype.handle = function …`, `res.send = function …`: Express
+                # defines most of its methods so; the unit is `Layer.handle`, `res.send`.
+                owner, prop, assigned_value = assigned
+                prefix = ".".join(p for p in [frame.prefix, owner] if p)
+                scoped = _Frame(frame.children, prefix, frame.owner, False, frame.wanted)
+                is_class = assigned_value.type in q.CLASS_VALUES
+                kind: UnitKind = "class" if is_class else "function"
+                return self.unit(scoped, i, kind, inner, decl=assigned_value, name_node=prop)
             return None
         if t in g.functions or t in q.FUNCTION_VALUES:
             return self.unit(frame, i, "function", inner)
@@ -294,3 +312,23 @@ class Builder:
         if is_class and "{" in header:  # `type Reader interface {…}`: no body node to stop at
             header = header[: header.index("{")]
         return clip(header.rstrip().rstrip("{;=").rstrip(), MAX_SIGNATURE_CHARS)
+
+
+def _assigned(statement: Node) -> tuple[str, Node, Node] | None:
+    """(owner, name node, value) of `owner.name = function …` (or `= class …`), with
+    `.prototype` dropped from the owner; None for any other statement."""
+    expr = statement.named_children[0] if statement.named_children else None
+    if expr is None or expr.type != "assignment_expression":
+        return None
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    if left is None or right is None or left.type != "member_expression":
+        return None
+    if right.type not in q.FUNCTION_VALUES | q.CLASS_VALUES:
+        return None
+    name, owner = left.child_by_field_name("property"), left.child_by_field_name("object")
+    if name is None or owner is None or name.type != "property_identifier":
+        return None
+    spelled = q.text(owner).removesuffix(".prototype")
+    if spelled in ("module", "exports", "module.exports") or not _DOTTED.fullmatch(spelled):
+        spelled = ""  # `module.exports.parse = …`: the module's own function
+    return spelled, name, right

@@ -415,6 +415,27 @@ def test_macros_that_take_arguments_are_units(
     assert [(u.kind, u.name, u.qualname, u.start, u.end) for u in parsed.units] == expected
 
 
+def test_functions_assigned_to_an_objects_property_are_units() -> None:
+    source = (
+        "function Layer(fn) {\n  this.handle = fn;\n}\n\n"
+        "/** Handle the request. */\n"
+        "Layer.prototype.handle_request = function handle(req, res) {\n  return 1;\n};\n\n"
+        "res.send = function send(body) {\n  return this;\n};\n"
+        "module.exports.parse = function (s) { return s; };\n"
+        "total = 1 + 2;\n"
+    )
+    parsed = parse_treesitter("lib/router/layer.js", source, "javascript")
+    assert parsed is not None
+    got = [(u.kind, u.qualname, u.start, u.end) for u in parsed.units[1:]]
+    assert got == [
+        ("function", "Layer", 1, 3),
+        ("function", "Layer.handle_request", 6, 8),
+        ("function", "res.send", 10, 12),
+        ("function", "parse", 13, 13),  # the module's own
+    ]
+    assert parsed.units[2].doc == "Handle the request."
+
+
 def test_extensions_cover_every_language() -> None:
     assert EXTENSIONS == {
         ".js": "javascript",

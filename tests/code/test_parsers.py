@@ -36,3 +36,17 @@ def test_a_file_without_a_grammar_is_searchable_by_its_lines() -> None:
     parsed = parse_file("src/builtin.jq", source.encode(), "jq")
     assert parsed.language == "jq"
     assert any("map_values" in unit.text for unit in parsed.units)
+
+
+@pytest.mark.parametrize(
+    ("source", "language"),
+    [
+        ("namespace fmt {\ntemplate <typename T> struct formatter {};\n}\n", "cpp"),
+        ("class Options {\n public:\n  int n;\n};\n", "cpp"),
+        # A C header that guards its C++ linkage is still C.
+        ('#ifdef __cplusplus\nextern "C" {\n#endif\nint jv_parse(const char *s);\n', "c"),
+    ],
+)
+def test_a_header_is_read_as_the_language_it_is_written_in(source: str, language: str) -> None:
+    parsed = parse_file("include/lib/core.h", source.encode(), "c")
+    assert parsed.language == language

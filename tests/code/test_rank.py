@@ -194,6 +194,8 @@ def test_is_test_path(path: str, is_test: bool) -> None:
         ("doc/conf.py", True),
         ("Benchmarks/bench_sort.py", True),
         ("asv_bench/benchmarks/io.py", True),
+        ("contrib/linux-kernel/include/linux/zstd.h", True),
+        ("django/contrib/admin/options.py", False),  # a package's own contrib
         ("lib/matplotlib/widgets.py", False),
         ("src/examples/loader.py", False),  # a package's own module named so
         ("examples.py", False),
