@@ -149,7 +149,7 @@ def goal_summary(goal: str, limit: int = SUMMARY_CHARS) -> str:
             if last or kept[n + 1] in text.headings:
                 continue  # a section with nothing in it (its body was code, or dropped)
             parts.append(said.rstrip(":") + ":")
-        elif i in text.leads and said.endswith(":") and not last:
+        elif i in text.leads and said.endswith((":", ",", ";")) and not last:
             parts.append(said[:-1] + ".")  # it led into code that is not repeated here
         else:
             parts.append(said if said.endswith((".", ":", "!", "?")) else said + ".")
