@@ -22,6 +22,7 @@ from nexusd.context.history import Lineage, PreviousCycle, find_previous, read_p
 from nexusd.context.intent import Intent, classify_text
 from nexusd.context.keywords import keywords
 from nexusd.context.recall import MemoryEvidence
+from nexusd.context.toolchain import PYTHON, Toolchain, detect
 from nexusd.context.toolsfile import ToolsFacts, read_tools_file
 from nexusd.memory.sources import memory_globs
 from nexusd.protocol.documents import PlanRequest
@@ -65,6 +66,7 @@ class ContextBundle:
     goal_words: tuple[str, ...]
     goal_evidence: tuple[Hit, ...]
     intent: Intent = DEFAULT_INTENT  # the kind of work the goal asks for
+    toolchain: Toolchain = PYTHON  # the repository's test, trace and profile commands
     checks: tuple[Mapping[str, Any], ...] = ()  # configured checks (name, run)
     catalog: tuple[Practice, ...] = ()  # the best-practice catalog in use
     warnings: tuple[str, ...] = ()
@@ -169,6 +171,8 @@ def gather(
     )
     tools = read_tools_file(root, request.tools_file)
     lap("history")
+    toolchain = detect(root)
+    lap("toolchain")
 
     warnings = list(request.warnings)
     if len(request.blockers) > MAX_BLOCKERS:
@@ -199,6 +203,7 @@ def gather(
         goal_words=goal_words,
         goal_evidence=goal_evidence,
         intent=classify_text(request.goal),
+        toolchain=toolchain,
         checks=tuple(dict(c) for c in config.checks),
         catalog=catalog,
         warnings=tuple(warnings),

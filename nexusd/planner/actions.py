@@ -65,9 +65,10 @@ def check_commands(bundle: ContextBundle) -> list[str]:
     commands = [f"{c['name']}: `{c['run']}`" for c in bundle.checks]
     if commands:
         return [*commands, "all of them at once: `nexusd check`"]
+    chain = bundle.toolchain
     tests = [a.rel for a in bundle.artifacts if a.rel and is_test_path(a.rel)]
-    target = " ".join(t for t in tests if t)
-    return [f"`pytest -q {target}`" if target else "`pytest -q`"]
+    target = " ".join(t for t in tests if t) if chain.language == "python" else ""
+    return [f"`{chain.test} {target}`" if target else f"`{chain.test}`"]
 
 
 def has_previous_cycle(bundle: ContextBundle) -> bool:

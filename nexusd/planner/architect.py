@@ -11,6 +11,7 @@ from nexusd.context.goaltext import goal_summary, goal_title
 from nexusd.context.intent import Kind
 from nexusd.context.keywords import keywords
 from nexusd.context.librarian import ContextBundle
+from nexusd.context.toolchain import Toolchain, fill
 from nexusd.context.toolsfile import Tool
 from nexusd.planner.actions import (
     Action,
@@ -124,6 +125,7 @@ def _answer(question: str, bundle: ContextBundle) -> list[str]:
     words = keywords(question)
     hits = find_mentions(bundle.artifacts, words, limit=4)
     matches = match_practices(bundle.catalog, question, limit=2, minimum=0)
+    chain = bundle.toolchain
     out = [f"You asked: “{short(question, 300)}”", ""]
     if hits:
         out.append("What the artifacts say about it:")
@@ -131,10 +133,11 @@ def _answer(question: str, bundle: ContextBundle) -> list[str]:
     else:
         out.append(f"No relevant artifact mentions {', '.join(words[:6]) or 'its words'}.")
     for m in matches:
-        out.append(f"- Catalog, *{m.practice.title}*: {m.practice.practice}")
+        out.append(f"- Catalog, *{m.practice.title}*: {fill(m.practice.practice, chain)}")
         if m.practice.diagnostic:
             files = code(sorted({h.path for h in hits})) or "the affected code"
-            out.append(f"- Measure to decide: {m.practice.diagnostic.replace('{files}', files)}")
+            diagnostic = fill(m.practice.diagnostic, chain).replace("{files}", files)
+            out.append(f"- Measure to decide: {diagnostic}")
     return out
 
 
@@ -230,15 +233,15 @@ def _in(where: tuple[str, ...]) -> str:
 
 def best_practices(bundle: ContextBundle) -> str:
     """Catalog entries matched by the goal and blockers, with the words that matched."""
-    out = [_practice_line(m) for m in bundle.practices]
+    out = [_practice_line(m, bundle.toolchain) for m in bundle.practices]
     if bundle.request.questions.best_practices:
         out += ["", *_answer(bundle.request.questions.best_practices, bundle)]
     return "\n".join(out)
 
 
-def _practice_line(m: Match) -> str:
+def _practice_line(m: Match, chain: Toolchain) -> str:
     why = f" _(matched: {', '.join(m.matched)})_" if m.matched else " _(general practice)_"
-    return f"- **{m.practice.title}.** {m.practice.practice}{why}"
+    return f"- **{m.practice.title}.** {fill(m.practice.practice, chain)}{why}"
 
 
 def _rank_tools(tools: tuple[Tool, ...], words: tuple[str, ...]) -> list[tuple[int, Tool]]:
@@ -276,7 +279,7 @@ def tool_calls(bundle: ContextBundle) -> str:
         _search_tool(bundle),
         f'- `nexusd checkpoint create -m "before cycle {n if n is not None else "next"}"`: '
         "a snapshot you can restore if the cycle goes wrong.",
-        "- `pytest -x -q`: stop at the first failure while iterating.",
+        f"- `{bundle.toolchain.first_failure}`: stop at the first failure while iterating.",
         "- `nexusd check`: the configured checks, as the daemon runs them."
         if bundle.checks
         else "- `nexusd check`: none is configured yet; add them under `checks:` in "

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from nexusd.context.artifacts import ArtifactFact
 from nexusd.context.intent import EXCEPTION_NAME, Kind
 from nexusd.context.librarian import ContextBundle
+from nexusd.context.toolchain import Toolchain, fill
 from nexusd.planner.actions import (
     Action,
     Step,
@@ -147,7 +148,7 @@ def _diagnose(
             where = code(files) if files else "the affected code"
             # The step says what to do; the practice it comes from is its reason, not its
             # title ("Find the cause first (fail loudly …)" read as one odd instruction).
-            how = practice.diagnostic.replace("{files}", where).rstrip()
+            how = fill(practice.diagnostic, bundle.toolchain).replace("{files}", where).rstrip()
             return _PHASE["diagnose"], Action(
                 "Narrow down the cause",
                 files,
@@ -163,7 +164,7 @@ def _opening(text: str) -> tuple[str, ...]:
     return tuple(text.lower().split()[:4])
 
 
-def _measure(files: tuple[str, ...]) -> list[Action]:
+def _measure(files: tuple[str, ...], chain: Toolchain) -> list[Action]:
     where = code(files) if files else "the slow path"
     return [
         Action(
@@ -177,8 +178,8 @@ def _measure(files: tuple[str, ...]) -> list[Action]:
         Action(
             "Profile the slow path",
             files,
-            "Run it under `python -m cProfile -s cumtime` and list the five functions with "
-            f"the most cumulative time in {where}.",
+            f"Profile it ({chain.profile}) and list the five functions with the most "
+            f"cumulative time in {where}.",
             "the profile names where the time goes; optimise only those functions",
             "diagnose",
         ),
@@ -312,7 +313,7 @@ def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
             if diagnose[0] == _PHASE["trace"]:
                 traced = diagnose[1].files[0]
     if kind == "performance":
-        first, profile = _measure(files)
+        first, profile = _measure(files, bundle.toolchain)
         candidates.append((1, _PHASE["measure"], first))
         candidates.append((2, _PHASE["diagnose"], profile))
     for j, art in enumerate(sources[:MAX_CHANGE_ACTIONS]):

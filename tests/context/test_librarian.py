@@ -35,7 +35,7 @@ def test_bundle_gathers_git_artifacts_blockers_tools(repo: Path) -> None:
     assert [t.name for t in bundle.tools.tools] == ["run_pytest", "git_log", "read_file"]
     assert bundle.practices[0].practice.id == "concurrency-locks"
     assert bundle.goal_evidence and bundle.goal_evidence[0].path == "kitchen/shelves.py"
-    assert set(bundle.timings_ms) == {"artifacts", "git", "evidence", "history"}
+    assert set(bundle.timings_ms) == {"artifacts", "git", "evidence", "history", "toolchain"}
     assert bundle.previous is None
     assert bundle.warnings == ()
 
