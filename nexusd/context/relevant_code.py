@@ -115,11 +115,13 @@ def reproduced(
     layout: RepoLayout, config: Config, text: str, index: CodeIndex | None = None
 ) -> Reproduction | None:
     """The request's own code run in the sandbox (`code.reproduce`); None when it shows none,
-    the setting is off, or running it failed (logged: the plan goes on without it).
+    the setting is off, the repository is not Python's (the tracer runs Python), or running
+    it failed (logged: the plan goes on without it).
 
     `index` says where the names the code uses but never binds are defined, so that a
     snippet written against an off-screen `from pkg.sub import Name` still runs."""
     from nexusd.code.snippet import free_names, runnable
+    from nexusd.context.toolchain import detect
     from nexusd.sandbox.reproduce import reproduce
 
     if config.code.reproduce.mode == "off":
@@ -127,6 +129,10 @@ def reproduced(
     try:
         snippet = runnable(text)
         if snippet.is_empty():
+            return None
+        if detect(layout.root).language != "python":
+            # The tracer runs Python: a Go or Rust report's `--max-results` or `-Infinity`
+            # run as Python says nothing about the code (a NameError each).
             return None
         known = index.import_lines(free_names(snippet)) if index is not None else {}
         return reproduce(layout, config, snippet.prelude, snippet.statements, known)

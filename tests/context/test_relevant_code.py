@@ -247,3 +247,25 @@ def test_code_using_a_name_the_report_imported_off_screen_still_runs(
     engine = next(h for h in found.hits if h.path == "calc/engine.py")  # type: ignore[attr-defined]
     assert "ran when the request's code was run (`accumulate`)" in engine.reasons
     assert found.reproduction is not None and "entered 1 repository file (" in found.reproduction
+
+
+@pytest.mark.bwrap
+def test_a_go_or_rust_reports_text_is_never_run_as_python(bwrap_usable: None, repo: Path) -> None:
+    _committed(
+        repo,
+        {
+            "go.mod": "module example.com/wheel\n",
+            "core/timingwheel.go": "package core\n\nfunc NewTimingWheel() {}\n",
+            "core/ticker.go": "package core\n\nfunc NewTicker() {}\n",
+        },
+    )
+    # Inline calls a Python tracer would run, each a NameError in Go's repository.
+    text = "`collection.NewTimingWheel()` panics with `timex.NewFakeTicker()` and `-Infinity`"
+    found = code_phase(
+        find_repo(repo),
+        config_from_mapping({"sandbox": {"backend": "bwrap"}}),
+        request(goal=text, blockers=()),
+        None,
+    )
+    assert found.reproduction is None
+    assert found.hits and found.hits[0].path == "core/timingwheel.go"  # type: ignore[attr-defined]
