@@ -79,3 +79,19 @@ def test_a_report_of_a_wrong_result_is_a_bug(goal: str) -> None:
 )
 def test_work_other_than_a_bug_keeps_its_kind(goal: str, kind: str) -> None:
     assert classify_text(goal).kind == kind
+
+
+@pytest.mark.parametrize(
+    "trace",
+    [
+        "java.lang.ClassCastException: x\n\tat org.dubbo.ReflectUtils.types(ReflectUtils.java:12)",
+        'Exception in thread "main" java.lang.IllegalStateException',
+        "panic: send on closed channel\n\ngoroutine 7 [running]:\nmain.run()",
+        "thread 'main' panicked at src/main.rs:3:5:\nindex out of bounds",
+        "    at Layer.handle [as handle_request] (/app/lib/router/layer.js:95:5)",
+    ],
+)
+def test_another_runtimes_trace_marks_a_bug(trace: str) -> None:
+    # The prose alone asks for nothing in particular: the trace says something broke.
+    intent = classify_text(f"ReflectUtils with generic return types\n\n```\n{trace}\n```\n")
+    assert intent.kind == "bug"
