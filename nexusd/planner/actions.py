@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from nexusd.code.corpus import is_test_path
 from nexusd.context.goaltext import goal_title
 from nexusd.context.librarian import BlockerFacts, ContextBundle
 
@@ -36,17 +37,6 @@ class Action:
     how: str
     verify: str
     step: Step = "change"
-
-
-def is_test_path(path: str) -> bool:
-    """Whether a repository path looks like a test file or folder."""
-    name = path.rsplit("/", 1)[-1]
-    return (
-        name.startswith("test_")
-        or name.endswith(("_test.py", ".test.js", ".test.ts", ".spec.ts", ".spec.js"))
-        or "/tests/" in f"/{path}"
-        or "/test/" in f"/{path}"
-    )
 
 
 def short(text: str, limit: int = 90) -> str:

@@ -5,6 +5,7 @@ Deterministic: the same bundle gives the same text. No network, no model.
 
 from __future__ import annotations
 
+from nexusd.code.corpus import is_test_path
 from nexusd.context.artifacts import Hit, find_mentions
 from nexusd.context.catalog import Match, match_practices
 from nexusd.context.goaltext import goal_summary, goal_title
@@ -18,7 +19,6 @@ from nexusd.planner.actions import (
     check_commands,
     code,
     has_previous_cycle,
-    is_test_path,
     render_actions,
     short,
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nexusd.code.corpus import is_test_path
 from nexusd.context.artifacts import ArtifactFact
 from nexusd.context.intent import EXCEPTION_NAME, Kind
 from nexusd.context.librarian import ContextBundle
@@ -24,7 +25,6 @@ from nexusd.planner.actions import (
     code_action,
     create_action,
     goal_line,
-    is_test_path,
     locate_action,
     review_action,
     short,

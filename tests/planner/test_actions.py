@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
-from nexusd.planner.actions import is_test_path
+from nexusd.code.rank import FileHit
 from nexusd.planner.sequence import plan_actions
 from tests.plan_helpers import bundle_for, config, kitchen_repo, request
 
@@ -59,13 +60,14 @@ def test_missing_artifacts_get_a_create_action(repo: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("path", "is_test"),
-    [
-        ("tests/test_x.py", True),
-        ("pkg/x_test.py", True),
-        ("src/a.spec.ts", True),
-        ("src/x.py", False),
-    ],
+    "test_file",
+    ["core/collection/timingwheel_test.go", "tests/test_wheel.py", "src/wheel.spec.ts"],
 )
-def test_is_test_path(path: str, is_test: bool) -> None:
-    assert is_test_path(path) is is_test
+def test_the_test_step_names_the_ranked_test_file_in_any_language(
+    repo: Path, test_file: str
+) -> None:
+    hits = (FileHit("core/collection/timingwheel.go", 2.0, ()), FileHit(test_file, 1.0, ()))
+    req = request(goal="The timing wheel drops a task it was given", artifacts=(), blockers=())
+    bundle = dataclasses.replace(bundle_for(kitchen_repo(repo), req), code_hits=hits)
+    test = next(a for a in plan_actions(bundle, 8) if a.step == "test")
+    assert test.files == (test_file,)
