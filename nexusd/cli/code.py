@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -194,6 +195,10 @@ def symbols(path: str, as_json: bool, repo: Path | None) -> None:
         click.echo(f"  {unit['kind']:<8} {unit['qualname']}  {lines}  {unit['signature']}")
 
 
+# `PATH:SYMBOL` where PATH ends in an extension and SYMBOL may hold `::` (Rust, C++).
+_TARGET = re.compile(r"(?P<path>.+?\.[A-Za-z0-9]+):(?P<symbol>(?!:).+)")
+
+
 @code.command()
 @click.argument("target", metavar="PATH[:SYMBOL]")
 @click.option("--json", "as_json", is_flag=True, help="Print the edges as JSON.")
@@ -206,13 +211,18 @@ def impact(target: str, as_json: bool, repo: Path | None) -> None:
     reference that is no call (`json=json`, a function passed on). A constructor
     (`Cart.__init__`) is used where its class is called.
 
+    SYMBOL is dotted (`Receiver.changed`); Rust's and C++'s `Receiver::changed`, Java's
+    `JsonWriter#value` and Go's `(*Server).serve` name the same.
+
     Example: nexusd code impact nexusd/code/service.py:CodeIndex.update
     """
     from nexusd.code.ops import impact_from_dict, impact_to_dict
 
     path, symbol = target, ""
     if ":" in target and not (repo or Path.cwd()).joinpath(target).exists():
-        path, _, symbol = target.rpartition(":")  # `a:b.py` names a file with a colon
+        # The first single colon after the file: `watch.rs:Receiver::changed` is Rust's path.
+        split = _TARGET.fullmatch(target)
+        path, symbol = (split["path"], split["symbol"]) if split else target.rpartition(":")[::2]
     request = {"op": "code_impact", "path": in_repo(path, repo), "symbol": symbol or None}
     answer = _ask(repo, request, as_json=as_json)
     found = impact_from_dict(answer["impact"])

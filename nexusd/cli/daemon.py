@@ -115,7 +115,7 @@ def _duration(seconds: Any) -> str:
 
 # What a count that is not plain from its name means (`status --json` keeps the numbers).
 _MEANING = {
-    "skipped": "  (not answered: a response nexusd did not write is in the way, or refused before)",
+    "skipped": "  (already answered as they are, or someone else's response is in the way)",
     "failures": "  (requests whose answering failed; see `nexusd logs`)",
     "dropped": "  (requests that found the queue full, watch.queue_size; a rescan finds them)",
 }

@@ -10,6 +10,7 @@ reference edge is kept only where the name appears in code, outside strings and 
 from __future__ import annotations
 
 import builtins
+import re
 from dataclasses import dataclass
 
 from nexusd.code.corpus import Corpus
@@ -63,6 +64,7 @@ def impact(
             kind = "test" if corpus.tests[i] else "imported-by"
             used_by.append(Edge(corpus.paths[i], 1, corpus.files[i].file_unit.qualname, kind))
         return Impact(real, None, tuple(uses[:MAX_EDGES]), tuple(used_by[:MAX_EDGES]))
+    symbol = dotted(symbol)
     name = symbol.split(".")[-1]
     code = References(corpus, source)
     defined = [e for e in corpus.file_entries[f] if corpus.entries[e].unit.name == name]
@@ -79,6 +81,16 @@ def impact(
     top_level = bool(defined) and "." not in corpus.entries[defined[0]].unit.qualname
     used_by = _used_by(corpus, f, name, importers, code, top_level=top_level)
     return Impact(real, symbol, tuple(uses), tuple(used_by[:MAX_EDGES]), note)
+
+
+def dotted(symbol: str) -> str:
+    """A symbol as the index names it: `Receiver::changed` (Rust, C++), `JsonWriter#value`
+    (Java) and `(*Server).serve` (Go) are `Receiver.changed`, `JsonWriter.value`, `Server.serve`."""
+    symbol = _GO_RECEIVER.sub(r"\1", symbol)
+    return symbol.replace("::", ".").replace("#", ".").strip(".")
+
+
+_GO_RECEIVER = re.compile(r"\(\*?(\w+)\)")
 
 
 def _used_by(

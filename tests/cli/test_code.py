@@ -295,3 +295,22 @@ def test_disabled_index_and_no_repository(code_repo: Path, tmp_path: Path) -> No
     bare.mkdir()
     code, _, err = run(bare, "status")
     assert code == 5 and "not inside a git repository" in err
+
+
+@pytest.mark.parametrize(
+    ("target", "path", "symbol"),
+    [
+        (
+            "tokio/src/sync/watch.rs:Receiver::changed",
+            "tokio/src/sync/watch.rs",
+            "Receiver::changed",
+        ),
+        ("src/app/config.py:Config.from_file", "src/app/config.py", "Config.from_file"),
+        ("server.go:(*Server).serve", "server.go", "(*Server).serve"),
+    ],
+)
+def test_impact_targets_split_after_the_file(target: str, path: str, symbol: str) -> None:
+    from nexusd.cli.code import _TARGET
+
+    found = _TARGET.fullmatch(target)
+    assert found is not None and (found["path"], found["symbol"]) == (path, symbol)

@@ -232,3 +232,10 @@ def test_a_name_passed_on_is_no_call_and_a_constructor_is_called_by_its_class() 
     assert [(e.path, e.line, e.symbol, e.kind) for e in built] == [
         ("web/sessions.py", 10, "make", "calls")
     ]
+
+
+@pytest.mark.parametrize("spelled", ["Cart::total", "Cart#total", "(*Cart).total", "(Cart).total"])
+def test_other_languages_member_syntax_names_the_same_symbol(spelled: str) -> None:
+    found = impact(corpus(), "shop/cart.py", spelled)
+    assert (found.symbol, found.note) == ("Cart.total", "")
+    assert found.uses == impact(corpus(), "shop/cart.py", "Cart.total").uses
