@@ -135,7 +135,12 @@ def run(
         def unpack() -> None:
             close(gate)
             extract(tree_tar, workspace, owner=uid)
-            os.write(release, b"go")
+            try:
+                os.write(release, b"go")
+            except BrokenPipeError:
+                # bwrap exited before the tree was ready (a bind it could not make): its exit
+                # and stderr are the check's result, not a traceback.
+                return
             # On a failed unpack `release` stays open until bwrap is killed: its EOF would
             # start the check on a partial tree.
             close(release)

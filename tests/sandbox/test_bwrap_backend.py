@@ -68,3 +68,19 @@ def test_a_read_only_bind_under_tmp_is_seen_inside(
         shutil.rmtree(shared)
     assert result.status == "passed", result.stderr
     assert result.stdout.strip() == "bound"
+
+
+def test_a_bind_the_sandbox_cannot_make_fails_the_check_with_bwraps_reason(
+    bwrap_usable: None, make_spec: Callable[..., CheckSpec], tmp_path: Path
+) -> None:
+    # Below pytest's 0700 base folder: as root the sandbox runs as uid 65534, which cannot
+    # reach it, so bwrap exits before the tree is in (the gate's write hit a closed pipe).
+    hidden = tmp_path / "toolchain"
+    hidden.mkdir()
+    tmp_path.chmod(0o700)
+    # A tree that takes a while to unpack: bwrap has given up before it is in.
+    tree = _tar({f"src/f{i}.c": b"int x;\n" * 200 for i in range(3000)})
+    result = bwrap_backend.run(make_spec("echo ran"), tree, ro_binds=[str(hidden)])
+    assert result.status != "passed"
+    assert "ran" not in result.stdout
+    assert str(hidden) in result.stderr
