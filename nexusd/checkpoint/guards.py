@@ -7,13 +7,15 @@ no checkpoint?"; the restore skips (and reports) each path for which the answer 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from nexusd.errors import NexusError
 from nexusd.git import join_z, run_git, split_z
 from nexusd.paths import RepoLayout
 
@@ -218,3 +220,22 @@ def _batch_blobs(out: bytes) -> list[bytes]:
         blobs.append(out[end + 1 : end + 1 + size])
         pos = end + 1 + size + 1
     return blobs
+
+
+@contextlib.contextmanager
+def restoring(layout: RepoLayout) -> Iterator[None]:
+    """Hold the working tree's restore lock: two restores at once each snapshot the other's
+    half-written tree and leave a mix of both checkpoints."""
+    layout.nexus_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(layout.nexus_dir / "restore.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise NexusError(
+                "another restore is running in this working tree; nothing was changed",
+                hint="wait for it to finish, then run this restore again",
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

@@ -30,6 +30,7 @@ from nexusd.checkpoint.guards import (
     disk_kind,
     ignored_deletions,
     ignored_existing,
+    restoring,
     unheld,
 )
 from nexusd.checkpoint.hidden import hidden_entries
@@ -241,6 +242,28 @@ def restore_checkpoint(
             hint=f"finish it or abort it (`git {state.operation} --abort`), then restore",
         )
     specs = check_paths(layout, target, paths)
+    # A dry run writes nothing, so it needs no lock; a restore holds it from its snapshot on.
+    lock = contextlib.nullcontext() if dry_run else restoring(layout)
+    with lock:
+        return _restore(
+            layout,
+            target,
+            specs,
+            dry_run=dry_run,
+            max_untracked_bytes=max_untracked_bytes,
+            nexus_files=nexus_files,
+        )
+
+
+def _restore(
+    layout: RepoLayout,
+    target: Checkpoint,
+    specs: list[str],
+    *,
+    dry_run: bool,
+    max_untracked_bytes: int,
+    nexus_files: Sequence[str],
+) -> RestoreResult:
     pre: Checkpoint | None = None
     if dry_run:
         current_tree = snapshot_tree(layout, max_untracked_bytes=max_untracked_bytes)

@@ -258,3 +258,29 @@ def test_a_path_in_neither_tree_is_refused_before_any_snapshot(repo: Path) -> No
     (repo / "only-now.txt").write_text("new\n")
     result = restore_checkpoint(layout, cp.id, paths=["a.txt", "only-now.txt"])
     assert sorted(c.path for c in result.changes) == ["a.txt", "only-now.txt"]
+
+
+def test_a_second_restore_at_once_is_refused_before_it_snapshots(repo: Path) -> None:
+    import fcntl
+    import os
+
+    layout = find_repo(repo)
+    (repo / "a.txt").write_text("a\n")
+    cp = create_checkpoint(layout, reason="manual")
+    (repo / "a.txt").write_text("b\n")
+    layout.nexus_dir.mkdir(parents=True, exist_ok=True)
+    # Another process's restore holds the working tree's restore lock.
+    fd = os.open(layout.nexus_dir / "restore.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        with pytest.raises(NexusError, match="another restore is running"):
+            restore_checkpoint(layout, cp.id)
+        # A dry run writes nothing: it may look while the other restore runs.
+        preview = restore_checkpoint(layout, cp.id, dry_run=True)
+        assert [c.path for c in preview.changes] == ["a.txt"]
+    finally:
+        os.close(fd)
+    assert [c.id for c in list_checkpoints(layout)] == [cp.id]
+    assert (repo / "a.txt").read_text() == "b\n"
+    assert restore_checkpoint(layout, cp.id).changes  # once it is done, this one runs
+    assert (repo / "a.txt").read_text() == "a\n"
