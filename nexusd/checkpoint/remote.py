@@ -1,26 +1,91 @@
-"""Share checkpoints and their notes with a remote (`refs/nexus/*` and `refs/notes/nexus`)."""
+"""Share checkpoints and their notes with a remote (`refs/nexus/*` and `refs/notes/nexus`).
+
+Notes hold check results, which retention keeps checkpoints for: they are merged, never
+replaced. A fetch merges the remote's notes into ours (ours win where both have one for
+the same checkpoint); a push sends ours only as a fast-forward of the remote's, so it never
+erases results someone else pushed.
+"""
 
 from __future__ import annotations
 
 from nexusd.checkpoint.model import NOTES_REF
-from nexusd.git import run_git, try_git_text
+from nexusd.errors import GitError
+from nexusd.git import git_text, run_git, try_git_text
 from nexusd.paths import RepoLayout
 
 REFSPEC = "refs/nexus/*:refs/nexus/*"
+# Where a fetch puts the remote's notes before merging them into ours.
+FETCHED_NOTES = "refs/notes/nexus-fetched"
 
 
 def push(layout: RepoLayout, remote: str) -> str:
     """Push every checkpoint ref and the notes to `remote`; return git's report."""
     specs = [f"+{REFSPEC}"]
     if try_git_text(layout.root, "rev-parse", "-q", "--verify", NOTES_REF):
-        specs.append(f"+{NOTES_REF}:{NOTES_REF}")
-    out = run_git(layout.root, "push", "--porcelain", remote, *specs)
-    return out.decode("utf-8", "replace").strip()
+        specs.append(f"{NOTES_REF}:{NOTES_REF}")  # not forced: a fast-forward or nothing
+    out = run_git(layout.root, "push", "--porcelain", remote, *specs, check=False)
+    report = out.decode("utf-8", "replace").strip()
+    if any(line.startswith("!") and NOTES_REF in line for line in report.splitlines()):
+        raise GitError(
+            f"the checkpoints were pushed, but {remote}'s notes hold check results this "
+            "repository lacks, so ours were not pushed over them",
+            hint=f"run `nexusd checkpoint fetch {remote}` (it merges them), then push again",
+        )
+    if not report or "[rejected]" in report or "error:" in report:
+        # Anything else that failed (no such remote, no access): say it as git did.
+        run_git(layout.root, "push", "--porcelain", remote, *specs)
+    return report
 
 
 def fetch(layout: RepoLayout, remote: str) -> str:
-    """Fetch checkpoint refs (never pruning local ones) and merge-free note updates."""
-    proc = run_git(layout.root, "fetch", remote, f"+{REFSPEC}")
-    # Notes are fetched only when the remote has them; a missing notes ref is not an error.
-    run_git(layout.root, "fetch", remote, f"+{NOTES_REF}:{NOTES_REF}", check=False)
-    return proc.decode("utf-8", "replace").strip()
+    """Fetch checkpoint refs (never pruning local ones) and merge the remote's notes into
+    ours; return what changed, in a line."""
+    before = _refs(layout)
+    run_git(layout.root, "fetch", "--quiet", remote, f"+{REFSPEC}")
+    after = _refs(layout)
+    new = len(after.keys() - before.keys())
+    moved = sum(1 for ref in after.keys() & before.keys() if after[ref] != before[ref])
+    merged = _merge_notes(layout, remote)
+    said = []
+    if new or moved:
+        said.append(f"{new} new checkpoint(s)" + (f", {moved} updated" if moved else ""))
+    if merged:
+        said.append("notes merged (ours kept where both had one)")
+    return "; ".join(said) or "up to date"
+
+
+def _refs(layout: RepoLayout) -> dict[str, str]:
+    listed = git_text(
+        layout.root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/nexus/"
+    )
+    return dict(line.partition(" ")[::2] for line in listed.splitlines() if " " in line)
+
+
+def _merge_notes(layout: RepoLayout, remote: str) -> bool:
+    """Merge `remote`'s notes into ours; True when ours changed."""
+    # A missing notes ref on the remote is no error: nothing to merge.
+    run_git(layout.root, "fetch", "--quiet", remote, f"+{NOTES_REF}:{FETCHED_NOTES}", check=False)
+    theirs = try_git_text(layout.root, "rev-parse", "-q", "--verify", FETCHED_NOTES)
+    if not theirs:
+        return False
+    ours = try_git_text(layout.root, "rev-parse", "-q", "--verify", NOTES_REF)
+    try:
+        if not ours:
+            run_git(layout.root, "update-ref", NOTES_REF, theirs)
+        else:
+            run_git(
+                layout.root,
+                "-c",
+                "user.name=nexusd",
+                "-c",
+                "user.email=nexusd@localhost",
+                "notes",
+                f"--ref={NOTES_REF}",
+                "merge",
+                "--quiet",
+                "--strategy=ours",
+                FETCHED_NOTES,
+            )
+    finally:
+        run_git(layout.root, "update-ref", "-d", FETCHED_NOTES, check=False)
+    return try_git_text(layout.root, "rev-parse", "-q", "--verify", NOTES_REF) != ours

@@ -140,3 +140,36 @@ def test_push_and_fetch(repo: Path, make_repo: Callable[..., Path], tmp_path: Pa
     assert read_note(other_layout, cp.id) == {"status": "passed"}
     with pytest.raises(GitError):
         fetch(other_layout, "no-such-remote")
+
+
+def test_notes_are_merged_both_ways_never_replaced(
+    repo: Path, make_repo: Callable[..., Path], tmp_path: Path
+) -> None:
+    remote = tmp_path / "shared.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    a = find_repo(repo)
+    first = create_checkpoint(a, reason="manual")
+    attach_note(a, first.id, {"status": "passed"})
+    push(a, "origin")
+    other = make_repo("other")
+    git(other, "remote", "add", "origin", str(remote))
+    b = find_repo(other)
+    mine = create_checkpoint(b, reason="manual")
+    attach_note(b, mine.id, {"status": "failed"})
+    # A fetch says what came, and keeps this repository's own results.
+    assert fetch(b, "origin").startswith("1 new checkpoint(s)")
+    assert read_note(b, mine.id) == {"status": "failed"}
+    assert read_note(b, first.id) == {"status": "passed"}
+    assert fetch(b, "origin") == "up to date"
+    # Pushing b's notes (now holding a's too) fast-forwards the remote's; a's stay there.
+    push(b, "origin")
+    third = create_checkpoint(a, reason="manual")
+    attach_note(a, third.id, {"status": "passed"})
+    # a's notes lack b's result: pushing them would erase it, so they are not pushed.
+    with pytest.raises(GitError, match="fetch origin"):
+        push(a, "origin")
+    fetch(a, "origin")
+    push(a, "origin")
+    fetch(b, "origin")
+    assert {read_note(b, c.id)["status"] for c in (first, mine, third)} == {"passed", "failed"}
