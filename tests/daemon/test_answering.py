@@ -42,7 +42,11 @@ def _files_mentioning(repo: Path, text: str) -> list[str]:
     for path in repo.rglob("*"):
         if ".git" in path.relative_to(repo).parts or path.is_symlink() or not path.is_file():
             continue
-        if text in path.read_text(encoding="utf-8", errors="replace"):
+        try:
+            said = path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            continue  # a temporary file the daemon renamed into place meanwhile
+        if text in said:
             out.append(path.relative_to(repo).as_posix())
     return out
 
