@@ -43,7 +43,18 @@ def run_git(
     hint: str = "run the same git command yourself to see the full problem",
 ) -> bytes:
     """Run `git args…` in `cwd`; return stdout, or raise GitError naming the command."""
-    proc = subprocess.run(
+    proc = git_run(cwd, *args, env=env, input=input)
+    if check and proc.returncode != 0:
+        raise git_failure(cwd, args, proc, hint=hint)
+    return proc.stdout
+
+
+def git_run(
+    cwd: Path, *args: str, env: Mapping[str, str] | None = None, input: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run `git args…` in `cwd` and return the whole result (stdout, stderr, exit code), for
+    a caller that reads what git says on failure too (`push --porcelain`)."""
+    return subprocess.run(
         ["git", *args],
         cwd=cwd,
         env=git_env(env),
@@ -51,13 +62,21 @@ def run_git(
         capture_output=True,
         check=False,
     )
-    if check and proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip()
-        raise GitError(
-            f"`git {_describe(args)}` failed in {cwd}: {err or 'exit ' + str(proc.returncode)}",
-            hint=hint,
-        )
-    return proc.stdout
+
+
+def git_failure(
+    cwd: Path,
+    args: Iterable[str],
+    proc: subprocess.CompletedProcess[bytes],
+    *,
+    hint: str = "run the same git command yourself to see the full problem",
+) -> GitError:
+    """The GitError of a failed `git_run`: the command, where, and what git said."""
+    err = proc.stderr.decode("utf-8", "replace").strip()
+    return GitError(
+        f"`git {_describe(args)}` failed in {cwd}: {err or 'exit ' + str(proc.returncode)}",
+        hint=hint,
+    )
 
 
 # Git's global options that take their value as the next argument.
@@ -94,6 +113,23 @@ def join_z(paths: Iterable[str]) -> bytes:
 def split_z(data: bytes) -> list[str]:
     """NUL-separated git output as str paths (undecodable bytes kept via surrogateescape)."""
     return [p.decode("utf-8", "surrogateescape") for p in data.split(b"\0") if p]
+
+
+def cat_blobs(cwd: Path, ids: Iterable[str]) -> list[bytes]:
+    """The contents of the objects `ids`, in order, through one `git cat-file --batch`."""
+    wanted = list(ids)
+    if not wanted:
+        return []
+    out = run_git(cwd, "cat-file", "--batch", input="".join(f"{i}\n" for i in wanted).encode())
+    found: list[bytes] = []
+    pos = 0
+    for _ in wanted:
+        # Each object is `<id> <type> <size>\n<data>\n`.
+        end = out.index(b"\n", pos)
+        size = int(out[pos:end].split()[2])
+        found.append(out[end + 1 : end + 1 + size])
+        pos = end + 1 + size + 1
+    return found
 
 
 def try_git(cwd: Path, *args: str) -> bytes | None:

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from nexusd.errors import NexusError
-from nexusd.git import join_z, run_git, split_z
+from nexusd.git import cat_blobs, join_z, run_git, split_z
 from nexusd.paths import RepoLayout
 
 # Tree modes of entries that are files on disk (a gitlink is a folder, handled apart).
@@ -193,10 +193,8 @@ def _target_ignores(layout: RepoLayout, tree: str, paths: list[str]) -> set[str]
     with tempfile.TemporaryDirectory(dir=tmp_root, prefix="ignores-") as tmp:
         work = Path(tmp) / "work"
         work.mkdir()
-        batch = run_git(
-            layout.root, "cat-file", "--batch", input="".join(o + "\n" for _, o in rules).encode()
-        )
-        for (path, _oid), data in zip(rules, _batch_blobs(batch), strict=True):
+        contents = cat_blobs(layout.root, (oid for _, oid in rules))
+        for (path, _oid), data in zip(rules, contents, strict=True):
             dest = work / path
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
@@ -208,18 +206,6 @@ def _target_ignores(layout: RepoLayout, tree: str, paths: list[str]) -> set[str]
             "GIT_INDEX_FILE": str(Path(tmp) / "index"),
         }
         return _check_ignore(work, paths, env)
-
-
-def _batch_blobs(out: bytes) -> list[bytes]:
-    """The contents in `git cat-file --batch` output (`<id> blob <size>\\n<data>\\n` each)."""
-    blobs: list[bytes] = []
-    pos = 0
-    while pos < len(out):
-        end = out.index(b"\n", pos)
-        size = int(out[pos:end].split()[2])
-        blobs.append(out[end + 1 : end + 1 + size])
-        pos = end + 1 + size + 1
-    return blobs
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from nexusd.checkpoint.model import NOTES_REF, is_valid_id
-from nexusd.git import IDENTITY, run_git, try_git_text
+from nexusd.git import IDENTITY, cat_blobs, run_git, try_git_text
 from nexusd.paths import RepoLayout
 
 
@@ -92,20 +92,8 @@ def notes_for(layout: RepoLayout, commits: list[str]) -> dict[str, dict[str, Any
     blobs = {commit: blob for blob, commit in pairs if commit in wanted}
     if not blobs:
         return {}
-    out: dict[str, dict[str, Any]] = {}
-    batch = run_git(
-        layout.root,
-        "cat-file",
-        "--batch",
-        input="".join(f"{b}\n" for b in blobs.values()).encode(),
-    )
-    texts: dict[str, str] = {}
-    pos = 0
-    for blob in blobs.values():
-        header_end = batch.index(b"\n", pos)
-        size = int(batch[pos:header_end].split()[2])
-        texts[blob] = batch[header_end + 1 : header_end + 1 + size].decode("utf-8", "replace")
-        pos = header_end + 1 + size + 1
-    for commit, blob in blobs.items():
-        out[commit] = parse_note(texts[blob])
-    return out
+    contents = cat_blobs(layout.root, blobs.values())
+    return {
+        commit: parse_note(data.decode("utf-8", "replace"))
+        for commit, data in zip(blobs, contents, strict=True)
+    }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from nexusd.checkpoint.model import NOTES_REF
 from nexusd.errors import GitError
-from nexusd.git import git_text, run_git, try_git_text
+from nexusd.git import git_failure, git_run, git_text, run_git, try_git_text
 from nexusd.paths import RepoLayout
 
 REFSPEC = "refs/nexus/*:refs/nexus/*"
@@ -23,17 +23,17 @@ def push(layout: RepoLayout, remote: str) -> str:
     specs = [f"+{REFSPEC}"]
     if try_git_text(layout.root, "rev-parse", "-q", "--verify", NOTES_REF):
         specs.append(f"{NOTES_REF}:{NOTES_REF}")  # not forced: a fast-forward or nothing
-    out = run_git(layout.root, "push", "--porcelain", remote, *specs, check=False)
-    report = out.decode("utf-8", "replace").strip()
+    args = ("push", "--porcelain", remote, *specs)
+    proc = git_run(layout.root, *args)
+    report = proc.stdout.decode("utf-8", "replace").strip()
     if any(line.startswith("!") and NOTES_REF in line for line in report.splitlines()):
         raise GitError(
             f"the checkpoints were pushed, but {remote}'s notes hold check results this "
             "repository lacks, so ours were not pushed over them",
             hint=f"run `nexusd checkpoint fetch {remote}` (it merges them), then push again",
         )
-    if not report or "[rejected]" in report or "error:" in report:
-        # Anything else that failed (no such remote, no access): say it as git did.
-        run_git(layout.root, "push", "--porcelain", remote, *specs)
+    if proc.returncode != 0:
+        raise git_failure(layout.root, args, proc)  # no such remote, no access: as git says
     return report
 
 

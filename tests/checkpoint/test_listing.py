@@ -140,6 +140,8 @@ def test_push_and_fetch(repo: Path, make_repo: Callable[..., Path], tmp_path: Pa
     assert read_note(other_layout, cp.id) == {"status": "passed"}
     with pytest.raises(GitError):
         fetch(other_layout, "no-such-remote")
+    with pytest.raises(GitError, match="git push --porcelain no-such-remote"):
+        push(other_layout, "no-such-remote")
 
 
 def test_notes_are_merged_both_ways_never_replaced(
