@@ -77,6 +77,19 @@ _RUST_PANIC = re.compile(
 )
 # The header of a Python traceback (IPython prints it too, above frames of its own form).
 TRACEBACK_HEADER = re.compile(r"Traceback \(most recent call last\)")
+# Other runtimes' traces, each as plain a mark as Python's header:
+# Java's `at pkg.Cls.m(Cls.java:12)` and `Exception in thread`, Go's `panic:` and
+# `goroutine 1 [running]`, Rust's `thread 'main' panicked at`, Node's `at f (/app/x.js:3:9)`.
+_RUNTIME_TRACE = re.compile(
+    r"^[ \t]*at [\w$.<>]+\([\w$]+\.(?:java|kt|scala):\d+\)"
+    r"|Exception in thread \""
+    r"|^panic: |^goroutine \d+ \[\w+"
+    r"|thread '[^'\n]*' panicked at"
+    r"|^[ \t]+at (?:[\w$.<>\[\] ]+ \()?(?:/|[A-Za-z]:\\|file:|node:)[^\s()]*:\d+:\d+\)?$",
+    re.MULTILINE,
+)
+
+
 _EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt|Failure))\b")
 _MESSAGE = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning):\s*(.{8,200})")
 _CALL = re.compile(r"\b([^\W\d]\w*)\s*\(")
@@ -160,6 +173,11 @@ def _looks_like_code(word: str) -> bool:
         return True
     inner = word[1:]
     return any(c.isupper() for c in inner) and any(c.islower() for c in word)
+
+
+def quotes_a_trace(text: str) -> bool:
+    """Whether `text` pastes a stack trace of Python or another runtime (a bug's mark)."""
+    return TRACEBACK_HEADER.search(text) is not None or _RUNTIME_TRACE.search(text) is not None
 
 
 def _frames(text: str) -> list[Frame]:

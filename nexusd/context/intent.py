@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from nexusd.code.query import TRACEBACK_HEADER
+from nexusd.code.query import quotes_a_trace
 from nexusd.context.goaltext import TOPIC_CHARS, split_goal
 
 Kind = Literal["bug", "feature", "refactor", "docs", "performance", "question"]
@@ -176,17 +176,6 @@ class Intent:
 
 EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\b")
 # `from_file fails on TOML` reports a bug; `an option that fails on …` specifies a feature.
-# Other runtimes' traces, a bug's mark as Python's `Traceback (most recent call last)` is:
-# Java's `at pkg.Cls.m(Cls.java:12)` and `Exception in thread`, Go's `panic:` and
-# `goroutine 1 [running]`, Rust's `thread 'main' panicked at`, Node's `at f (/app/x.js:3:9)`.
-_RUNTIME_TRACE = re.compile(
-    r"^[ \t]*at [\w$.<>]+\([\w$]+\.(?:java|kt|scala):\d+\)"
-    r"|Exception in thread \""
-    r"|^panic: |^goroutine \d+ \[\w+"
-    r"|thread '[^'\n]*' panicked at"
-    r"|^[ \t]+at (?:[\w$.<>\[\] ]+ \()?(?:/|[A-Za-z]:\\|file:|node:)[^\s()]*:\d+:\d+\)?$",
-    re.MULTILINE,
-)
 _FAILS = re.compile(r"(?<!\bthat )(?<!\bwhich )\bfails\b")
 
 
@@ -215,7 +204,7 @@ def classify_text(text: str) -> Intent:
     if _FAILS.search(lower):
         scores["bug"] = scores.get("bug", 0) + 1
         found.setdefault("bug", []).append("fails")
-    if TRACEBACK_HEADER.search(text[:TOPIC_CHARS]) or _RUNTIME_TRACE.search(text[:TOPIC_CHARS]):
+    if quotes_a_trace(text[:TOPIC_CHARS]):
         # A pasted traceback is a bug's mark whatever the prose asks ("I don't understand
         # why … find out": sympy-17630 quotes two), but not over a kind the prose says
         # outright ("slow", with a Ctrl-C traceback to show where the time goes).

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from nexusd.code.parsers import suffix
 from nexusd.errors import GitError
 from nexusd.git import run_git
 
@@ -115,7 +116,7 @@ def detect(root: Path) -> Toolchain:
     except (GitError, OSError):
         return PYTHON
     paths = [p for p in listed.split("\0") if p]
-    counts = Counter(_LANGUAGES.get(_suffix(p)) for p in paths)
+    counts = Counter(_LANGUAGES.get(suffix(p)) for p in paths)
     counts.pop(None, None)
     if not counts:
         return PYTHON
@@ -165,8 +166,3 @@ def _has_target(makefile: Path, target: str) -> bool:
     except OSError:
         return False
     return any(line.startswith(f"{target}:") for line in text.splitlines())
-
-
-def _suffix(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return "." + name.rsplit(".", 1)[-1].lower() if "." in name.strip(".") else ""

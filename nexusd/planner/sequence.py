@@ -108,7 +108,7 @@ WORDING: dict[Kind, Wording] = {
 
 # Phases order the chosen actions: blockers, creation, a quoted traceback, locating,
 # the failing test, diagnosis (a practice's diagnostic runs that test: `git bisect run
-# pytest <test>`), changes.
+# <its command>`), changes.
 _PHASE = {
     "create": 20,
     "trace": 21,
