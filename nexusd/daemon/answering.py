@@ -23,9 +23,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from nexusd.atomic import atomic_write_text
+from nexusd.code.selection import utf8_name
 from nexusd.config import Config
 from nexusd.daemon.claims import request_claim, request_key
-from nexusd.daemon.logs import printable, utf8_name
+from nexusd.daemon.logs import printable
 from nexusd.errors import ProtocolError
 from nexusd.models.budget import AnswerStart
 from nexusd.paths import RepoLayout
@@ -153,7 +154,7 @@ def answer_claimed(
         # Not even a refusal is written: the folder is someone else's (another worktree's
         # daemon would answer there, and the two would overwrite each other forever).
         return Outcome(path, response_path_for(path), "error", 0, "", {}, outside.message)
-    if not utf8_name(path):
+    if not utf8_name(path.name):
         # A response's `request_file` (UTF-8 YAML) could not name it faithfully.
         message = f"{printable(path.name)} is not a UTF-8 file name; rename it to answer it"
         return Outcome(path, response_path_for(path), "error", 0, "", {}, message)

@@ -23,15 +23,6 @@ BACKUPS = 3
 _FIELDS_ATTR = "nexus_fields"
 
 
-def utf8_name(path: Path) -> bool:
-    """False when the file name's bytes are not UTF-8 (Python holds them as surrogates)."""
-    try:
-        path.name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def printable(text: str) -> str:
     """`text` as valid UTF-8: bytes of a file name that is not UTF-8 shown as `\\xe9`."""
     try:

@@ -36,8 +36,9 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
+from nexusd.code.selection import utf8_name
 from nexusd.daemon.debounce import Debouncer, Touch
-from nexusd.daemon.logs import log_event, utf8_name
+from nexusd.daemon.logs import log_event
 from nexusd.protocol.naming import is_request_file, is_response_file, request_path_for
 
 _EVENTS: list[type[FileSystemEvent]] = [
@@ -292,7 +293,7 @@ class RequestWatcher:
         except OSError:
             return False
         mode = st.st_mode
-        utf8 = utf8_name(path)
+        utf8 = utf8_name(path.name)
         if utf8 and (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
             return False
         ident = (st.st_dev, st.st_ino)
