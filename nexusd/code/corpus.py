@@ -17,6 +17,7 @@ import numpy as np
 
 from nexusd.code.lexical import Bm25, TermArray, add_arrays, decode, encode
 from nexusd.code.messages import MessageIndex
+from nexusd.code.places import is_auxiliary_path, is_test_path
 from nexusd.code.tokens import path_tokens, token_counts
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
 
@@ -38,36 +39,6 @@ _HEADERS = (".h", ".hh", ".hpp", ".hxx")
 CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _INSTALLED = re.compile(r"site-packages|dist-packages|python\d(?:\.\d+)?")
 EMPTY: TermArray = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-# Top-level folders of code that shows or measures the library rather than being it. The
-# fix for a report was never in one among 268 SWE-bench reports of 17 repositories, yet
-# examples that call the API a report names filled top-five places (benchmarks/README.md).
-AUXILIARY_FOLDERS = frozenset({
-    "examples", "example", "galleries", "gallery", "tutorials", "tutorial", "demo", "demos",
-    "docs", "doc", "benchmarks", "benchmark", "bench", "asv_bench",
-    # Contributed extras beside the product (zstd's `contrib/linux-kernel/` copy of its API).
-    "contrib",
-})  # fmt: skip
-
-
-def is_test_path(path: str) -> bool:
-    """Whether a repository path looks like a test file or lies in a test folder."""
-    name = path.rsplit("/", 1)[-1]
-    stem = name.rsplit(".", 1)[0]
-    return (
-        stem.startswith("test_")
-        or stem.endswith(("_test", "_tests", ".test", ".spec", "_spec"))
-        or stem in {"conftest", "tests", "test"}
-        or any(
-            part in {"tests", "test", "testing", "__tests__", "spec"}
-            for part in path.split("/")[:-1]
-        )
-    )
-
-
-def is_auxiliary_path(path: str) -> bool:
-    """Whether a repository path lies under a top-level examples, docs or benchmarks folder."""
-    top, sep, _rest = path.partition("/")
-    return bool(sep) and top.lower() in AUXILIARY_FOLDERS
 
 
 def unit_counts(unit: CodeUnit) -> Counter[str]:

@@ -17,7 +17,8 @@ import numpy as np
 from nexusd.code.corpus import Corpus
 from nexusd.code.lexical import Floats
 from nexusd.code.messages import word_count
-from nexusd.code.query import CodeQuery
+from nexusd.code.query import CodeQuery, Frame
+from nexusd.code.units import at_line
 
 # A quoted message held by more files than this is a stock phrase, not evidence.
 MESSAGE_MAX_FILES = 2
@@ -128,6 +129,35 @@ def _named_line_units(corpus: Corpus, query: CodeQuery, sig: Signals, unit_score
             sig.unit_bonus[e] += top
 
 
+def _frame_units(corpus: Corpus, query: CodeQuery, sig: Signals, unit_scores: Floats) -> None:
+    """The unit of a file's innermost frame is listed first among the file's units: the
+    error passed through the outer frames' units, and left the file from that one."""
+    top = float(unit_scores.max(initial=0.0)) + max(sig.unit_bonus.values(), default=0.0) + 1.0
+    innermost: dict[int, tuple[Frame, str]] = {}
+    function = ""
+    for depth, frame in enumerate(query.frames):
+        f = corpus.file_for_path(frame.path)
+        outer = query.frames[depth - 1] if depth else None
+        # A comprehension or lambda (`<listcomp>`) runs in the function of the frame above it.
+        if frame.function.isidentifier():
+            function = frame.function
+        elif outer is None or outer.path != frame.path:
+            function = ""
+        if f is not None and function:
+            innermost[f] = (frame, function)
+    for f, (frame, name) in innermost.items():
+        named = [
+            e
+            for e in corpus.file_entries[f]
+            if corpus.entries[e].unit.kind != "file"
+            and corpus.entries[e].unit.qualname.rsplit(".", 1)[-1] == name
+        ]
+        if named:
+            units = [corpus.entries[e].unit for e in named]
+            chosen = at_line(units, frame.line)
+            sig.unit_bonus[next(e for e, u in zip(named, units, strict=True) if u is chosen)] += top
+
+
 def _frame_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:
     values = np.zeros(sig.n)
     frames = list(query.frames)
@@ -203,5 +233,6 @@ def signals(corpus: Corpus, query: CodeQuery) -> tuple[Signals, Floats]:
     _path_signal(corpus, query, sig)
     _frame_signal(corpus, query, sig)
     _message_signal(corpus, query, sig, unit_scores)
+    _frame_units(corpus, query, sig, unit_scores)
     _named_line_units(corpus, query, sig, unit_scores)
     return sig, unit_scores

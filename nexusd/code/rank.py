@@ -53,7 +53,7 @@ class Weights:
     # the changed unit is listed first in 39 of the 94 ranked fixed files (37 at 1) and
     # among the five listed in 80 (74) (benchmarks/README.md).
     unit_not_run: float = 0.2
-    # Code under examples/, docs/, benchmarks/ (corpus.AUXILIARY_FOLDERS): below the library.
+    # Code under examples/, docs/, benchmarks/ (places.AUXILIARY_FOLDERS): below the library.
     # 0.3 to 0.7 alike: 4 of 268 reports up (the 106's Acc@5 +1), none down (benchmarks/README.md).
     auxiliary_factor: float = 0.5
     prose: float = 2.5  # lexical score of prose files, scored among themselves

@@ -7,8 +7,9 @@ parsed twice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
 UnitKind = Literal["file", "class", "function", "method", "window"]
 
@@ -95,3 +96,27 @@ def module_name(path: str) -> str:
     if parts and parts[-1] in own and len(parts) > 1:
         parts.pop()
     return ".".join(parts)
+
+
+class Spanned(Protocol):
+    """Anything with a line range: a stored unit, a ranked one."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+
+S = TypeVar("S", bound=Spanned)
+
+
+def at_line(units: Sequence[S], line: int) -> S:
+    """Of several units (same-named methods of different classes), the innermost holding
+    `line`, else the nearest starting above it, else the first: a report's line numbers are
+    its own version's, near this checkout's but not always on them."""
+    holding = [u for u in units if u.start <= line <= u.end]
+    if holding:
+        return min(holding, key=lambda u: u.end - u.start)
+    above = [u for u in units if u.start <= line]
+    return max(above, key=lambda u: u.start) if above else units[0]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from nexusd.code.corpus import is_test_path
+from nexusd.code.places import is_test_path
 from nexusd.context.goaltext import goal_title
 from nexusd.context.librarian import BlockerFacts, ContextBundle
 

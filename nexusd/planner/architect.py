@@ -5,7 +5,7 @@ Deterministic: the same bundle gives the same text. No network, no model.
 
 from __future__ import annotations
 
-from nexusd.code.corpus import is_test_path
+from nexusd.code.places import is_test_path
 from nexusd.context.artifacts import Hit, find_mentions
 from nexusd.context.catalog import Match, match_practices
 from nexusd.context.goaltext import goal_summary, goal_title

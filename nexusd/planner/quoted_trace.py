@@ -14,6 +14,7 @@ import re
 
 from nexusd.code.query import TRACEBACK_HEADER, Frame, mine
 from nexusd.code.rank import FileHit
+from nexusd.code.units import at_line
 from nexusd.context.librarian import ContextBundle
 from nexusd.planner.actions import Action
 
@@ -120,14 +121,6 @@ def _line(hit: FileHit, frame: Frame, function: str) -> str:
     units = [u for u in hit.units if function and u.qualname.split(".")[-1] == function]
     if not units:
         return said
-    holding = [u for u in units if u.start <= frame.line <= u.end]
-    above = [u for u in units if u.start <= frame.line]
-    unit = (
-        min(holding, key=lambda u: u.end - u.start)
-        if holding
-        else max(above, key=lambda u: u.start)
-        if above
-        else units[0]
-    )
+    unit = at_line(units, frame.line)
     named = unit.qualname if len(units) > 1 else function
     return f"{said} (`{named}` starts at line {unit.start} here)"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nexusd.code.corpus import is_test_path
+from nexusd.code.places import is_test_path
 from nexusd.context.artifacts import ArtifactFact
 from nexusd.context.intent import EXCEPTION_NAME, Kind
 from nexusd.context.librarian import ContextBundle

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from nexusd.code.corpus import Corpus, is_auxiliary_path, is_test_path
+from nexusd.code.corpus import Corpus
 from nexusd.code.lang_python import parse_python
 from nexusd.code.query import mine
 from nexusd.code.rank import Weights, rank
@@ -167,43 +167,6 @@ def test_tests_rank_below_the_code_they_test(corpus: Corpus) -> None:
 def test_nothing_to_search_gives_nothing(corpus: Corpus) -> None:
     assert rank(corpus, mine("   "), k=5) == []
     assert rank(Corpus([]), mine("Config"), k=5) == []
-
-
-@pytest.mark.parametrize(
-    ("path", "is_test"),
-    [
-        ("tests/test_x.py", True),
-        ("src/pkg/x_test.go", True),
-        ("web/app.spec.ts", True),
-        ("pkg/testing/util.py", True),
-        ("conftest.py", True),
-        ("src/_pytest/python.py", False),
-        ("sympy/utilities/pytest.py", False),
-        ("latest.py", False),
-    ],
-)
-def test_is_test_path(path: str, is_test: bool) -> None:
-    assert is_test_path(path) is is_test
-
-
-@pytest.mark.parametrize(
-    ("path", "auxiliary"),
-    [
-        ("examples/widgets/slider_demo.py", True),
-        ("docs/examples/plot_model.py", True),
-        ("doc/conf.py", True),
-        ("Benchmarks/bench_sort.py", True),
-        ("asv_bench/benchmarks/io.py", True),
-        ("contrib/linux-kernel/include/linux/zstd.h", True),
-        ("django/contrib/admin/options.py", False),  # a package's own contrib
-        ("lib/matplotlib/widgets.py", False),
-        ("src/examples/loader.py", False),  # a package's own module named so
-        ("examples.py", False),
-        ("docs", False),
-    ],
-)
-def test_is_auxiliary_path(path: str, auxiliary: bool) -> None:
-    assert is_auxiliary_path(path) is auxiliary
 
 
 def test_examples_rank_below_the_library_they_show() -> None:
@@ -403,3 +366,57 @@ def test_the_unit_holding_a_line_the_request_names_is_listed_first(corpus: Corpu
     assert hit.units[0].qualname == "Config"  # line 4 is the class line
     moved = rank(corpus, mine(text.replace("line 4", "line 6")), k=3)[0]
     assert moved.units[0].qualname == "Config.from_file"
+
+
+SITEMAPS = '''class Sitemap:
+    def items(self):
+        return []
+
+    def get_latest_lastmod(self):
+        return max([self.lastmod(item) for item in self.items()])
+
+
+class GenericSitemap(Sitemap):
+    def lastmod(self, item):
+        """The lastmod of an item: lastmod, callable lastmod, items' lastmod."""
+        return item.lastmod
+
+    def get_latest_lastmod(self):
+        return max(item.lastmod for item in self.items())
+
+
+def index(request, sitemaps):
+    return [site.get_latest_lastmod() for site in sitemaps]
+'''
+
+
+@pytest.mark.parametrize(
+    ("innermost", "expected"),
+    [
+        ("line 6, in get_latest_lastmod\n", "Sitemap.get_latest_lastmod"),
+        ("line 15, in get_latest_lastmod\n", "GenericSitemap.get_latest_lastmod"),
+        # A comprehension runs in its function: its frame names that function's unit.
+        (
+            'line 6, in get_latest_lastmod\n  File "/site-packages/app/sitemaps.py", '
+            "line 6, in <listcomp>\n",
+            "Sitemap.get_latest_lastmod",
+        ),
+    ],
+    ids=["holding-the-line", "the-other-same-named-method", "comprehension"],
+)
+def test_the_unit_of_a_files_innermost_frame_is_listed_first(innermost: str, expected: str) -> None:
+    # django-16255: `lastmod`, the report's word, names another unit better; the error left
+    # the file from the innermost frame's.
+    corpus = Corpus([parse_python("app/sitemaps.py", SITEMAPS)])
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/site-packages/app/sitemaps.py", line 20, in index\n'
+        '  File "/site-packages/app/sitemaps.py", '
+        + innermost
+        + "ValueError: max() arg is an empty sequence\n"
+    )
+    report = "Sitemaps with a callable lastmod raise ValueError: lastmod, lastmod\n" + trace
+    hit = rank(corpus, mine(report), k=1)[0]
+    assert hit.units[0].qualname == expected
+    plain = rank(corpus, mine(report.split("Traceback")[0]), k=1)[0]
+    assert plain.units[0].qualname == "GenericSitemap.lastmod"  # the words alone

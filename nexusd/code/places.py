@@ -1,0 +1,38 @@
+"""What a file's place in the repository says it is: a test, or an example or docs.
+
+The ranking reads these to put the library a fix goes in above what shows or tests it, and
+the planner to tell the tests it runs from the code it changes; nothing here reads a file.
+"""
+
+from __future__ import annotations
+
+# Top-level folders of code that shows or measures the library rather than being it. The
+# fix for a report was never in one among 268 SWE-bench reports of 17 repositories, yet
+# examples that call the API a report names filled top-five places (benchmarks/README.md).
+AUXILIARY_FOLDERS = frozenset({
+    "examples", "example", "galleries", "gallery", "tutorials", "tutorial", "demo", "demos",
+    "docs", "doc", "benchmarks", "benchmark", "bench", "asv_bench",
+    # Contributed extras beside the product (zstd's `contrib/linux-kernel/` copy of its API).
+    "contrib",
+})  # fmt: skip
+
+
+def is_test_path(path: str) -> bool:
+    """Whether a repository path looks like a test file or lies in a test folder."""
+    name = path.rsplit("/", 1)[-1]
+    stem = name.rsplit(".", 1)[0]
+    return (
+        stem.startswith("test_")
+        or stem.endswith(("_test", "_tests", ".test", ".spec", "_spec"))
+        or stem in {"conftest", "tests", "test"}
+        or any(
+            part in {"tests", "test", "testing", "__tests__", "spec"}
+            for part in path.split("/")[:-1]
+        )
+    )
+
+
+def is_auxiliary_path(path: str) -> bool:
+    """Whether a repository path lies under a top-level examples, docs or benchmarks folder."""
+    top, sep, _rest = path.partition("/")
+    return bool(sep) and top.lower() in AUXILIARY_FOLDERS

@@ -1,0 +1,44 @@
+"""Places: what a path says a file is (a test, an example or docs)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nexusd.code.places import is_auxiliary_path, is_test_path
+
+
+@pytest.mark.parametrize(
+    ("path", "is_test"),
+    [
+        ("tests/test_x.py", True),
+        ("src/pkg/x_test.go", True),
+        ("web/app.spec.ts", True),
+        ("pkg/testing/util.py", True),
+        ("conftest.py", True),
+        ("src/_pytest/python.py", False),
+        ("sympy/utilities/pytest.py", False),
+        ("latest.py", False),
+    ],
+)
+def test_is_test_path(path: str, is_test: bool) -> None:
+    assert is_test_path(path) is is_test
+
+
+@pytest.mark.parametrize(
+    ("path", "auxiliary"),
+    [
+        ("examples/widgets/slider_demo.py", True),
+        ("docs/examples/plot_model.py", True),
+        ("doc/conf.py", True),
+        ("Benchmarks/bench_sort.py", True),
+        ("asv_bench/benchmarks/io.py", True),
+        ("contrib/linux-kernel/include/linux/zstd.h", True),
+        ("django/contrib/admin/options.py", False),  # a package's own contrib
+        ("lib/matplotlib/widgets.py", False),
+        ("src/examples/loader.py", False),  # a package's own module named so
+        ("examples.py", False),
+        ("docs", False),
+    ],
+)
+def test_is_auxiliary_path(path: str, auxiliary: bool) -> None:
+    assert is_auxiliary_path(path) is auxiliary
