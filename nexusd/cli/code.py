@@ -183,7 +183,7 @@ def symbols(path: str, as_json: bool, repo: Path | None) -> None:
     request = {"op": "code_symbols", "path": in_repo(path, repo)}
     answer = _ask(repo, request, as_json=as_json)
     if not answer["found"]:
-        raise NexusError(str(answer["note"]), hint=NOT_FOUND_HINT)
+        raise NexusError(str(answer["note"]), hint=answer.get("hint") or NOT_FOUND_HINT)
     data = {key: answer[key] for key in ("path", "language", "status", "note", "units")}
     if as_json:
         echo_json(data)
@@ -228,7 +228,8 @@ def impact(target: str, as_json: bool, repo: Path | None) -> None:
     found = impact_from_dict(answer["impact"])
     if not answer["found"]:
         listed = f"`nexusd code symbols {found.path}` lists them all"
-        raise NexusError(found.note, hint=listed if answer.get("missing") else NOT_FOUND_HINT)
+        hint = answer.get("hint") or (listed if answer.get("missing") else NOT_FOUND_HINT)
+        raise NexusError(found.note, hint=hint)
     if as_json:
         echo_json(impact_to_dict(found))
         return

@@ -63,7 +63,8 @@ def impact(
         for i in importers:
             kind = "test" if corpus.tests[i] else "imported-by"
             used_by.append(Edge(corpus.paths[i], 1, corpus.files[i].file_unit.qualname, kind))
-        return Impact(real, None, tuple(uses[:MAX_EDGES]), tuple(used_by[:MAX_EDGES]))
+        note = _cut_note(uses, used_by, exact=True)
+        return Impact(real, None, tuple(uses[:MAX_EDGES]), tuple(used_by[:MAX_EDGES]), note)
     symbol = dotted(symbol)
     name = symbol.split(".")[-1]
     code = References(corpus, source)
@@ -79,8 +80,46 @@ def impact(
         name = owner
         defined = [e for e in corpus.file_entries[f] if corpus.entries[e].unit.name == owner]
     top_level = bool(defined) and "." not in corpus.entries[defined[0]].unit.qualname
-    used_by = _used_by(corpus, f, name, importers, code, top_level=top_level)
-    return Impact(real, symbol, tuple(uses), tuple(used_by[:MAX_EDGES]), note)
+    near = set(importers) | {f} | _header_importers(corpus, f)
+    used_by = _used_by(corpus, f, name, importers, code, near=near, top_level=top_level)
+    # Callers are checked only until one more than MAX_EDGES hold: "more", not how many.
+    cut = _cut_note(uses, used_by, exact=False)
+    note = "; ".join(n for n in (note, cut) if n)
+    return Impact(real, symbol, tuple(uses[:MAX_EDGES]), tuple(used_by[:MAX_EDGES]), note)
+
+
+def _cut_note(uses: list[Edge], used_by: list[Edge], *, exact: bool) -> str:
+    """What a reader must know when a list is longer than MAX_EDGES: that it was cut."""
+    said = []
+    for title, edges in (("uses", uses), ("used by", used_by)):
+        if len(edges) > MAX_EDGES:
+            total = f" of {len(edges)}" if exact else ", and there are more"
+            said.append(f"{title}: the first {MAX_EDGES}{total}")
+    return "; ".join(said)
+
+
+_HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".h++")
+
+
+def _header_importers(corpus: Corpus, f: int) -> set[int]:
+    """The files that include a C or C++ source file's own header (`jv.h` of `jv.c`, also
+    `include/fmt/format.h` of `src/format.cc`): they call its functions through it."""
+    path = corpus.paths[f]
+    if _family(corpus.files[f].language) != "c" or path.endswith(_HEADER_SUFFIXES):
+        return set()
+    stem = path.rsplit(".", 1)[0]
+    found: set[int] = set()
+    for suffix in _HEADER_SUFFIXES:
+        beside = corpus.index.get(stem + suffix)
+        if beside is not None:
+            found.add(beside)
+    if not found:
+        # A header kept in another folder counts only when no other file has its name.
+        for suffix in _HEADER_SUFFIXES:
+            elsewhere = corpus.ending_with(stem.rsplit("/", 1)[-1] + suffix)
+            if len(elsewhere) == 1:
+                found.add(elsewhere[0])
+    return {i for h in found for i in corpus.importers[h]} | found
 
 
 def dotted(symbol: str) -> str:
@@ -94,12 +133,19 @@ _GO_RECEIVER = re.compile(r"\(\*?(\w+)\)")
 
 
 def _used_by(
-    corpus: Corpus, f: int, name: str, importers: list[int], code: References, *, top_level: bool
+    corpus: Corpus,
+    f: int,
+    name: str,
+    importers: list[int],
+    code: References,
+    *,
+    near: set[int],
+    top_level: bool,
 ) -> list[Edge]:
-    """Who subclasses, calls or imports `name` of file `f`, surest first. Candidates come from
-    the index; a call is then checked against the source, in order, until MAX_EDGES hold
-    (so a name half the repository mentions reads only the files it shows)."""
-    near = set(importers) | {f}
+    """Who subclasses, calls or imports `name` of file `f`, surest first; a reference from
+    a file in `near` is certain. Candidates come from the index; a call is then checked
+    against the source, in order, until one more than MAX_EDGES hold (so a name half the
+    repository mentions reads only the files it shows, and the caller knows it cut)."""
     family = _family(corpus.files[f].language)
     found: list[tuple[Edge, int]] = []  # an edge, and the entry whose code must say the name
     for e, entry in enumerate(corpus.entries):
@@ -125,7 +171,7 @@ def _used_by(
         if kept is None:
             continue
         edges.append(kept)
-        if len(edges) >= MAX_EDGES:
+        if len(edges) > MAX_EDGES:
             break
     # A file that imports the name itself (`from pkg.billing import Invoice`, a re-export);
     # only a top-level name can be imported, and only a file whose top level names it.
@@ -184,10 +230,15 @@ def _callees(corpus: Corpus, f: int, e: int, code: References) -> list[Edge]:
         )
         # `json=json`, a parameter passed on: a name the unit uses, not a call of it.
         verb = "calls" if not code.readable(f) or code.call_line(f, e, other) else "names"
-        for d in (sure or guess)[:3]:
+        # One edge per place and name: Rust's `impl` blocks share their struct's qualname,
+        # and overloads (Java, C++) share theirs; the first is where the name is defined.
+        first: dict[tuple[int, str], int] = {}
+        for d in sure or guess:
+            first.setdefault((corpus.entries[d].file, corpus.entries[d].unit.qualname), d)
+        for d in list(first.values())[:3]:
             entry = corpus.entries[d]
             kind = verb if sure else verb + "?"
             edges.append(
                 Edge(corpus.paths[entry.file], entry.unit.start, entry.unit.qualname, kind)
             )
-    return edges[:MAX_EDGES]
+    return edges

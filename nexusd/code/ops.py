@@ -14,8 +14,9 @@ paths answer the same shapes:
 - `{"op": "code_update", "reset": bool?}` → `{"ok": true, "report": UpdateReport,
   "status": CodeStatus}`
 
-A path that is not indexed answers `found: false` with a `note` saying so, not an error: the
-caller decides. Bad requests answer `{"ok": false, "error": …}`.
+A path that is not indexed answers `found: false` with a `note` saying so and why (skipped
+and the reason, no kind of file the index reads, no such file), and a `hint` when the fix
+is a setting, not an error: the caller decides. Bad requests answer `{"ok": false, "error": …}`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
 from typing import Any
 
-from nexusd.code.impact import Edge, Impact, impact
+from nexusd.code.impact import Edge, Impact, dotted, impact
 from nexusd.code.rank import FileHit, UnitHit
 from nexusd.code.service import CodeIndex, CodeResults
 from nexusd.code.status import CodeStatus, UpdateReport
@@ -33,6 +34,11 @@ from nexusd.errors import NexusError
 
 CODE_OPS = ("code_search", "code_symbols", "code_impact", "code_status", "code_update")
 MAX_K = 1000
+EXCLUDED = "excluded by code.exclude or the default excludes"
+EXCLUDE_HINT = (
+    "`code.exclude` and `code.default_excludes` in .nexus/config.yaml choose what is "
+    "indexed; `nexusd code status` lists every file skipped and why"
+)
 UNIT_FIELDS = ("kind", "name", "qualname", "start", "end", "signature", "doc")
 
 Update = Callable[[bool], UpdateReport]
@@ -140,15 +146,47 @@ def _listed(names: list[str], limit: int) -> str:
     return ", ".join(f"`{n}`" for n in names[:limit]) + (", …" if len(names) > limit else "")
 
 
-def _missing(index: CodeIndex, path: str) -> str:
-    """Why `path` names no indexed file: nothing matches, or several files end with it."""
+def _missing(index: CodeIndex, path: str) -> tuple[str, str]:
+    """(why `path` names no indexed file, what to do about it: "" for the usual hint)."""
     corpus = index.corpus
     tail = normalize_path(path)
     matches = [] if corpus is None else [corpus.paths[f] for f in corpus.ending_with(tail)]
     if len(matches) > 1:
         shown = _listed(matches, 5)
-        return f"`{path}` matches {len(matches)} indexed files ({shown}): give more of its path"
-    return f"`{path}` is not in the code index"
+        note = f"`{path}` matches {len(matches)} indexed files ({shown}): give more of its path"
+        return note, ""
+    why = _why_not_indexed(index, tail)
+    if why.endswith(EXCLUDED):
+        # The user's own setting (or its default) keeps it out: say which one to change.
+        return f"`{path}` is not in the code index: {why}", EXCLUDE_HINT
+    return f"`{path}` is not in the code index" + (f": {why}" if why else ""), ""
+
+
+def _why_not_indexed(index: CodeIndex, tail: str) -> str:
+    """Why the file `tail` names (a path, or a unique end of one) is not indexed: skipped
+    and why, of no kind the index reads, not known to git, or no file at all. Asked again of
+    git, as an update would: only this error pays for it."""
+    from nexusd.code.selection import list_files
+    from nexusd.code.service import wanted_files
+
+    root = index.layout.root
+    try:
+        files = list_files(root)
+    except NexusError:
+        return ""
+    named = [f.path for f in files if f.path == tail or f.path.endswith(f"/{tail}")]
+    if len(named) != 1:
+        if len(named) > 1 or (root / tail).exists() or (root / tail).is_symlink():
+            return "" if named else "git does not track it and .gitignore excludes it"
+        return "no such file in the repository"
+    wanted, skipped = wanted_files(files, index.exclude, index.max_files, index.own)
+    real = named[0]
+    shown = "" if real == tail else f" (`{real}`)"
+    if real in skipped:
+        return f"skipped{shown}: {skipped[real]}"
+    if real not in wanted:
+        return f"not a kind of file the code index reads{shown}"
+    return f"not indexed yet{shown}: an update is running or has not seen it; try again"
 
 
 def _symbols(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,8 +196,9 @@ def _symbols(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     real = _real_path(index, path)
     parsed = index.parsed(real) if real is not None else None
     if parsed is None:
-        note = _missing(index, path)
-        return {"ok": True, "found": False, "path": path, "note": note, "units": []}
+        note, hint = _missing(index, path)
+        answer = {"ok": True, "found": False, "path": path, "note": note, "units": []}
+        return {**answer, "hint": hint} if hint else answer
     return {
         "ok": True,
         "found": True,
@@ -181,20 +220,42 @@ def _impact(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     corpus = index.corpus
     real = _real_path(index, path)
     if corpus is None or real is None:
-        empty = Impact(path, symbol, (), (), note=_missing(index, path))
-        return {"ok": True, "found": False, "impact": impact_to_dict(empty)}
+        note, hint = _missing(index, path)
+        empty = Impact(path, symbol, (), (), note=note)
+        answer = {"ok": True, "found": False, "impact": impact_to_dict(empty)}
+        return {**answer, "hint": hint} if hint else answer
     parsed = index.parsed(real)
     units = parsed.units[1:] if parsed is not None else ()
     names = list(dict.fromkeys(u.qualname for u in units))  # overloads share a name
-    # A dotted name's owners must match too (`Flask.nope.run` is not `Flask.run`).
-    if symbol is not None and not any(f".{u.qualname}".endswith(f".{symbol}") for u in units):
+    # A dotted name's owners must match too (`Flask.nope.run` is not `Flask.run`); other
+    # languages' spellings (`Receiver::changed`, `(*Server).serve`) name the dotted one.
+    wanted = dotted(symbol) if symbol is not None else None
+    if wanted is not None and not any(f".{u.qualname}".endswith(f".{wanted}") for u in units):
         defines = f"it defines {_listed(names, 8)}" if names else "it defines no symbols"
         empty = Impact(
             real, symbol, (), (), note=f"`{symbol}` is not defined in `{real}`; {defines}"
         )
-        return {"ok": True, "found": False, "missing": "symbol", "impact": impact_to_dict(empty)}
+        answer = {"ok": True, "found": False, "missing": "symbol", "impact": impact_to_dict(empty)}
+        hint = _defined_elsewhere(index, wanted)
+        return {**answer, "hint": hint} if hint else answer
     found = impact(corpus, path, symbol, source=lambda rel: _source(index, rel))
     return {"ok": True, "found": True, "impact": impact_to_dict(found)}
+
+
+def _defined_elsewhere(index: CodeIndex, wanted: str) -> str:
+    """Where else `wanted` (dotted) is defined, as a hint: a C prototype's header, or a name
+    asked of the file that imports it, is meant for the file that defines it."""
+    corpus = index.corpus
+    if corpus is None:
+        return ""
+    entries = corpus.defs.get(wanted.rsplit(".", 1)[-1], [])
+    owners = (corpus.entries[e] for e in entries)
+    paths = sorted(
+        {corpus.paths[x.file] for x in owners if f".{x.unit.qualname}".endswith(f".{wanted}")}
+    )
+    if len(paths) == 1:
+        return f"it is defined in `{paths[0]}`: `nexusd code impact {paths[0]}:{wanted}`"
+    return f"it is defined in {_listed(paths, 5)}" if paths else ""
 
 
 def _source(index: CodeIndex, rel: str) -> str | None:

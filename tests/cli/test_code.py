@@ -314,3 +314,46 @@ def test_impact_targets_split_after_the_file(target: str, path: str, symbol: str
 
     found = _TARGET.fullmatch(target)
     assert found is not None and (found["path"], found["symbol"]) == (path, symbol)
+
+
+@pytest.mark.parametrize(
+    "spelled", ["Shelf::place_order", "Shelf#place_order", "(*Shelf).place_order"]
+)
+def test_impact_takes_other_languages_member_syntax(code_repo: Path, spelled: str) -> None:
+    code, out, err = run(code_repo, "impact", f"pkg/shelf.py:{spelled}")
+
+    assert code == 0, err
+    assert out.startswith("pkg/shelf.py:Shelf.place_order\n")
+    assert "pkg/courier.py" in out
+
+
+def test_a_file_the_index_does_not_read_says_why(code_repo: Path) -> None:
+    (code_repo / ".nexus").mkdir()
+    (code_repo / ".nexus" / "config.yaml").write_text(
+        "code:\n  exclude: ['legacy/*']\n", encoding="utf-8"
+    )
+    (code_repo / "legacy").mkdir()
+    (code_repo / "legacy" / "old.py").write_text("def old():\n    pass\n", encoding="utf-8")
+    (code_repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    git(code_repo, "add", "-A")
+
+    for path, why in (
+        ("secret.py", "skipped: symlink (not followed)"),
+        ("legacy/old.py", "skipped: excluded by code.exclude"),
+        ("logo.png", "not a kind of file the code index reads"),
+        ("pkg/nowhere.py", "no such file"),
+    ):
+        code, out, err = run(code_repo, "symbols", path)
+        assert code == 10 and not out, err
+        assert f"`{path}` is not in the code index: {why}" in err, err
+    code, _, err = run(code_repo, "impact", "legacy/old.py:old")
+    assert code == 10 and "skipped: excluded by code.exclude" in err
+    assert "fix: `code.exclude` and `code.default_excludes` in .nexus/config.yaml" in err
+
+
+def test_impact_of_a_symbol_another_file_defines_names_that_file(code_repo: Path) -> None:
+    code, out, err = run(code_repo, "impact", "pkg/courier.py:Shelf.place_order")
+
+    assert code == 10 and not out
+    assert "`Shelf.place_order` is not defined in `pkg/courier.py`" in err
+    assert "fix: it is defined in `pkg/shelf.py`: `nexusd code impact pkg/shelf.py:Shelf" in err

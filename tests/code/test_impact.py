@@ -239,3 +239,54 @@ def test_other_languages_member_syntax_names_the_same_symbol(spelled: str) -> No
     found = impact(corpus(), "shop/cart.py", spelled)
     assert (found.symbol, found.note) == ("Cart.total", "")
     assert found.uses == impact(corpus(), "shop/cart.py", "Cart.total").uses
+
+
+def test_a_cut_list_says_it_was_cut() -> None:
+    files = {"lib/core.py": "def helper():\n    return 1\n"}
+    for i in range(60):
+        files[f"lib/user_{i:02}.py"] = (
+            f"from lib.core import helper\n\n\ndef use_{i}():\n    return helper()\n"
+        )
+    files["lib/all.py"] = "".join(f"import lib.user_{i:02}\n" for i in range(60))
+    built = Corpus(parse_python(p, t) for p, t in files.items())
+
+    callers = impact(built, "lib/core.py", "helper", source=files.get)
+    assert len(callers.used_by) == 50
+    assert "the first 50" in callers.note and "more" in callers.note
+    imports = impact(built, "lib/all.py")
+    assert len(imports.uses) == 50 and "the first 50 of 60" in imports.note
+    # Nothing cut: nothing said.
+    assert impact(built, "lib/user_00.py", "use_0", source=files.get).note == ""
+
+
+def test_c_callers_that_include_the_header_are_certain() -> None:
+    files = {
+        "src/jv.h": "int jv_number(double x);\n",
+        "src/jv.c": '#include "jv.h"\n\nint jv_number(double x) {\n  return (int)x;\n}\n',
+        "src/builtin.c": ('#include "jv.h"\n\nint f_length(void) {\n  return jv_number(1.0);\n}\n'),
+        "src/other.c": "int f_other(void) {\n  return jv_number(2.0);\n}\n",
+    }
+    parsed = [parse_treesitter(p, t, "c") for p, t in files.items()]
+    built = Corpus(p for p in parsed if p is not None)
+
+    found = impact(built, "src/jv.c", "jv_number", source=files.get)
+    edges = {(e.path, e.line, e.kind) for e in found.used_by}
+    # builtin.c includes the header that declares it; other.c only says the name.
+    assert ("src/builtin.c", 4, "calls") in edges
+    assert ("src/other.c", 2, "calls?") in edges
+
+
+def test_a_type_and_its_impl_blocks_are_one_callee() -> None:
+    text = (
+        "pub struct Version(usize);\n\n"
+        "impl Version {\n    pub fn next(self) -> Version {\n"
+        "        Version(self.0 + 1)\n    }\n}\n\n"
+        "impl Clone for Version {\n    fn clone(&self) -> Self {\n"
+        "        Version(self.0)\n    }\n}\n\n"
+        "pub fn bump(v: Version) -> Version {\n    v.next()\n}\n"
+    )
+    parsed = parse_treesitter("src/version.rs", text, "rust")
+    assert parsed is not None
+    found = impact(Corpus([parsed]), "src/version.rs", "bump", source={"src/version.rs": text}.get)
+    # The struct is where `Version` is written; its `impl` blocks are not three more callees.
+    assert [(e.line, e.symbol) for e in found.uses if e.symbol == "Version"] == [(1, "Version")]
