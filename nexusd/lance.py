@@ -21,6 +21,7 @@ import importlib.util
 import os
 import sys
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -153,3 +154,59 @@ def folder_lock(
         yield
     finally:
         os.close(fd)  # releases the flock
+
+
+class WriteGuard:
+    """One index's write lock across processes, and the generation file that tells a process
+    another one wrote: LanceDB never re-reads a table another process changed (a handle stays
+    at the version it last read, and a table dropped and created again starts its versions
+    anew), so each writer bumps the generation and a reader that sees it change reopens.
+    Re-entrant; its owner orders its own threads."""
+
+    def __init__(self, uri: str, lock: str, generation: str) -> None:
+        self.folder = local_folder(uri)
+        self.lock, self.file = lock, generation
+        self._depth = 0
+        self._seen: str | None = None  # the generation this process last read or wrote
+
+    def generation(self) -> str:
+        """The generation on disk ("" before the first write, or for object storage)."""
+        if self.folder is None:
+            return ""
+        try:
+            return (self.folder / self.file).read_text(encoding="utf-8")
+        except OSError:
+            return ""
+
+    def observe(self) -> None:
+        """Note the generation before reading the table (a write in between is seen later)."""
+        self._seen = self.generation()
+
+    def changed(self) -> bool:
+        """True when another process wrote since this one last observed or wrote."""
+        return self._seen is not None and self.generation() != self._seen
+
+    @contextlib.contextmanager
+    def holding(self, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+        """Hold the write lock (`on_wait` is called once if another process holds it)."""
+        if self.folder is None or self._depth:
+            # Object storage has no file to lock: one writer is assumed.
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        with folder_lock(self.folder, self.lock, on_wait):
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+
+    def wrote(self) -> None:
+        """Tell other processes that the table changed (called with the lock held)."""
+        self._seen = uuid.uuid4().hex
+        if self.folder is not None:
+            with contextlib.suppress(OSError):
+                (self.folder / self.file).write_text(self._seen, encoding="utf-8")

@@ -39,6 +39,35 @@ def _print_results(results: SearchResults) -> None:
         click.echo(f"    {hit.snippet}")
 
 
+def _read_queries(stream: Any) -> list[dict[str, Any]]:
+    """The `--queries` file's objects, refusing a bad line by its number."""
+    batch: list[dict[str, Any]] = []
+    try:
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except ValueError as exc:
+                raise click.BadParameter(
+                    f"line {number}: not JSON ({exc}); write one object a line, "
+                    '{"id": …, "query": "…"}',
+                    param_hint="--queries",
+                ) from exc
+            if not isinstance(item, dict) or not isinstance(item.get("query"), str):
+                raise click.BadParameter(
+                    f'line {number}: give "query" as a string, e.g. {{"id": 1, "query": "…"}}',
+                    param_hint="--queries",
+                )
+            batch.append(item)
+    except UnicodeDecodeError as exc:
+        raise click.BadParameter(
+            f"the file is not UTF-8 text ({exc.reason}); save it as UTF-8",
+            param_hint="--queries",
+        ) from exc
+    return batch
+
+
 @memory.command()
 @click.argument("query", required=False)
 @click.option("-k", "k", type=click.IntRange(1, 1000), default=None, help="Number of results.")
@@ -63,13 +92,11 @@ def search(
     Example: nexusd memory search "why did the login test flake" --category lessons
     """
     layout, config = open_repo(repo)
-    if queries is None and not query:
-        raise click.UsageError("give a QUERY or --queries FILE")
-    batch = (
-        [json.loads(line) for line in queries if line.strip()]
-        if queries
-        else [{"id": None, "query": query}]
-    )
+    if queries is not None and query is not None:
+        raise click.UsageError("give a QUERY or --queries FILE, not both")
+    if queries is None and not (query or "").strip():
+        raise click.UsageError("give a QUERY (some words to look for) or --queries FILE")
+    batch = _read_queries(queries) if queries is not None else [{"id": None, "query": query}]
     opts = {k: v for k, v in options.items() if v is not None}
     # Keyword search needs no model: without a daemon, do not pay seconds to load one.
     vector = (opts.get("mode") or config.memory.search.mode) != "keyword"

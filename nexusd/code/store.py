@@ -11,14 +11,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from nexusd.code.units import CodeUnit, ParsedFile
 from nexusd.errors import IndexStoreError
-from nexusd.lance import folder_lock, import_lancedb, local_folder
+from nexusd.lance import WriteGuard, import_lancedb, local_folder
 
 log = logging.getLogger("nexusd.code")
 FILES = "code_files"
@@ -130,21 +128,12 @@ class CodeStore:
         self._db: Any = None
         self._files: Any = None
         self._units: Any = None
-        self._seen: str | None = None  # the generation this process last read or wrote
+        self._guard = WriteGuard(uri, LOCK_FILE, GENERATION_FILE)
         self._wrote = False
-
-    def _generation(self, folder: Path) -> str:
-        marker = folder / GENERATION_FILE
-        try:
-            return marker.read_text(encoding="utf-8")
-        except OSError:
-            return ""
 
     def observe(self) -> None:
         """Note which write the stored rows are at, before reading them (see `writing`)."""
-        folder = local_folder(self.uri)
-        if folder is not None:
-            self._seen = self._generation(folder)
+        self._guard.observe()
 
     @contextlib.contextmanager
     def writing(self, on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
@@ -152,21 +141,15 @@ class CodeStore:
         running together stored every file twice); yields whether another process wrote
         since this one last read or wrote, in which case what it holds in memory is stale.
         `on_wait` is called once if another process holds the lock."""
-        folder = local_folder(self.uri)
-        if folder is None:  # object storage: no file to lock (one writer is assumed)
-            yield False
-            return
-        with folder_lock(folder, LOCK_FILE, on_wait):
-            current = self._generation(folder)
-            changed = self._seen is not None and current != self._seen
-            self._seen, self._wrote = current, False
+        with self._guard.holding(on_wait):
+            changed = self._guard.changed()
+            self._guard.observe()
+            self._wrote = False
             try:
                 yield changed
             finally:
                 if self._wrote:
-                    self._seen = uuid.uuid4().hex
-                    with contextlib.suppress(OSError):
-                        (folder / GENERATION_FILE).write_text(self._seen, encoding="utf-8")
+                    self._guard.wrote()
 
     def _wrap(self, what: str, exc: Exception) -> IndexStoreError:
         return IndexStoreError(

@@ -276,8 +276,14 @@ def chunk_markdown(path: str, text: str, *, max_chars: int, default_date: str) -
     ]
 
 
+def normalize(text: str) -> str:
+    """`text` with `\n` line ends and no byte order mark (which would hide a first heading
+    or front matter); the lines stay where they were."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _chunked(path: str, text: str, max_chars: int, default_date: str) -> list[Chunk]:
-    text = strip_comments(text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = strip_comments(normalize(text))
     lines = text.split("\n")
     fm = parse_front_matter(lines)
     day = daily_date(path)
@@ -285,7 +291,8 @@ def _chunked(path: str, text: str, max_chars: int, default_date: str) -> list[Ch
     ordinals: dict[str, int] = {}
     chunks: list[Chunk] = []
     for section in _sections(lines, fm.body_line):
-        heading = HEADING_SEP.join(title for _, title in section.headings)
+        # An empty heading (`#` alone) still closes deeper sections but names no step.
+        heading = HEADING_SEP.join(title for _, title in section.headings if title)
         category = _category(fm, section.headings, day is not None)
         for start, end in _pieces(section, max(max_chars, 1)):
             body = "\n".join(section.lines[start:end]).strip()
@@ -316,7 +323,7 @@ def line_categories(path: str, text: str) -> tuple[list[str], list[str]]:
     """`text`'s lines (newlines normalized) and the category `chunk_markdown` files each
     under: a heading's line takes the section it opens, front matter and the lines before
     the first heading the file's own (its front matter's, `daily`, else "")."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = normalize(text).split("\n")
     plain = strip_comments("\n".join(lines)).split("\n")
     fm = parse_front_matter(plain)
     day = daily_date(path) is not None
@@ -332,4 +339,4 @@ def line_categories(path: str, text: str) -> tuple[list[str], list[str]]:
 
 def front_matter_warning(text: str) -> str | None:
     """The problem with a file's front matter, if it has one."""
-    return parse_front_matter(text.replace("\r\n", "\n").split("\n")).warning
+    return parse_front_matter(normalize(text).split("\n")).warning

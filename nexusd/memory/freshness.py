@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class MemoryStats:
-    """Counts for `nexusd memory stats`; zero stale, missing and orphaned means no drift."""
+    """Counts for `nexusd memory stats`; zero stale, missing, orphaned and duplicates means
+    no drift."""
 
     index_uri: str
     files_on_disk: int
@@ -25,6 +26,7 @@ class MemoryStats:
     stale: int
     missing: int
     orphaned: int
+    duplicates: int  # extra rows of a chunk id (each should be there once)
     pending_vectors: int
     fragments: int
     small_fragments: int
@@ -40,7 +42,7 @@ class MemoryStats:
     @property
     def drift(self) -> int:
         """Chunks that differ between the markdown and the index."""
-        return self.stale + self.missing + self.orphaned
+        return self.stale + self.missing + self.orphaned + self.duplicates
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -54,7 +56,8 @@ def compute_stats(syncer: Syncer, store: MemoryStore, embedder: Embedder) -> Mem
     rels = list_memory_files(syncer.root, syncer.config)
     files = [syncer.read(rel) for rel in rels]
     wanted = {c.id: c for f in files for c in f.chunks}
-    indexed = syncer.indexed(None)
+    rows = syncer.indexed_rows(None)
+    indexed = {r["id"]: r for r in rows}
     # Vectors made by another model (or recipe) are stale too: the next sync remakes them.
     other_model = {
         cid for cid, r in indexed.items() if embedder.ready and r["model"] not in ("", embedder.tag)
@@ -77,6 +80,7 @@ def compute_stats(syncer: Syncer, store: MemoryStore, embedder: Embedder) -> Mem
         stale=stale,
         missing=sum(1 for cid in wanted if cid not in indexed),
         orphaned=sum(1 for cid in indexed if cid not in wanted),
+        duplicates=len(rows) - len(indexed),
         pending_vectors=sum(1 for r in indexed.values() if not r["model"]),
         fragments=table["fragments"],
         small_fragments=table["small_fragments"],

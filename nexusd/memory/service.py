@@ -10,9 +10,10 @@ markdown, with one log line.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,6 +29,7 @@ from nexusd.memory.sources import is_memory_path, relative
 from nexusd.memory.store import MemoryStore
 from nexusd.memory.sync import Progress, Syncer, SyncReport
 from nexusd.memory.vector_cache import VectorCache
+from nexusd.memory.writer import readable, table_state, write_guard
 from nexusd.paths import RepoLayout
 
 log = logging.getLogger("nexusd.memory")
@@ -52,6 +54,7 @@ class MemoryService:
         self.config = config
         self.embedder = embedder or shared_embedder(config.memory.model)
         self.store = MemoryStore(index_uri(layout, config))
+        self.guard = write_guard(self.store.uri)
         self.syncer = Syncer(layout.root, config, self.store, self.embedder)
         self.settings = SearchSettings.from_config(config)
         self.vectors = VectorCache(config.memory.search.cache_max_rows)
@@ -121,11 +124,31 @@ class MemoryService:
         """Open (or create) the index; a corrupt one is rebuilt."""
         with self._lock:
             dim = self.embedder.dim if self.embedder.ready else None
+            self.guard.observe()
             try:
                 self.store.open(dim)
             except IndexStoreError as exc:
                 self._rebuild(exc)
             self._opened = True
+
+    def _follow(self) -> None:
+        """Open the table afresh when another process wrote it since this one looked."""
+        if self._opened and self.guard.changed():
+            self._opened = False
+            self.open()
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """This thread alone, and this process alone, writes the index meanwhile; other
+        processes are told when it changed."""
+        with self._lock, self.guard.holding():
+            self._follow()
+            before = table_state(self.store)
+            try:
+                yield
+            finally:
+                if table_state(self.store) != before:
+                    self.guard.wrote()
 
     def _rebuild(self, why: Exception) -> None:
         log.warning(
@@ -133,9 +156,11 @@ class MemoryService:
             self.store.uri,
             str(why).splitlines()[0],
         )
-        self.store.destroy()
-        self.store.open(self.embedder.dim if self.embedder.ready else None)
-        self.last_report = self.syncer.sync([], everything=True)
+        with self.guard.holding():
+            self.store.destroy()
+            self.store.open(self.embedder.dim if self.embedder.ready else None)
+            self.last_report = self.syncer.sync([], everything=True)
+            self.guard.wrote()
 
     def _prepare(self) -> None:
         if not self._opened:
@@ -148,7 +173,7 @@ class MemoryService:
 
     def _guarded(self, action: Callable[[], T]) -> T:
         """Run a writer (sync, reindex, optimize, stats) alone, rebuilding a broken index."""
-        with self._lock:
+        with self._writing():
             self._prepare()
             try:
                 return action()
@@ -166,11 +191,25 @@ class MemoryService:
         if missing or not self._opened or self.store.dim != (self.embedder.dim or self.store.dim):
             with self._lock:
                 self._prepare()
+        if self.guard.changed():
+            with self._lock:
+                self._follow()
         try:
             return action()
         except IndexStoreError:
-            # A reindex may have swapped the table under us: wait for it, then try again.
-            return self._guarded(action)
+            pass
+        # A reindex may have swapped the table under us: wait for it, then try again.
+        with self._writing():
+            self._prepare()
+            try:
+                return action()
+            except IndexStoreError as exc:
+                if readable(self.store):
+                    # The table is sound and this search failed: a rebuild would only
+                    # throw away every vector (and a quoted query once did just that).
+                    raise
+                self._rebuild(exc)
+                return action()
 
     # -- the API the daemon uses -------------------------------------------------------
     def is_memory_path(self, path: Path) -> bool:
@@ -230,7 +269,7 @@ class MemoryService:
 
     def reindex(self, progress: Progress | None = None) -> SyncReport:
         """Drop the index and rebuild it from the markdown."""
-        with self._lock:
+        with self._writing():
             self.store.destroy()
             self.store.open(self.embedder.dim if self.embedder.ready else None)
             self._opened = True

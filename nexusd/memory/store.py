@@ -178,13 +178,14 @@ class MemoryStore:
         return self._table
 
     def destroy(self) -> None:
-        """Delete the whole index (local directory or remote table)."""
+        """Delete the chunks table (its folder when local, so a corrupt one goes too)."""
         import shutil
 
         self._table, self._pending = None, None
         local = local_folder(self.uri)
         if local is not None:
-            shutil.rmtree(local, ignore_errors=True)
+            # Only this table's folder: the code index and the lock files live beside it.
+            shutil.rmtree(local / f"{TABLE}.lance", ignore_errors=True)
             return
         try:
             if self._db is not None:
@@ -316,8 +317,14 @@ class MemoryStore:
         self, text: str, limit: int, where: str | None, columns: Sequence[str] = HIT_COLUMNS
     ) -> list[dict[str, Any]]:
         """BM25 matches from the native full-text index (unindexed rows are scanned)."""
+        from lancedb.query import MatchQuery
+
         try:
-            query = self.table.search(text, query_type="fts", fts_columns="search_text")
+            # A match query, never LanceDB's query string: text in double quotes would be a
+            # phrase query, which an index without token positions refuses.
+            # (pydantic's field defaults are invisible to mypy, hence the ignore)
+            match = MatchQuery(text, "search_text")  # type: ignore[call-arg]
+            query = self.table.search(match, query_type="fts")
             if where:
                 query = query.where(where, prefilter=True)
             return list(query.select([*columns, "_score"]).limit(limit).to_list())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -110,6 +111,7 @@ def _row(chunk: Chunk, model: str, vector: Any) -> dict[str, Any]:
 
 
 def fingerprint(chunk: Chunk) -> tuple[Any, ...]:
+    """The fields of a chunk that an indexed row must match, in FINGERPRINT's order."""
     return (
         chunk.sha256,
         chunk.line_start,
@@ -148,24 +150,32 @@ class Syncer:
 
     def indexed(self, paths: Sequence[str] | None) -> dict[str, dict[str, Any]]:
         """Indexed rows (fingerprint fields) for `paths`, or for every path when None."""
+        return {r["id"]: r for r in self.indexed_rows(paths)}
+
+    def indexed_rows(self, paths: Sequence[str] | None) -> list[dict[str, Any]]:
+        """`indexed` as a list, with any copies of one id (which `indexed` folds) kept."""
         cols = ["id", "path", "model", *FINGERPRINT]
         query = self.store.table.search().select(cols)
         if paths is not None:
             if not paths:
-                return {}
+                return []
             query = query.where(sql_in("path", paths))
         try:
-            rows = query.limit(None).to_arrow().to_pylist()
+            return list(query.limit(None).to_arrow().to_pylist())
         except Exception as exc:
             raise self.store._wrap("read", exc) from exc
-        return {r["id"]: r for r in rows}
 
     def sync(
         self, rels: Sequence[str], *, everything: bool = False, progress: Progress | None = None
     ) -> SyncReport:
         """Sync these files (or, with `everything`, every memory file and every indexed path)."""
         started = time.perf_counter()
-        existing = self.indexed(None if everything else list(rels))
+        rows = self.indexed_rows(None if everything else list(rels))
+        existing = {r["id"]: r for r in rows}
+        # Copies of one id (writers that raced before the write lock, an interrupted
+        # upsert): an upsert updates every copy, so they are dropped and written once.
+        counts = Counter(r["id"] for r in rows)
+        copies = [cid for cid, n in counts.items() if n > 1]
         targets = set(rels)
         if everything:
             targets |= set(list_memory_files(self.root, self.config))
@@ -185,16 +195,18 @@ class Syncer:
         for cid, chunk in wanted.items():
             old = existing.get(cid)
             same = old is not None and tuple(old[f] for f in FINGERPRINT) == fingerprint(chunk)
-            if same and (old is not None and (old["model"] == model or not model)):
+            fresh = old is not None and (old["model"] == model or not model)
+            if same and fresh and counts[cid] == 1:
                 continue
             todo.append(chunk)
         stale = [cid for cid in existing if cid not in wanted]
-        embedded, reused, pending = self._write(todo, model, progress)
+        embedded, reused, pending = self._write(todo, model, progress, drop=copies)
         self.store.delete_ids(stale)
+        extra = sum(counts[cid] - 1 for cid in copies)
         return SyncReport(
             files=len(files),
             written=len(todo),
-            removed=len(stale),
+            removed=len(stale) + extra,
             unchanged=len(wanted) - len(todo),
             embedded=embedded,
             reused=reused,
@@ -204,8 +216,10 @@ class Syncer:
         )
 
     def _write(
-        self, todo: list[Chunk], model: str, progress: Progress | None
+        self, todo: list[Chunk], model: str, progress: Progress | None, drop: Sequence[str] = ()
     ) -> tuple[int, int, int]:
+        """Upsert `todo` in batches (after deleting the ids in `drop`, whose stored vectors
+        are read first): (embedded, reused, pending) vectors."""
         embedded = reused = pending = 0
         total = len(todo)
         if progress:
@@ -213,6 +227,7 @@ class Syncer:
         # Even while the model loads, vectors stored for the same text are reused.
         spec = self.embedder.tag if self.embedder is not None else ""
         cache = self.store.vectors_for([c.sha256 for c in todo], spec) if spec else {}
+        self.store.delete_ids(drop)
         zeros = np.zeros(self.store.dim, dtype=np.float32)
         # Batch n is committed while batch n + 1 is embedded (LanceDB and torch both work
         # outside the GIL); commits stay in order, one at a time.

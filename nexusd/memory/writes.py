@@ -58,6 +58,26 @@ def _refuse_breakers(lines: Sequence[str]) -> None:
         )
 
 
+def _refuse_unwritable(root: Path, path: Path) -> None:
+    """Refuse a target that is no UTF-8 text file: the index skips such a file whole, so an
+    entry added to it would never be found (and a Latin-1 file would become mixed)."""
+    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    if path.exists() and not path.is_file():
+        raise NexusError(f"{rel} is not a file", hint=f"move it away so nexusd can create {rel}")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NexusError(
+            f"{rel} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}), "
+            "so it is not indexed; nothing was added",
+            hint=f"re-save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8 {rel}`), then add again",
+        ) from exc
+
+
 def format_entry(text: str, tags: Sequence[str], when: datetime) -> str:
     """`- YYYY-MM-DD: text #tag …`, continuation lines indented under the bullet."""
     lines = [line.rstrip() for line in text.strip().splitlines()]
@@ -136,10 +156,12 @@ def add_memory(
     if daily:
         path = ensure_daily(layout, now)
         with locked(layout.nexus_dir / "locks", path):
+            _refuse_unwritable(layout.root, path)
             append_block(path, f"## {now.strftime('%H:%M')} {title.lower()}\n\n{entry}")
         return path
     path = confined(layout.root, layout.memory_file)
     with locked(layout.nexus_dir / "locks", path):
+        _refuse_unwritable(layout.root, path)
         if create_exclusive(path, f"# Memory\n\n## {title}\n\n{entry}"):
             return path
         current = path.read_text(encoding="utf-8", errors="replace")

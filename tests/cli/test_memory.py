@@ -160,3 +160,37 @@ def test_vector_search_without_a_daemon_says_it_loads_the_model_and_suggests_sta
     assert "`nexusd start` keeps it loaded" in first
     assert any("loaded the embedding model in" in line for line in rest)
     assert proc.stdout.splitlines()[0].startswith("MEMORY.md:5  ")
+
+
+@pytest.mark.parametrize(
+    ("lines", "says"),
+    [
+        (b'{"id": 1, "query": "x"}\nnot json\n', "line 2: not JSON"),
+        (b'{"id": 1}\n', 'line 1: give "query"'),
+        (b'"just a string"\n', 'line 1: give "query"'),
+        (b'{"id": 1, "query": null}\n', 'line 1: give "query"'),
+        (b'{"id": 1, "query": 5}\n', 'line 1: give "query"'),
+        (b"\xff\xfe{\n", "not UTF-8"),
+    ],
+)
+def test_a_bad_queries_file_is_refused_naming_the_line(
+    repo: Path, tmp_path: Path, lines: bytes, says: str
+) -> None:
+    # Each was a traceback and exit 70 ("a bug in nexusd"), or a search for "None".
+    queries = tmp_path / "queries.jsonl"
+    queries.write_bytes(lines)
+    result = CliRunner().invoke(
+        cli, ["memory", "search", "--queries", str(queries), "--mode", "keyword", "-C", str(repo)]
+    )
+    assert result.exit_code == 2, result.output
+    assert says in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("extra", [["   "], ["words", "--queries", "-"]])
+def test_a_blank_query_or_a_query_beside_a_queries_file_is_refused(
+    repo: Path, extra: list[str]
+) -> None:
+    result = CliRunner().invoke(
+        cli, ["memory", "search", *extra, "--mode", "keyword", "-C", str(repo)], input="{}\n"
+    )
+    assert result.exit_code == 2 and "QUERY" in result.stderr, result.output

@@ -173,3 +173,18 @@ def test_a_long_body_is_embedded_in_overlapping_headed_windows(sep: str) -> None
     assert 2 * 60 * 7 // 40 - 2 <= len(windows) <= 2 * 60 * 7 // 40 + 2
     short = "A short lesson."
     assert embed_windows("Runbook", short) == [embed_text("Runbook", short)]
+
+
+def test_a_byte_order_mark_does_not_hide_the_first_heading_or_front_matter() -> None:
+    # Notepad saves UTF-8 with a BOM: the first heading was read as text.
+    got = chunks("\ufeff# Memory\n\n## Lessons\n\n- keep it\n")
+    assert [(c.heading, c.category, c.line_start) for c in got] == [
+        ("Memory > Lessons", "lessons", 5)
+    ]
+    front = chunks("\ufeff---\ncategory: ops\n---\n# Run\n\nbody\n")
+    assert [(c.heading, c.category) for c in front] == [("Run", "ops")]
+
+
+def test_an_empty_heading_adds_no_empty_step_to_the_heading_path() -> None:
+    got = chunks("#   \n## Tabbed\n\nbody\n")
+    assert [c.heading for c in got] == ["Tabbed"]

@@ -155,3 +155,36 @@ def test_opening_a_new_index_waits_for_another_process_creating_it(tmp_path: Pat
     other.join(30)
     assert opened == [True]  # created once, by the one that got the lock
     assert MemoryStore(str(uri)).open(384) is False
+
+
+@pytest.mark.parametrize("optimized", [False, True])
+@pytest.mark.parametrize("query", ['"pip downloads"', '"pip', 'pip"', '"', "'pip'", "pip*"])
+def test_quotes_and_operators_in_a_query_are_searched_as_words(
+    tmp_path: Path, optimized: bool, query: str
+) -> None:
+    # A query in double quotes was a phrase query to LanceDB, which an index without
+    # token positions refuses: the search failed and the service rebuilt the whole index.
+    store = MemoryStore(str(tmp_path / "index"))
+    store.open(DIM)
+    store.upsert(rows(NOTES))
+    if optimized:
+        store.optimize(timedelta(hours=1))
+    expected = [] if query == '"' else ["memory/ci.md"]
+    assert keyword_paths(store, query) == expected
+
+
+def test_destroy_drops_the_chunks_table_and_leaves_the_rest_of_the_folder(tmp_path: Path) -> None:
+    # The folder is shared with the code index: `memory reindex` deleted its tables too.
+    import lancedb
+
+    folder = tmp_path / "index"
+    store = MemoryStore(str(folder))
+    store.open(DIM)
+    store.upsert(rows(NOTES))
+    lancedb.connect(str(folder)).create_table("code_files", data=[{"path": "a.py"}])
+    (folder / "code.generation").write_text("x", encoding="utf-8")
+    store.destroy()
+    assert lancedb.connect(str(folder)).open_table("code_files").count_rows() == 1
+    assert (folder / "code.generation").exists()
+    assert store.open(DIM) is True
+    assert store.table.count_rows() == 0

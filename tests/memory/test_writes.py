@@ -101,3 +101,26 @@ def test_a_code_block_first_or_last_stays_a_closed_block(repo: Path) -> None:
     add_memory(layout, "```sh\nmake\n```", category="lessons", tags=["build"], when=WHEN)
     text = (repo / "MEMORY.md").read_text(encoding="utf-8")
     assert text.endswith("- 2026-05-06:\n  ```sh\n  make\n  ```\n  #build\n")
+
+
+@pytest.mark.parametrize("category", ["lessons", "decisions", "new"])
+@pytest.mark.parametrize("daily", [False, True])
+def test_a_file_that_is_not_utf8_is_refused_and_left_as_it_was(
+    repo: Path, category: str, daily: bool
+) -> None:
+    # Insertion in the middle was a traceback (exit 70); an append at the end wrote UTF-8
+    # into a Latin-1 file and said "indexed", while the index skips the whole file.
+    original = b"# Memory\n\n## Lessons\n\n- caf\xe9\n\n## Decisions\n\n- d\n"
+    path = repo / ("memory/daily/2026-05-06.md" if daily else "MEMORY.md")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(original)
+    with pytest.raises(NexusError, match="not UTF-8") as raised:
+        add_memory(find_repo(repo), "new entry", category=category, daily=daily, when=WHEN)
+    assert "UTF-8" in (raised.value.hint or "")
+    assert path.read_bytes() == original
+
+
+def test_a_folder_named_memory_md_is_refused(repo: Path) -> None:
+    (repo / "MEMORY.md").mkdir()
+    with pytest.raises(NexusError, match="not a file"):
+        add_memory(find_repo(repo), "new entry", when=WHEN)
