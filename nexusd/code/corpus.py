@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from nexusd.code.gopackages import GoPackages
 from nexusd.code.lexical import Bm25, TermArray, add_arrays, decode, encode
 from nexusd.code.messages import MessageIndex
 from nexusd.code.places import is_auxiliary_path, is_test_path
@@ -200,6 +201,9 @@ class Corpus:
             self.modules.setdefault(module_name(path), i)
         # Thousands of files import the same few hundred modules: each is resolved once.
         self._module_files: dict[str, int | None] = {}
+        self.go = GoPackages(
+            self.paths, [p.language for p in self.files], [p.file_unit.imports for p in self.files]
+        )
         self.imports: list[set[int]] = [
             self._resolve(p.file_unit.imports, i) for i, p in enumerate(self.files)
         ]
@@ -238,7 +242,8 @@ class Corpus:
     def _shares(self, test: int) -> list[tuple[int, float]]:
         stem = self.paths[test].rsplit("/", 1)[-1].rsplit(".", 1)[0]
         bare = stem.removeprefix("test_").removesuffix("_test").removesuffix("_tests")
-        targets = [t for t in self.imports[test] if not self.tests[t]]
+        # A Go test is in the package it tests, which it does not import.
+        targets = [t for t in (*self.imports[test], *self.go.tested(test)) if not self.tests[t]]
         named = [t for t in targets if self.paths[t].rsplit("/", 1)[-1].rsplit(".", 1)[0] == bare]
         if named:
             return [(t, 1.0) for t in named]
@@ -249,6 +254,9 @@ class Corpus:
     def _resolve(self, imports: Iterable[str], own: int) -> set[int]:
         out = set()
         for name in imports:
+            if self.go.go[own]:
+                out.update(self.go.files(own, name))  # a package: a folder's files
+                continue
             if "/" in name or name.startswith((".", "crate::")) or name.endswith(_HEADERS):
                 found = self._import_path(name, own)
             else:
