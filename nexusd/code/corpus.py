@@ -19,6 +19,7 @@ from nexusd.code.gopackages import GoPackages
 from nexusd.code.lexical import Bm25, TermArray, add_arrays, decode, encode
 from nexusd.code.messages import MessageIndex
 from nexusd.code.places import is_auxiliary_path, is_test_path
+from nexusd.code.rustmodules import RustModules
 from nexusd.code.tokens import path_tokens, token_counts
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
 
@@ -29,10 +30,11 @@ PATH_WEIGHT = 2
 # that says a word once is not a better match than the fifty-line one that works with it.
 # 0.4 to 0.6 on the 110 reports of benchmarks/localization.py: Acc@1 +0.01, MRR +0.005.
 UNIT_LENGTH_NORM = 0.5
-# How a path-like import names a file without its extension (JS/TS resolution, Rust modules).
+# How a path-like import names a file without its extension (JS/TS resolution; Go's and
+# Rust's imports are resolved by gopackages.py and rustmodules.py).
 _IMPORT_EXTENSIONS = (
-    ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".d.ts", ".rs", ".go",
-    "/index.js", "/index.ts", "/index.tsx", "/mod.rs",
+    ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".d.ts",
+    "/index.js", "/index.ts", "/index.tsx",
 )  # fmt: skip
 _HEADERS = (".h", ".hh", ".hpp", ".hxx")
 # An upper-case name of two words or more that a module binds: a setting or a constant
@@ -201,9 +203,9 @@ class Corpus:
             self.modules.setdefault(module_name(path), i)
         # Thousands of files import the same few hundred modules: each is resolved once.
         self._module_files: dict[str, int | None] = {}
-        self.go = GoPackages(
-            self.paths, [p.language for p in self.files], [p.file_unit.imports for p in self.files]
-        )
+        languages = [p.language for p in self.files]
+        self.go = GoPackages(self.paths, languages, [p.file_unit.imports for p in self.files])
+        self.rust = RustModules(self.paths, languages)
         self.imports: list[set[int]] = [
             self._resolve(p.file_unit.imports, i) for i, p in enumerate(self.files)
         ]
@@ -257,7 +259,9 @@ class Corpus:
             if self.go.go[own]:
                 out.update(self.go.files(own, name))  # a package: a folder's files
                 continue
-            if "/" in name or name.startswith((".", "crate::")) or name.endswith(_HEADERS):
+            if self.rust.rust[own]:
+                found = self.rust.file(own, name)
+            elif "/" in name or name.startswith(".") or name.endswith(_HEADERS):
                 found = self._import_path(name, own)
             else:
                 found = self.module_file(name.replace("::", "."))
@@ -266,10 +270,8 @@ class Corpus:
         return out
 
     def _import_path(self, name: str, own: int) -> int | None:
-        """A path-like import (`./draw.js`, `../lib/x`, `util/x.h`, `crate::a::b`) as a file."""
-        if name.startswith("crate::"):
-            name = "src/" + name.removeprefix("crate::").replace("::", "/")
-        elif name.startswith("."):
+        """A path-like import (`./draw.js`, `../lib/x`, `util/x.h`) as a file."""
+        if name.startswith("."):
             folder = self.paths[own].rsplit("/", 1)[0] if "/" in self.paths[own] else ""
             name = posixpath.normpath(posixpath.join(folder, name))
         if name.startswith(".."):
