@@ -166,3 +166,17 @@ def beside_checkout() -> Path | None:
 def shared_dir() -> Path:
     """The team's shared folder (its `fixtures/`): beside the checkout, else the copy here."""
     return beside_checkout() or SHARED_COPY
+
+
+@pytest.fixture(scope="session")
+def pool_servers() -> None:
+    """Start multiprocessing's resource tracker and the parser workers' fork server before a
+    test's leak check counts children: the first pool starts them once, for the life of the
+    process (the daemon too)."""
+    from multiprocessing import forkserver, resource_tracker
+
+    from nexusd.code.reader import pool_context
+
+    if pool_context().get_start_method() == "forkserver":
+        forkserver.ensure_running()
+    resource_tracker.ensure_running()

@@ -314,7 +314,11 @@ def _status_text(found: Any) -> str:
     if extra.get("last_error"):
         rows.append(f"last error   {extra['last_error']}")
     if found.problems:
-        rows.append("problems:")
+        cut = found.problems_total > len(found.problems)
+        rows.append(
+            "problems:"
+            + (f" (the first {len(found.problems)} of {found.problems_total})" if cut else "")
+        )
         rows.extend(f"  {line}" for line in found.problems)
     if found.skipped_files:
         more = sum(found.skipped.values()) - len(found.skipped_files)

@@ -32,7 +32,13 @@ from nexusd.code.selection import (
     excluded,
     list_files,
 )
-from nexusd.code.status import CodeStatus, UpdateReport, skipped_lines, skipped_summary
+from nexusd.code.status import (
+    SHOWN_PROBLEMS,
+    CodeStatus,
+    UpdateReport,
+    skipped_lines,
+    skipped_summary,
+)
 from nexusd.code.store import CodeStore
 from nexusd.code.units import CodeUnit, ParsedFile, normalize_path
 from nexusd.config import Config
@@ -357,17 +363,19 @@ class CodeIndex:
         # A copy: an update may add files meanwhile (dict() of a dict is atomic under the GIL).
         files = [p for _, p in dict(self._files).values()]
         skipped = dict(self._skipped)
+        problems = [
+            f"{p.path}: {p.status}" + (f" ({p.note})" if p.note else "")
+            for p in sorted(files, key=lambda f: f.path)
+            if p.status not in ("ok", "fallback") or p.note
+        ]
         return CodeStatus(
             index_uri=self.store.uri,
             files=len(files),
             units=sum(len(p.units) - 1 for p in files),
             languages=dict(Counter(p.language for p in files).most_common()),
             statuses=dict(Counter(p.status for p in files).most_common()),
-            problems=tuple(
-                f"{p.path}: {p.status}" + (f" ({p.note})" if p.note else "")
-                for p in sorted(files, key=lambda f: f.path)
-                if p.status not in ("ok", "fallback") or p.note
-            )[:50],
+            problems=tuple(problems[:SHOWN_PROBLEMS]),
+            problems_total=len(problems),
             skipped=skipped_summary(skipped),
             skipped_files=skipped_lines(skipped),
             complete=self.complete,

@@ -29,13 +29,14 @@ class CodeStatus:
     units: int
     languages: Mapping[str, int]
     statuses: Mapping[str, int]
-    problems: tuple[str, ...]  # one line per file that did not parse cleanly
+    problems: tuple[str, ...]  # one line per file that did not parse cleanly (SHOWN_PROBLEMS)
     skipped: Mapping[str, int]  # reason → files
     complete: bool
     progress: tuple[int, int] | None = None
     last_update: UpdateReport | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     skipped_files: tuple[str, ...] = ()  # `path: reason`, the first SHOWN_SKIPPED
+    problems_total: int = 0  # files that did not parse cleanly, all of them
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping."""
@@ -61,10 +62,12 @@ class CodeStatus:
             last_update=UpdateReport(**last) if isinstance(last, dict) else None,
             extra=dict(data.get("extra") or {}),
             skipped_files=tuple(data.get("skipped_files") or ()),
+            problems_total=int(data.get("problems_total") or len(data.get("problems") or ())),
         )
 
 
 SHOWN_SKIPPED = 50
+SHOWN_PROBLEMS = 50
 # What a user asked for (excludes) is listed after what nexusd decided on its own.
 _ASKED = "excluded by code.exclude"
 

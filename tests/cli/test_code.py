@@ -167,6 +167,16 @@ def test_status_counts_problems_and_skipped_files(code_repo: Path) -> None:
     assert out.endswith("skipped:\n  secret.py: symlink (not followed)\n")
 
 
+@pytest.mark.usefixtures("pool_servers")  # 56 files are parsed by worker processes
+def test_status_says_when_its_problem_list_is_cut(code_repo: Path) -> None:
+    for n in range(55):
+        (code_repo / f"bad_{n:02}.py").write_text("def oops(:\n", encoding="utf-8")
+    data = run_json(code_repo, "status")
+    assert len(data["problems"]) == 50 and data["problems_total"] == 57  # broken.py, dump.txt
+    code, out, _ = run(code_repo, "status")
+    assert code == 0 and "problems: (the first 50 of 57)\n" in out
+
+
 def test_reindex_drops_and_rebuilds_and_edits_are_picked_up(code_repo: Path) -> None:
     files = run_json(code_repo, "status")["files"]
     (code_repo / "pkg" / "courier.py").write_text(

@@ -64,17 +64,3 @@ def code_repo(tmp_path: Path) -> Path:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "first")
     return root
-
-
-@pytest.fixture(scope="session")
-def pool_servers() -> None:
-    """Start multiprocessing's resource tracker and the parser workers' fork server before a
-    test's leak check counts children: the first pool starts them once, for the life of the
-    process (the daemon too)."""
-    from multiprocessing import forkserver, resource_tracker
-
-    from nexusd.code.reader import pool_context
-
-    if pool_context().get_start_method() == "forkserver":
-        forkserver.ensure_running()
-    resource_tracker.ensure_running()
