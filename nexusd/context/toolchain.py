@@ -2,8 +2,8 @@
 
 A plan for a Rust crate says `cargo test`, not `pytest`. The language is the one most of the
 tracked code is written in; the build files at the root pick the tool (Maven or Gradle,
-CMake or make). Catalog texts name these commands as `{test}`, `{first_failure}`, `{trace}`
-and `{profile}` (`fill`), so one practice reads right in every language.
+CMake, autotools or make). Catalog texts name these commands as `{test}`, `{first_failure}`,
+`{trace}` and `{profile}` (`fill`), so one practice reads right in every language.
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ class Toolchain:
     first_failure: str  # stop at the first failure while iterating
     trace: str  # see where a failure happens
     profile: str  # see where the time goes
+    # The build tool that names them (pytest, cargo, go, npm, maven, gradle, cmake, autotools,
+    # make): `nexusd init` picks the sandbox image and the checks' example by it.
+    tool: str = "pytest"
 
 
 PYTHON = Toolchain(
@@ -55,6 +58,7 @@ PYTHON = Toolchain(
     "pytest -x -q",
     "`pytest -x -q --tb=long`, or run with `PYTHONFAULTHANDLER=1`",
     "`python -m cProfile -s cumtime -m pytest -x -q` (or the script)",
+    "pytest",
 )
 _GDB = (
     "run the failing test under `gdb -batch -ex run -ex bt`, or build it with "
@@ -68,6 +72,7 @@ _CHAINS = {
         "cargo test <name> -- --nocapture",
         "`RUST_BACKTRACE=1 cargo test <name>`",
         "`cargo bench`, or `perf record -g` on the release binary then `perf report`",
+        "cargo",
     ),
     "go": Toolchain(
         "go",
@@ -76,6 +81,7 @@ _CHAINS = {
         "`go test -v -run <Name> ./<package>` (a panic prints every goroutine's stack)",
         "`go test -run '^$' -bench . -cpuprofile cpu.out ./<package>` then "
         "`go tool pprof -top cpu.out`",
+        "go",
     ),
     "javascript": Toolchain(
         "javascript",
@@ -83,6 +89,7 @@ _CHAINS = {
         "npm test -- --bail",
         "`NODE_OPTIONS=--stack-trace-limit=100 npm test`",
         "`node --cpu-prof <script>` and open the `.cpuprofile` in Chrome DevTools",
+        "npm",
     ),
     "maven": Toolchain(
         "java",
@@ -90,6 +97,7 @@ _CHAINS = {
         "mvn -q test -Dtest=<TestClass> -Dsurefire.skipAfterFailureCount=1",
         "`mvn test -Dtest=<TestClass> -DtrimStackTrace=false`",
         "Java Flight Recorder (`-XX:StartFlightRecording`) or async-profiler on the slow test",
+        "maven",
     ),
     "gradle": Toolchain(
         "java",
@@ -97,6 +105,7 @@ _CHAINS = {
         "{gradle} test --fail-fast --tests <TestClass>",
         "`{gradle} test --tests <TestClass> --stacktrace -i`",
         "Java Flight Recorder (`-XX:StartFlightRecording`) or async-profiler on the slow test",
+        "gradle",
     ),
     "cmake": Toolchain(
         "c",
@@ -104,9 +113,16 @@ _CHAINS = {
         "ctest --test-dir build --output-on-failure --stop-on-failure",
         _GDB,
         _PERF,
+        "cmake",
     ),
-    "make": Toolchain("c", "{make}", "{make}", _GDB, _PERF),
+    # Automake makes a `check` target in every generated Makefile.
+    "autotools": Toolchain("c", "make check", "make check", _GDB, _PERF, "autotools"),
+    "make": Toolchain("c", "{make}", "{make}", _GDB, _PERF, "make"),
 }
+
+# Autotools' sources at the root: the Makefile is generated (and untracked), so it cannot
+# be read for a `check` target.
+_AUTOTOOLS = frozenset({"configure.ac", "configure.in", "Makefile.am"})
 
 
 def detect(root: Path) -> Toolchain:
@@ -131,6 +147,8 @@ def detect(root: Path) -> Toolchain:
     if language == "c":
         if "CMakeLists.txt" in top:
             return _CHAINS["cmake"]
+        if top & _AUTOTOOLS:
+            return _CHAINS["autotools"]
         make = "make check" if _has_target(root / "Makefile", "check") else "make test"
         return _formatted(_CHAINS["make"], make=make)
     return _CHAINS.get(language, PYTHON)
@@ -155,6 +173,7 @@ def _formatted(chain: Toolchain, **names: str) -> Toolchain:
         one(chain.first_failure),
         one(chain.trace),
         one(chain.profile),
+        chain.tool,
     )
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from nexusd.paths import RepoLayout
 from nexusd.templates import template_text
+from nexusd.templates.stacks import PYTHON_STACK, Stack, config_text
 
 if TYPE_CHECKING:
     from nexusd.config import Config
@@ -56,8 +57,8 @@ def own_files(layout: RepoLayout, config: Config) -> list[str]:
     return list(dict.fromkeys([*found, *config.memory.sources]))
 
 
-def scaffold(layout: RepoLayout) -> ScaffoldReport:
-    """Create what is missing; keep every existing file and folder as it is."""
+def scaffold(layout: RepoLayout, stack: Stack = PYTHON_STACK) -> ScaffoldReport:
+    """Create what is missing, the config for `stack`; keep every existing file and folder."""
     created: list[str] = []
     kept: list[str] = []
     for path, template in scaffold_plan(layout):
@@ -67,11 +68,17 @@ def scaffold(layout: RepoLayout) -> ScaffoldReport:
             continue
         if template is None:
             path.mkdir(parents=True)
-        elif not _create_exclusive(path, template_text(template) if template else ""):
+        elif not _create_exclusive(path, _text(template, stack)):
             kept.append(rel)
             continue
         created.append(rel)
     return ScaffoldReport(created=tuple(created), kept=tuple(kept))
+
+
+def _text(template: str, stack: Stack) -> str:
+    if template == "config":
+        return config_text(stack)
+    return template_text(template) if template else ""
 
 
 def _create_exclusive(path: Path, text: str) -> bool:

@@ -16,6 +16,7 @@ from nexusd.protocol.naming import is_request_file
 from nexusd.protocol.parse import parse_request
 from nexusd.templates import TEMPLATES, daily_note, template_text
 from nexusd.templates.scaffold import own_files
+from tests.conftest import git
 
 SCAFFOLD = [
     ".nexus/config.yaml",
@@ -140,3 +141,117 @@ def test_every_template_is_packaged(name: str) -> None:
 def test_unknown_template() -> None:
     with pytest.raises(KeyError):
         template_text("nope")
+
+
+def _commit_code(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "code")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("files", "run", "image"),
+    [
+        (
+            {"Cargo.toml": "[package]\nname = 'x'\n", "src/lib.rs": "", "src/a.rs": ""},
+            "PATH=/usr/local/cargo/bin:$PATH cargo test --offline",
+            "rust:1-slim",
+        ),
+        (
+            {"go.mod": "module x\n", "a.go": "package x\n"},
+            "PATH=/usr/local/go/bin:$PATH GOPROXY=off go test ./...",
+            "golang:1",
+        ),
+        (
+            {"package.json": "{}", "src/index.js": ""},
+            "npm ci --offline && npm test",
+            "node:20-slim",
+        ),
+        ({"pom.xml": "", "src/A.java": ""}, "mvn -o -q test", "maven:3-eclipse-temurin-21"),
+        ({"gradlew": "", "src/A.java": ""}, "./gradlew test --offline", "gradle:jdk21"),
+        (
+            {"configure.ac": "", "Makefile.am": "", "src/jv.c": ""},
+            "autoreconf -fi && ./configure && make check",
+            "gcc:14",
+        ),
+        ({"Makefile": "check:\n\t./t\n", "a.c": ""}, "make check", "gcc:14"),
+    ],
+)
+def test_init_writes_the_config_of_the_repositorys_toolchain(
+    repo: Path, files: dict[str, str], run: str, image: str
+) -> None:
+    _commit_code(repo, files)
+    code, out, _ = _init("-C", str(repo))
+    assert code == 0
+    text = (repo / ".nexus/config.yaml").read_text()
+    assert f"#       run: {run}\n" in text
+    assert f"  image: {image}\n" in text
+    assert "pytest" not in text and "nexusd-python" not in text
+    assert load_config(repo).sandbox.image == image  # the file validates
+    # What it wrote, and that the image is the user's to fetch, is said on the spot.
+    assert f"image    {image}" in out and run in out
+    assert "never downloads" in out and "nexusd doctor" in out
+
+
+def test_a_python_repository_gets_todays_config_and_output(repo: Path) -> None:
+    _commit_code(repo, {"pkg/__init__.py": "", "pkg/a.py": "", "tests/test_a.py": ""})
+    code, out, _ = _init("-C", str(repo))
+    assert code == 0
+    assert (repo / ".nexus/config.yaml").read_text() == template_text("config")
+    assert "image " not in out and "checks " not in out
+
+
+def test_init_json_names_the_toolchain(repo: Path) -> None:
+    _commit_code(repo, {"Cargo.toml": "", "src/lib.rs": ""})
+    report = json.loads(_init("-C", str(repo), "--json")[1])
+    assert report["toolchain"] == {
+        "language": "rust",
+        "tool": "cargo",
+        "check": "PATH=/usr/local/cargo/bin:$PATH cargo test --offline",
+        "image": "rust:1-slim",
+    }
+    assert report["created"] == SCAFFOLD
+
+
+def test_rerun_keeps_an_old_python_config_and_says_what_fits(repo: Path) -> None:
+    _commit_code(repo, {"Cargo.toml": "", "src/lib.rs": ""})
+    old = template_text("config")  # what init wrote everywhere before it read the language
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus/config.yaml").write_text(old)
+    code, out, err = _init("-C", str(repo))
+    assert code == 0
+    assert (repo / ".nexus/config.yaml").read_text() == old
+    assert "kept     .nexus/config.yaml" in out
+    assert "nexusd-python:bookworm" in out and "rust:1-slim" in out
+    assert "run `nexusd init` again" in out
+    assert err == ""
+
+
+def test_rerun_after_the_user_set_the_image_says_nothing_more(repo: Path) -> None:
+    _commit_code(repo, {"Cargo.toml": "", "src/lib.rs": ""})
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus/config.yaml").write_text("sandbox:\n  image: my-rust:1\n")
+    code, out, err = _init("-C", str(repo))
+    assert code == 0
+    assert "image" not in out and err == ""
+    assert (repo / ".nexus/config.yaml").read_text() == "sandbox:\n  image: my-rust:1\n"
+
+
+def test_rerun_warns_when_the_kept_config_does_not_load(repo: Path) -> None:
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus/config.yaml").write_text("sandbox:\n  imag: typo\n")
+    code, out, err = _init("-C", str(repo))
+    assert code == 0  # init did its part; the file is the user's to fix
+    assert "kept     .nexus/config.yaml" in out
+    assert "sandbox.imag" in err and "invalid" in err
+
+
+def test_help_says_the_config_follows_the_language() -> None:
+    result = CliRunner().invoke(cli, ["init", "--help"])
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    for needle in ("cargo test", "go test", "npm test", "never overwrites", "-C PATH", "--json"):
+        assert needle in text, needle

@@ -36,6 +36,8 @@ def _commit(root: Path, files: dict[str, str]) -> Path:
         ),
         ({"Makefile": "all:\ncheck:\n\t./run\n", "src/jv.c": ""}, "make check", "c"),
         ({"Makefile": "all:\n", "src/jv.c": ""}, "make test", "c"),
+        # Autotools (jq): no Makefile is tracked, and automake always makes `check`.
+        ({"configure.ac": "", "Makefile.am": "", "src/jv.c": ""}, "make check", "c"),
         # A Python project with a package.json for its docs' scripts is Python's.
         (
             {"package.json": "{}", "pkg/a.py": "", "pkg/b.py": "", "doc/x.js": ""},
@@ -50,6 +52,29 @@ def test_the_language_with_most_code_and_its_build_file_choose(
 ) -> None:
     chain = detect(_commit(repo, files))
     assert (chain.test, chain.language) == (test, language)
+
+
+@pytest.mark.parametrize(
+    ("files", "tool"),
+    [
+        ({"Cargo.toml": "", "src/lib.rs": ""}, "cargo"),
+        ({"go.mod": "", "a.go": ""}, "go"),
+        ({"package.json": "{}", "src/index.js": ""}, "npm"),
+        ({"pom.xml": "", "src/A.java": ""}, "maven"),
+        ({"gradlew": "", "src/A.java": ""}, "gradle"),
+        ({"build.gradle": "", "src/A.kt": ""}, "gradle"),
+        ({"CMakeLists.txt": "", "configure.ac": "", "a.c": ""}, "cmake"),
+        ({"configure.ac": "", "a.c": ""}, "autotools"),
+        ({"Makefile": "test:\n", "a.c": ""}, "make"),
+        ({"a.py": ""}, "pytest"),
+    ],
+)
+def test_the_build_tool_is_named(repo: Path, files: dict[str, str], tool: str) -> None:
+    assert detect(_commit(repo, files)).tool == tool
+
+
+def test_python_is_the_default_and_names_pytest() -> None:
+    assert (PYTHON.language, PYTHON.tool, PYTHON.test) == ("python", "pytest", "pytest -q")
 
 
 def test_a_folder_that_is_no_repository_falls_back_to_python(tmp_path: Path) -> None:
