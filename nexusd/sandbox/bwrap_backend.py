@@ -18,12 +18,12 @@ import functools
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from nexusd.errors import SandboxError
 from nexusd.sandbox.process import (
+    Outcome,
     drop_to,
     host_result,
     limits_for,
@@ -32,7 +32,7 @@ from nexusd.sandbox.process import (
 )
 from nexusd.sandbox.result import CheckResult
 from nexusd.sandbox.spec import WORKDIR, CheckSpec
-from nexusd.sandbox.workspace import extract, scratch_dir
+from nexusd.sandbox.workspace import extract, workspace_dir
 
 NAME = "bwrap"
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -117,7 +117,7 @@ def run(
             " or set sandbox.backend",
         )
     uid = drop_to()
-    with tempfile.TemporaryDirectory(prefix="nexusd-bwrap-", dir=scratch_dir(len(tree_tar))) as tmp:
+    with workspace_dir("bwrap", len(tree_tar)) as tmp:
         workspace = Path(tmp) / "workspace"
         # The sandbox user must be able to reach the workspace it binds.
         Path(tmp).chmod(0o711)
@@ -165,4 +165,34 @@ def run(
         finally:
             for fd in list(unclosed):
                 close(fd)
+    failure = setup_failure(outcome)
+    if failure:
+        raise SandboxError(
+            f"bubblewrap could not build the check's sandbox, the check did not run: {failure}",
+            hint=_setup_hint(failure, uid),
+        )
     return host_result(spec.name, outcome, backend=NAME, isolated=True, reason=reason)
+
+
+def setup_failure(outcome: Outcome) -> str:
+    """bwrap's own error when it failed before the check started, else ''.
+
+    bwrap then exits 1 with one `bwrap: …` line on stderr and nothing on stdout; read as
+    the check's failure, it sent the user to fix code that never ran."""
+    if outcome.exit_code != 1 or outcome.timed_out or outcome.stdout.total:
+        return ""
+    head, tail, _ = outcome.stderr.parts()
+    lines = (head + tail).strip().splitlines()
+    return lines[0] if len(lines) == 1 and lines[0].startswith("bwrap: ") else ""
+
+
+def _setup_hint(failure: str, uid: int | None) -> str:
+    if "Can't find source path" in failure and "Permission denied" in failure:
+        who = "uid 65534 (nexusd runs bwrap checks so when it is root)" if uid else "your user"
+        return (
+            f"a path in sandbox.ro_binds cannot be read by {who}: make it and its parent "
+            "folders readable (chmod o+rx), move it (e.g. under /opt), or remove it"
+        )
+    if "Resource temporarily unavailable" in failure:
+        return "the process limit is too low for the sandbox to start: raise the check's `pids`"
+    return "check sandbox.ro_binds and run `nexusd doctor`; or set sandbox.backend"

@@ -128,6 +128,12 @@ def run_tree(
         pass_fds=tuple(pass_fds),
     )
     assert proc.stdout is not None and proc.stderr is not None
+    if uid is not None:
+        # The check may reopen its output (`> /dev/stderr`, via /proc/self/fd): the pipes
+        # must belong to the user it runs as. bwrap starts the check only once `spawned`
+        # opens its gate, so this lands first.
+        for pipe in (proc.stdout, proc.stderr):
+            os.fchown(pipe.fileno(), uid, uid)
     if spawned is not None:
         try:
             spawned()
@@ -135,10 +141,37 @@ def run_tree(
             kill_group(proc.pid)
             proc.communicate()
             raise
-    captures = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    try:
+        timed_out = _pump(
+            proc, {proc.stdout.fileno(): out, proc.stderr.fileno(): err}, started + timeout
+        )
+    finally:
+        # Also on Ctrl-C or a signal turned into an exception: the check's group must not
+        # outlive nexusd (the subprocess backend has no pid namespace to die with it).
+        proc.stdout.close()
+        proc.stderr.close()
+        kill_group(proc.pid)
+        code = proc.wait()
+    duration = int((time.monotonic() - started) * 1000)
+    sig = -code if code < 0 else None
+    return Outcome(
+        exit_code=code if code >= 0 else 128 - code,
+        timed_out=timed_out,
+        duration_ms=duration,
+        stdout=out,
+        stderr=err,
+        signal=sig,
+    )
+
+
+def _pump(
+    proc: subprocess.Popen[bytes], captures: dict[int, OutputCapture], deadline: float
+) -> bool:
+    """Read both pipes until they close (or DRAIN_SECONDS after the main process ended);
+    kill the group at `deadline`. True when the deadline killed it."""
+    assert proc.stdout is not None and proc.stderr is not None
     timed_out = False
     drain_until: float | None = None
-    deadline = started + timeout
     with selectors.DefaultSelector() as sel:
         sel.register(proc.stdout, selectors.EVENT_READ)
         sel.register(proc.stderr, selectors.EVENT_READ)
@@ -161,20 +194,7 @@ def run_tree(
                     captures[key.fd].feed(data)
                 else:
                     sel.unregister(key.fileobj)
-    proc.stdout.close()
-    proc.stderr.close()
-    kill_group(proc.pid)
-    code = proc.wait()
-    duration = int((time.monotonic() - started) * 1000)
-    sig = -code if code < 0 else None
-    return Outcome(
-        exit_code=code if code >= 0 else 128 - code,
-        timed_out=timed_out,
-        duration_ms=duration,
-        stdout=out,
-        stderr=err,
-        signal=sig,
-    )
+    return timed_out
 
 
 def memory_exhausted(outcome: Outcome, timed_out: bool) -> bool:

@@ -26,11 +26,17 @@ _COMPILER = re.compile(
 )
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '(?P<mod>[^']+)'")
 _IMPORT = re.compile(r"ImportError: (?P<msg>.+)")
-_NOT_FOUND = re.compile(r"(?:^|\s)(?P<cmd>[\w.+-]+): (?:command )?not found")
+_NOT_FOUND = re.compile(r"(?:^|\s)(?P<cmd>[\w./+-]+): (?:command )?not found")
 _PYTEST_FAILED = re.compile(r"^(?P<kind>FAILED|ERROR) (?P<test>\S+)(?: - (?P<why>.*))?$")
 _PYTEST_LOC = re.compile(r"^(?P<file>[\w./-]+\.py):(?P<line>\d+): (?P<type>\w+)$")
 _NUMBERS = re.compile(r"\d+")
 _HEX = re.compile(r"0x[0-9a-f]+", re.IGNORECASE)
+# The subprocess backend's workspace is a fresh temporary folder per run
+# (<tmp>/nexusd-run-XXXX/workspace); docker and bwrap mount it at /workspace.
+_TEMP_WORKSPACE = re.compile(r"(?:/[^\s'\"/]+)*/nexusd-run-[^\s'\"/]+/workspace(?=/|\b)")
+_IMPORT_OR_SYNTAX = frozenset(
+    {"ModuleNotFoundError", "ImportError", "SyntaxError", "IndentationError", "TabError"}
+)
 
 
 @dataclass(frozen=True)
@@ -57,17 +63,25 @@ def _normalize(text: str) -> str:
 
 
 def _lines(result: CheckResult) -> list[str]:
-    text = f"{result.stdout}\n{result.stderr}"
+    # One name for the workspace on every backend: a path that changes per run would make
+    # every run's signature differ, and point at a folder that is gone.
+    text = _TEMP_WORKSPACE.sub("/workspace", f"{result.stdout}\n{result.stderr}")
     return [line.rstrip() for line in text.splitlines()]
 
 
 def _last_frame(lines: list[str], before: int | None = None) -> str:
+    """The innermost frame in the check's own code (else the innermost frame at all)."""
+    innermost = ""
     for line in reversed(lines[:before]):
         match = _PY_FRAME.search(line)
-        if match:
-            path = (match["file"] or match["pfile"]).removeprefix("/workspace/")
-            return f"{path}:{match['line'] or match['pline']}"
-    return ""
+        if not match:
+            continue
+        path = (match["file"] or match["pfile"]).removeprefix("/workspace/")
+        where = f"{path}:{match['line'] or match['pline']}"
+        if not path.startswith(("/", "<frozen")):
+            return where
+        innermost = innermost or where
+    return innermost
 
 
 def classify(result: CheckResult) -> Failure:
@@ -75,11 +89,13 @@ def classify(result: CheckResult) -> Failure:
     if result.status == "passed":
         return Failure("passed", f"{result.name} passed")
     if result.error:
+        # A NexusError's text: the message, then "  fix: …" (what the sandbox itself lacks).
+        message, _, fix = result.error.partition("\n  fix: ")
         return Failure(
             "sandbox_error",
-            result.error.splitlines()[0],
-            cause="the sandbox failed",
-            next_step="run `nexusd doctor` and apply the fix it prints",
+            message.splitlines()[0] if message else "the sandbox failed",
+            cause="the sandbox failed, not the check",
+            next_step=fix.strip() or "run `nexusd doctor` and apply the fix it prints",
         )
     if result.timed_out:
         return Failure(
@@ -99,13 +115,26 @@ def classify(result: CheckResult) -> Failure:
             "of loading it whole, or raise the check's `memory`",
         )
     lines = _lines(result)
+    tests = _pytest(lines)
+    if tests is not None and _trusted(tests):
+        # pytest's own summary says what failed; an error message a test logged, or one
+        # in the source lines pytest shows, is not the failure.
+        return tests
     return (
         _syntax(lines)
         or _imports(lines)
-        or _pytest(lines)
+        or tests
         or _traceback(lines)
         or _compiler(lines)
         or _fallback(result, lines)
+    )
+
+
+def _trusted(failure: Failure) -> bool:
+    # Collection errors (`ERROR path.py`, no test id) and failures pytest itself reports as
+    # import or syntax errors are read from the traceback, which names module and line.
+    return any("::" in test for test in failure.tests) and (
+        failure.error_type not in _IMPORT_OR_SYNTAX
     )
 
 

@@ -21,7 +21,7 @@ from nexusd.sandbox.probe import FALLBACK_PREFIX, ISOLATED, Choice, choose
 from nexusd.sandbox.record import record_choice
 from nexusd.sandbox.result import CheckResult
 from nexusd.sandbox.spec import CheckSpec, check_specs
-from nexusd.sandbox.workspace import archive, resolve_tree
+from nexusd.sandbox.workspace import archive, left_out_warning, resolve_snapshot
 
 
 def run_checks(
@@ -38,17 +38,21 @@ def run_checks(
     if not specs:
         return ()
     limit = config.checkpoint.max_untracked_file_bytes
-    tree = resolve_tree(layout, treeish, max_untracked_bytes=limit)
+    tree, left_out = resolve_snapshot(layout, treeish, max_untracked_bytes=limit)
     tree_tar = archive(layout, tree)
     choice = choose(config, sorted({spec.image for spec in specs}))
     record_choice(layout, choice, config.sandbox.backend)
     ro_binds = tuple(config.sandbox.ro_binds)
+    # Said before the backend's own warnings: docker left, or files left out, change what
+    # the result means.
+    first = (
+        *((choice.fallback,) if choice.fallback else ()),
+        *((left_out_warning(left_out),) if left_out else ()),
+    )
     results = []
     for spec in specs:
         result = run_one(spec, tree_tar, choice, pool=pool, ro_binds=ro_binds)
-        if choice.fallback:
-            result = dataclasses.replace(result, warnings=(choice.fallback, *result.warnings))
-        results.append(dataclasses.replace(result, tree=tree))
+        results.append(dataclasses.replace(result, tree=tree, warnings=(*first, *result.warnings)))
     return tuple(results)
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from nexusd.config import Config
 from nexusd.errors import ConfigError
@@ -16,6 +19,7 @@ _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 BASE_ENV = ("PATH", "LANG")
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 WORKDIR = "/workspace"
+MIN_MEMORY = 4 * 1024**2
 
 
 @dataclass(frozen=True)
@@ -64,17 +68,18 @@ def check_specs(
             continue
         if when is not None and when not in entry["when"]:
             continue
+
+        pick = functools.partial(_pick, entry, i)
+        memory, memory_key = pick("memory", sandbox.memory)
         specs.append(
             CheckSpec(
                 name=entry["name"],
                 run=entry["run"],
                 image=entry.get("image") or sandbox.image,
-                timeout=float(entry.get("timeout", sandbox.timeout)),
-                memory_bytes=parse_memory(
-                    entry.get("memory", sandbox.memory), f"checks[{i}].memory"
-                ),
-                cpus=float(entry.get("cpus", sandbox.cpus)),
-                pids=int(entry.get("pids", sandbox.pids)),
+                timeout=_positive(*pick("timeout", sandbox.timeout), "seconds, such as 120"),
+                memory_bytes=_at_least(parse_memory(memory, memory_key), MIN_MEMORY, memory_key),
+                cpus=_positive(*pick("cpus", sandbox.cpus), "CPUs, such as 1 or 0.5"),
+                pids=int(_positive(*pick("pids", sandbox.pids), "processes, such as 128")),
                 network=bool(entry.get("network", False)),
                 when=tuple(entry["when"]),
                 env=tuple(entry["env"]),
@@ -82,3 +87,31 @@ def check_specs(
             )
         )
     return tuple(specs)
+
+
+def _pick(entry: Mapping[str, Any], i: int, key: str, default: object) -> tuple[Any, str]:
+    # The key the value came from, for an error that names the line to fix.
+    return (entry[key], f"checks[{i}].{key}") if key in entry else (default, f"sandbox.{key}")
+
+
+def _positive(value: Any, key: str, example: str) -> float:
+    """`value` as a finite number above 0, else a ConfigError naming `key`."""
+    number = (
+        float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    )
+    if number is None or not math.isfinite(number) or number <= 0:
+        raise ConfigError(
+            f"`{key}` must be a number above 0, got {value!r}",
+            hint=f"set `{key}` to a number of {example} (or delete it to inherit the default)",
+        )
+    return number
+
+
+def _at_least(size: int, minimum: int, key: str) -> int:
+    # Below about a megabyte not even the shell starts: it would die with a bare SIGSEGV.
+    if size < minimum:
+        raise ConfigError(
+            f"`{key}` is {size} bytes, too little for any check to start",
+            hint=f"set `{key}` to a size such as 256m (at least {minimum // 1024**2}m)",
+        )
+    return size

@@ -30,7 +30,6 @@ What it cannot contain (use docker or bwrap for these):
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from nexusd.sandbox.process import (
@@ -41,7 +40,7 @@ from nexusd.sandbox.process import (
 )
 from nexusd.sandbox.result import NOT_ISOLATED_WARNING, CheckResult
 from nexusd.sandbox.spec import CheckSpec
-from nexusd.sandbox.workspace import extract, scratch_dir
+from nexusd.sandbox.workspace import extract, workspace_dir
 
 NAME = "subprocess"
 AS_ROOT_WARNING = (
@@ -55,7 +54,7 @@ def run(spec: CheckSpec, tree_tar: bytes, *, reason: str = "") -> CheckResult:
     """Run one check as a plain child process on an exported tree (not isolated).
 
     The child runs as the user running nexusd, so the user's own tools work (see above)."""
-    with tempfile.TemporaryDirectory(prefix="nexusd-run-", dir=scratch_dir(len(tree_tar))) as tmp:
+    with workspace_dir("run", len(tree_tar)) as tmp:
         workspace = Path(tmp) / "workspace"
         extract(tree_tar, workspace)
         outcome = run_tree(

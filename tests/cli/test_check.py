@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from nexusd.cli import cli
+from nexusd.processes import pid_alive
 from tests.conftest import git
 
 CONFIG = """\
@@ -76,3 +81,70 @@ def test_checkpoint_runs_that_snapshot_and_attaches_a_note(configured: Path) -> 
     assert note["checks"]["status"] == "passed"
     assert note["checks"]["results"]["ok"]["exit_code"] == 0
     assert git(configured, "notes", "--ref=refs/notes/nexus", "list").strip()
+
+
+def _wait_for(path: Path, seconds: float = 20.0) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().endswith("\n"):
+            return path.read_text()
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never appeared")
+
+
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
+)
+def test_an_interrupted_check_leaves_no_process_or_workspace_behind(
+    repo: Path, tmp_path: Path, signum: int, code: int
+) -> None:
+    # The subprocess backend has no pid namespace: only nexusd can end the check's group.
+    marks = tmp_path / "marks"
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus" / "config.yaml").write_text(
+        "sandbox:\n  backend: subprocess\nchecks:\n  - name: hang\n"
+        f'    run: echo "$$ $(pwd)" > {marks}; exec sleep 300\n'
+    )
+    # As a shell starts a foreground job: SIGINT raises KeyboardInterrupt, also when this
+    # test runs in a background job that ignores it.
+    start = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
+        "from nexusd.cli import main; main(sys.argv[1:])"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", start, "check", "-C", str(repo)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    pid, workspace = _wait_for(marks).split(maxsplit=1)
+    proc.send_signal(signum)
+    _out, err = proc.communicate(timeout=20)
+    assert proc.returncode == code, err
+    deadline = time.monotonic() + 5
+    while pid_alive(int(pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not pid_alive(int(pid)), "the check outlived nexusd check"
+    assert not Path(workspace.strip()).exists()
+    if signum == signal.SIGINT:
+        assert b"interrupted" in err
+
+
+def test_a_check_the_sandbox_could_not_run_exits_6_with_the_fix(
+    repo: Path, tmp_path: Path, bwrap_usable: None
+) -> None:
+    # Not 1: the code did not fail, it never ran; the fix is in the sandbox's settings.
+    locked = tmp_path / "locked"
+    (locked / "venv").mkdir(parents=True)
+    locked.chmod(0o000)
+    (repo / ".nexus").mkdir()
+    (repo / ".nexus" / "config.yaml").write_text(
+        f"sandbox:\n  backend: bwrap\n  ro_binds: [{locked / 'venv'}]\n"
+        "checks:\n  - name: unit\n    run: echo ran\n"
+    )
+    try:
+        result = CliRunner().invoke(cli, ["check", "-C", str(repo)])
+    finally:
+        locked.chmod(0o755)
+    assert result.exit_code == 6, result.output
+    assert "**`unit` error**" in result.output and "did not run" in result.output
+    assert "sandbox.ro_binds" in result.output  # the fix, not "run nexusd doctor"

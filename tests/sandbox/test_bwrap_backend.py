@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from nexusd.errors import SandboxError
 from nexusd.sandbox import bwrap_backend
 from nexusd.sandbox.spec import CheckSpec
 from tests.sandbox.conftest import host_processes
@@ -80,7 +81,35 @@ def test_a_bind_the_sandbox_cannot_make_fails_the_check_with_bwraps_reason(
     tmp_path.chmod(0o700)
     # A tree that takes a while to unpack: bwrap has given up before it is in.
     tree = _tar({f"src/f{i}.c": b"int x;\n" * 200 for i in range(3000)})
-    result = bwrap_backend.run(make_spec("echo ran"), tree, ro_binds=[str(hidden)])
-    assert result.status != "passed"
-    assert "ran" not in result.stdout
-    assert str(hidden) in result.stderr
+    with pytest.raises(SandboxError) as info:
+        bwrap_backend.run(make_spec("echo ran"), tree, ro_binds=[str(hidden)])
+    assert str(hidden) in info.value.message and "did not run" in info.value.message
+
+
+def test_a_sandbox_bwrap_cannot_build_is_a_sandbox_error_not_a_failed_check(
+    bwrap_usable: None, make_spec: Callable[..., CheckSpec], tmp_path: Path
+) -> None:
+    # A read-only bind the sandbox's user cannot reach (as root: a venv under /root, which
+    # uid 65534 cannot enter). It used to read as the check failing ("nonzero exit", "the
+    # command reported a failure"), and three such runs became a lesson about the code.
+    locked = tmp_path / "locked"
+    (locked / "venv").mkdir(parents=True)
+    locked.chmod(0o000)
+    try:
+        with pytest.raises(SandboxError, match="bubblewrap could not build") as info:
+            bwrap_backend.run(make_spec("echo ran"), _tar({}), ro_binds=[str(locked / "venv")])
+    finally:
+        locked.chmod(0o755)
+    assert str(locked / "venv") in info.value.message
+    assert "ro_binds" in (info.value.hint or "")
+
+
+def test_a_check_can_write_to_dev_stdout_and_dev_stderr(
+    bwrap_usable: None, make_spec: Callable[..., CheckSpec]
+) -> None:
+    # As root the sandbox runs as uid 65534, and reopening a pipe root made (what
+    # `> /dev/stderr` does) was "Permission denied": common shell scripts failed.
+    spec = make_spec("echo out > /dev/stdout && echo err > /dev/stderr")
+    result = bwrap_backend.run(spec, _tar({}))
+    assert result.status == "passed", result.stderr
+    assert (result.stdout, result.stderr) == ("out\n", "err\n")

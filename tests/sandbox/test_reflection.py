@@ -95,3 +95,57 @@ def test_reflection_says_what_where_why_and_next() -> None:
 def test_reflection_warns_when_not_isolated() -> None:
     text = reflect(_result(exit_code=0, isolated=False, backend="subprocess"))
     assert "passed" in text and "WITHOUT isolation" in text
+
+
+def _traceback(workspace: str) -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        '  File "<string>", line 1, in <module>\n'
+        f'  File "{workspace}/pkg/net.py", line 6, in fetch\n'
+        "    socket.create_connection((host, 80))\n"
+        '  File "/usr/lib/python3.11/socket.py", line 836, in create_connection\n'
+        "    raise err\n"
+        f"OSError: [Errno 101] Network is unreachable: '{workspace}/pkg/hosts'\n"
+    )
+
+
+def test_the_place_is_the_checks_own_code_and_the_same_on_every_backend() -> None:
+    # The subprocess backend's workspace is a new temporary folder per run: its path made
+    # every run's signature differ (no lesson ever recurred), and the innermost frame was
+    # the standard library's, not the code to read.
+    runs = [
+        classify(_result(stderr=_traceback(ws)))
+        for ws in ("/dev/shm/nexusd-run-ab12cd/workspace", "/tmp/nexusd-run-x9/workspace")
+    ]
+    docker = classify(_result(stderr=_traceback("/workspace")))
+    assert {f.location for f in (*runs, docker)} == {"pkg/net.py:6"}
+    assert len({f.signature("unit") for f in (*runs, docker)}) == 1
+    assert "nexusd-run" not in runs[0].summary
+
+
+def test_pytests_summary_outranks_a_logged_error_message() -> None:
+    text = (
+        "____ test_add ____\n"
+        "    def test_add():\n"
+        '        print("warning: ImportError: optional speedups missing")\n'
+        ">       assert add(1, 2) == 3\n"
+        "E       assert -1 == 3\n"
+        "tests/test_a.py:5: AssertionError\n"
+        "----- Captured stdout call -----\n"
+        "warning: ImportError: optional speedups missing\n"
+        "Traceback (most recent call last):\nSyntaxError: quoted in a log\n"
+        "=== short test summary info ===\n"
+        "FAILED tests/test_a.py::test_add - assert -1 == 3\n"
+        "1 failed, 1 passed in 0.50s\n"
+    )
+    failure = classify(_result(stdout=text))
+    assert (failure.kind, failure.tests) == ("test_failures", ("tests/test_a.py::test_add",))
+    assert failure.location == "tests/test_a.py:5"
+
+
+def test_a_command_named_by_its_path_that_is_not_there_is_a_missing_dependency() -> None:
+    failure = classify(
+        _result(exit_code=127, stderr="/bin/sh: 1: /opt/venv/bin/pytest: not found\n")
+    )
+    assert failure.kind == "missing_dependency"
+    assert "/opt/venv/bin/pytest" in failure.summary

@@ -86,7 +86,10 @@ def test_auto_falls_back_with_the_reason(repo: Path, bwrap_usable: None) -> None
     config = _config("auto", image="nexusd-test-missing:none")
     (result,) = run_checks(find_repo(repo), config, names=["content"])
     assert result.backend == "bwrap"
-    assert "docker unavailable" in result.reason and "nexusd-test-missing:none" in result.reason
+    assert "docker unavailable" in result.reason
+    # What docker lacks: the image when the engine answers, else the engine itself.
+    assert "nexusd-test-missing:none" in result.reason or "Docker Engine" in result.reason
+    assert result.warnings[0].startswith("sandbox.backend is auto and checks ran on bwrap")
 
 
 def test_results_attach_to_a_checkpoint_note(repo: Path) -> None:
@@ -100,3 +103,29 @@ def test_results_attach_to_a_checkpoint_note(repo: Path) -> None:
     assert check_status(note) == overall_status(results) == "failed"
     assert note["checks"]["results"]["fails"]["status"] == "failed"
     assert note == note_payload(results) | {}
+
+
+def test_the_result_names_what_its_snapshot_left_out(
+    repo: Path, make_repo: Any, backend: str
+) -> None:
+    # The check runs on something else than the working tree: its result must say so.
+    (repo / "big.bin").write_bytes(b"x" * 2048)
+    (repo / "link").symlink_to("/etc/hostname")
+    nested = make_repo("repo/vendored")  # a nested repository with a commit: a gitlink
+    assert (nested / "README.md").exists()
+    config = config_from_mapping(
+        {
+            "sandbox": {"backend": backend},
+            "checkpoint": {"max_untracked_file_bytes": 1024},
+            "checks": [{"name": "ls", "run": "ls -A vendored; readlink link; ls"}],
+        }
+    )
+    (result,) = run_checks(find_repo(repo), config)
+    assert result.status == "passed", result.stderr
+    # `vendored` is an empty folder; the link is there, as the tree has it.
+    assert result.stdout.split()[0] == "/etc/hostname"
+    assert "big.bin" not in result.stdout
+    (warning,) = [w for w in result.warnings if "leaves out" in w]
+    assert "2 path(s)" in warning
+    assert "big.bin (untracked, over 1024 bytes)" in warning
+    assert "vendored (a submodule or nested repository" in warning

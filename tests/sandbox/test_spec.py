@@ -72,3 +72,32 @@ def test_unknown_check_name_lists_the_known_ones() -> None:
     with pytest.raises(ConfigError, match="no check named nope") as info:
         check_specs(config_from_mapping(CONFIG), ["nope"])
     assert "lint" in (info.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("check", "sandbox", "key"),
+    [
+        ({"timeout": -1}, {}, "checks[0].timeout"),
+        ({"timeout": 0}, {}, "checks[0].timeout"),
+        ({"timeout": float("nan")}, {}, "checks[0].timeout"),
+        ({"timeout": float("inf")}, {}, "checks[0].timeout"),
+        ({"pids": 0}, {}, "checks[0].pids"),
+        ({"cpus": -2}, {}, "checks[0].cpus"),
+        ({"memory": "0"}, {}, "checks[0].memory"),
+        ({"memory": "512"}, {}, "checks[0].memory"),
+        ({}, {"timeout": 0}, "sandbox.timeout"),
+        ({}, {"pids": 0}, "sandbox.pids"),
+    ],
+)
+def test_limits_that_no_check_can_run_under_name_their_key(
+    check: dict[str, object], sandbox: dict[str, object], key: str
+) -> None:
+    # They used to run anyway: a timeout of 0 "timed out" at once, pids 0 failed inside
+    # bwrap, memory 0 died of SIGSEGV, and an infinite timeout crashed with a traceback.
+    config = config_from_mapping(
+        {"sandbox": sandbox, "checks": [{"name": "unit", "run": "true", **check}]}
+    )
+    with pytest.raises(ConfigError) as info:
+        check_specs(config)
+    assert f"`{key}`" in info.value.message
+    assert key in (info.value.hint or "")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import os
+import subprocess
 import tarfile
 import tempfile
 from collections.abc import Callable
@@ -21,6 +23,7 @@ from nexusd.sandbox.workspace import (
     resolve_tree,
     retag,
     scratch_dir,
+    sweep_workspaces,
 )
 from tests.conftest import git
 
@@ -49,18 +52,40 @@ def test_snapshot_includes_untracked_and_changes_but_not_ignored(repo: Path) -> 
     assert (out / "README.md").read_text() == "# changed\n"
 
 
-def test_links_leading_out_of_the_workspace_are_left_out(repo: Path) -> None:
+def test_links_leading_out_of_the_workspace_are_kept_as_links(repo: Path) -> None:
     # A repository may commit a link to a system file or to a sibling checkout: the check
-    # runs without them instead of failing on them (tarfile's data filter refuses both).
+    # sees the link as the snapshot has it (docker's copy always did); they used to be
+    # dropped, so a check that tests for the link failed on bwrap and subprocess only.
     (repo / "abs_link").symlink_to("/etc/hostname")
     (repo / "up_link").symlink_to("../../outside")
     (repo / "ok_link").symlink_to("README.md")
     layout = find_repo(repo)
     out = repo.parent / "linked"
-    left_out = extract(archive(layout, snapshot_tree(layout)), out)
-    assert sorted(left_out) == ["abs_link", "up_link"]
-    assert not (out / "abs_link").is_symlink() and not (out / "up_link").is_symlink()
+    assert extract(archive(layout, snapshot_tree(layout)), out) == []
+    assert os.readlink(out / "abs_link") == "/etc/hostname"
+    assert os.readlink(out / "up_link") == "../../outside"
     assert (out / "ok_link").read_text() == "# demo\n"
+
+
+def test_nothing_is_unpacked_through_a_link(tmp_path: Path) -> None:
+    # A crafted tree (git would not make one) with a link, then a file under the link.
+    target = tmp_path / "target"
+    target.mkdir()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        link = tarfile.TarInfo("out")
+        link.type, link.linkname = tarfile.SYMTYPE, str(target)
+        tar.addfile(link)
+        data = b"pwned\n"
+        member = tarfile.TarInfo("out/evil.txt")
+        member.size = len(data)
+        tar.addfile(member, io.BytesIO(data))
+        same = tarfile.TarInfo("out")
+        same.size = len(data)
+        tar.addfile(same, io.BytesIO(data))
+    refused = extract(buf.getvalue(), tmp_path / "ws")
+    assert refused == ["out/evil.txt", "out"]
+    assert list(target.iterdir()) == []
 
 
 def test_resolve_tree_of_a_commit_ignores_later_edits(repo: Path) -> None:
@@ -106,3 +131,29 @@ def test_a_check_runs_in_the_scratch_folder(make_spec: Callable[..., CheckSpec])
     folder = scratch_dir(len(out.getvalue())) or tempfile.gettempdir()
     assert result.stdout.strip().startswith(str(Path(folder).resolve()) + "/nexusd-run-")
     assert not Path(result.stdout.strip()).exists()  # removed after the check
+
+
+def test_workspaces_a_killed_nexusd_left_are_swept(tmp_path: Path) -> None:
+    # A nexusd killed mid-check cannot remove its workspace; in /dev/shm that is memory
+    # kept until reboot (130 of them were found on one machine).
+    ns = Path("/proc/self/ns/pid").stat().st_ino
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = tmp_path / f"nexusd-run-{ns}-{gone.pid}-abc123"
+    live = tmp_path / f"nexusd-bwrap-{ns}-{os.getpid()}-def456"
+    elsewhere = tmp_path / f"nexusd-run-{ns + 1}-{gone.pid}-ghi789"  # another pid namespace
+    other = tmp_path / "nexusd-run-notours"
+    for folder in (dead, live, elsewhere, other):
+        (folder / "workspace" / "pkg").mkdir(parents=True)
+        (folder / "workspace" / "pkg" / "m.py").write_text("x = 1\n")
+    assert sweep_workspaces(tmp_path) == [dead]
+    assert not dead.exists() and live.exists() and elsewhere.exists() and other.exists()
+
+
+def test_a_workspace_is_named_by_its_process(make_spec: Callable[..., CheckSpec]) -> None:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w"):
+        pass
+    result = subprocess_backend.run(make_spec("pwd -P"), out.getvalue())
+    ns = Path("/proc/self/ns/pid").stat().st_ino
+    assert Path(result.stdout.strip()).parent.name.startswith(f"nexusd-run-{ns}-{os.getpid()}-")
