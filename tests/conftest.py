@@ -30,6 +30,16 @@ def git(cwd: Path, *args: str) -> str:
     return proc.stdout
 
 
+def commit_files(root: Path, files: dict[str, str]) -> Path:
+    """Write `files` (path → text) into the repository at `root` and commit them."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "code")
+    return root
+
+
 @pytest.fixture(scope="session", autouse=True)
 def session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One XDG cache for the whole session: the embedding model's ONNX export (seconds of

@@ -16,7 +16,7 @@ from nexusd.protocol.naming import is_request_file
 from nexusd.protocol.parse import parse_request
 from nexusd.templates import TEMPLATES, daily_note, template_text
 from nexusd.templates.scaffold import own_files
-from tests.conftest import git
+from tests.conftest import commit_files
 
 SCAFFOLD = [
     ".nexus/config.yaml",
@@ -143,15 +143,6 @@ def test_unknown_template() -> None:
         template_text("nope")
 
 
-def _commit_code(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "code")
-    return root
-
-
 @pytest.mark.parametrize(
     ("files", "run", "image"),
     [
@@ -183,7 +174,7 @@ def _commit_code(root: Path, files: dict[str, str]) -> Path:
 def test_init_writes_the_config_of_the_repositorys_toolchain(
     repo: Path, files: dict[str, str], run: str, image: str
 ) -> None:
-    _commit_code(repo, files)
+    commit_files(repo, files)
     code, out, _ = _init("-C", str(repo))
     assert code == 0
     text = (repo / ".nexus/config.yaml").read_text()
@@ -197,7 +188,7 @@ def test_init_writes_the_config_of_the_repositorys_toolchain(
 
 
 def test_a_python_repository_gets_todays_config_and_output(repo: Path) -> None:
-    _commit_code(repo, {"pkg/__init__.py": "", "pkg/a.py": "", "tests/test_a.py": ""})
+    commit_files(repo, {"pkg/__init__.py": "", "pkg/a.py": "", "tests/test_a.py": ""})
     code, out, _ = _init("-C", str(repo))
     assert code == 0
     assert (repo / ".nexus/config.yaml").read_text() == template_text("config")
@@ -205,7 +196,7 @@ def test_a_python_repository_gets_todays_config_and_output(repo: Path) -> None:
 
 
 def test_init_json_names_the_toolchain(repo: Path) -> None:
-    _commit_code(repo, {"Cargo.toml": "", "src/lib.rs": ""})
+    commit_files(repo, {"Cargo.toml": "", "src/lib.rs": ""})
     report = json.loads(_init("-C", str(repo), "--json")[1])
     assert report["toolchain"] == {
         "language": "rust",
@@ -217,7 +208,7 @@ def test_init_json_names_the_toolchain(repo: Path) -> None:
 
 
 def test_rerun_keeps_an_old_python_config_and_says_what_fits(repo: Path) -> None:
-    _commit_code(repo, {"Cargo.toml": "", "src/lib.rs": ""})
+    commit_files(repo, {"Cargo.toml": "", "src/lib.rs": ""})
     old = template_text("config")  # what init wrote everywhere before it read the language
     (repo / ".nexus").mkdir()
     (repo / ".nexus/config.yaml").write_text(old)
@@ -231,7 +222,7 @@ def test_rerun_keeps_an_old_python_config_and_says_what_fits(repo: Path) -> None
 
 
 def test_rerun_after_the_user_set_the_image_says_nothing_more(repo: Path) -> None:
-    _commit_code(repo, {"Cargo.toml": "", "src/lib.rs": ""})
+    commit_files(repo, {"Cargo.toml": "", "src/lib.rs": ""})
     (repo / ".nexus").mkdir()
     (repo / ".nexus/config.yaml").write_text("sandbox:\n  image: my-rust:1\n")
     code, out, err = _init("-C", str(repo))

@@ -8,17 +8,8 @@ import pytest
 
 from nexusd.context.toolchain import PYTHON, detect, fill
 from nexusd.planner.pipeline import architect_phase
-from tests.conftest import git
+from tests.conftest import commit_files
 from tests.plan_helpers import bundle_for, config, request
-
-
-def _commit(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "code")
-    return root
 
 
 @pytest.mark.parametrize(
@@ -50,7 +41,7 @@ def _commit(root: Path, files: dict[str, str]) -> Path:
 def test_the_language_with_most_code_and_its_build_file_choose(
     repo: Path, files: dict[str, str], test: str, language: str
 ) -> None:
-    chain = detect(_commit(repo, files))
+    chain = detect(commit_files(repo, files))
     assert (chain.test, chain.language) == (test, language)
 
 
@@ -70,7 +61,7 @@ def test_the_language_with_most_code_and_its_build_file_choose(
     ],
 )
 def test_the_build_tool_is_named(repo: Path, files: dict[str, str], tool: str) -> None:
-    assert detect(_commit(repo, files)).tool == tool
+    assert detect(commit_files(repo, files)).tool == tool
 
 
 def test_python_is_the_default_and_names_pytest() -> None:
@@ -87,7 +78,7 @@ def test_catalog_texts_name_the_repositorys_commands() -> None:
 
 
 def test_a_rust_plan_says_cargo_and_never_pytest(repo: Path) -> None:
-    _commit(repo, {"Cargo.toml": "[package]\nname = 'fd'\n", "src/cli.rs": "fn main() {}\n"})
+    commit_files(repo, {"Cargo.toml": "[package]\nname = 'fd'\n", "src/cli.rs": "fn main() {}\n"})
     req = request(
         goal="The -1 alias does not conflict with --exec: it crashes with an error",
         artifacts=(),
