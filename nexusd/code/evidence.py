@@ -17,7 +17,7 @@ import numpy as np
 from nexusd.code.corpus import Corpus
 from nexusd.code.lexical import Floats
 from nexusd.code.messages import word_count
-from nexusd.code.query import CodeQuery, Frame
+from nexusd.code.query import CodeQuery, Frame, frame_function
 from nexusd.code.units import at_line
 
 # A quoted message held by more files than this is a stock phrase, not evidence.
@@ -105,13 +105,17 @@ def _path_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:
     sig.add("path_words", corpus.path_bm25.scores(dict(query.terms)))
 
 
+def _above_all(sig: Signals, unit_scores: Floats) -> float:
+    """A bonus above whatever the words and the other signals give any unit."""
+    return float(unit_scores.max(initial=0.0)) + max(sig.unit_bonus.values(), default=0.0) + 1.0
+
+
 def _named_line_units(corpus: Corpus, query: CodeQuery, sig: Signals, unit_scores: Floats) -> None:
     """The innermost unit holding a line the request points at ("`jsonrep.py` at line
     227") is listed first among its file's: the reporter has read the code."""
     if not query.lines:
         return
-    # Above whatever the words and the other signals give any unit.
-    top = float(unit_scores.max(initial=0.0)) + max(sig.unit_bonus.values(), default=0.0) + 1.0
+    top = _above_all(sig, unit_scores)
     for raw, line in query.lines:
         f = corpus.file_for_path(raw)
         if f is None:
@@ -132,17 +136,11 @@ def _named_line_units(corpus: Corpus, query: CodeQuery, sig: Signals, unit_score
 def _frame_units(corpus: Corpus, query: CodeQuery, sig: Signals, unit_scores: Floats) -> None:
     """The unit of a file's innermost frame is listed first among the file's units: the
     error passed through the outer frames' units, and left the file from that one."""
-    top = float(unit_scores.max(initial=0.0)) + max(sig.unit_bonus.values(), default=0.0) + 1.0
+    top = _above_all(sig, unit_scores)
     innermost: dict[int, tuple[Frame, str]] = {}
-    function = ""
     for depth, frame in enumerate(query.frames):
         f = corpus.file_for_path(frame.path)
-        outer = query.frames[depth - 1] if depth else None
-        # A comprehension or lambda (`<listcomp>`) runs in the function of the frame above it.
-        if frame.function.isidentifier():
-            function = frame.function
-        elif outer is None or outer.path != frame.path:
-            function = ""
+        function = frame_function(query.frames, depth)
         if f is not None and function:
             innermost[f] = (frame, function)
     for f, (frame, name) in innermost.items():

@@ -10,6 +10,7 @@ import math
 import re
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nexusd.code import boilerplate
@@ -138,6 +139,17 @@ class Frame:
     path: str
     line: int
     function: str = ""
+
+
+def frame_function(frames: Sequence[Frame], depth: int) -> str:
+    """The function of `frames[depth]`; for a comprehension or lambda (`<listcomp>`), the
+    function of the next frame out in the same file, which it runs in ("" if none)."""
+    for frame in reversed(frames[: depth + 1]):
+        if frame.path != frames[depth].path:
+            break
+        if frame.function.isidentifier():
+            return frame.function
+    return ""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from nexusd.code.query import TRACEBACK_HEADER, Frame, mine
+from nexusd.code.query import TRACEBACK_HEADER, Frame, frame_function, mine
 from nexusd.code.rank import FileHit
 from nexusd.code.units import at_line
 from nexusd.context.librarian import ContextBundle
@@ -47,7 +47,7 @@ def trace_action(bundle: ContextBundle, frames: tuple[Frame, ...]) -> Action | N
         return None
     path, depth = found
     frame = frames[depth]
-    named = _function(frames, depth)
+    named = frame_function(frames, depth)
     where = f"`{named}` in `{path}`" if named else f"`{path}`"
     outer = innermost(frames[:depth], list(hits)) is not None
     then = ", then the frames that called it," if outer else ""
@@ -92,17 +92,6 @@ def _reporters(path: str) -> tuple[list[str], bool]:
         if parts[i] in _INSTALLED:
             return parts[i + 1 :], True
     return parts, False
-
-
-def _function(frames: tuple[Frame, ...], depth: int) -> str:
-    """The frame's function; for a comprehension or lambda (`<listcomp>`), the function of
-    the next frame out in the same file, which it runs in."""
-    for frame in reversed(frames[: depth + 1]):
-        if frame.path != frames[depth].path:
-            break
-        if frame.function.isidentifier():
-            return frame.function
-    return ""
 
 
 def _shared_ending(a: list[str], b: list[str]) -> int:
