@@ -56,6 +56,19 @@ CHECK_KEYS: dict[str, type | tuple[type, ...]] = {
     "when": (str, list),
     "env": list,
 }
+# What each key takes, in words a user can act on (YAML reads `run: true` as a boolean).
+CHECK_WANT = {
+    "name": "a name (text)",
+    "run": 'a shell command as text (quote what YAML reads as another type: `run: "true"`)',
+    "image": "an image name (text)",
+    "timeout": "a number of seconds",
+    "memory": "a size as text, such as 512m or 2g",
+    "cpus": "a number of CPUs",
+    "pids": "a whole number of processes",
+    "network": "true or false",
+    "when": "request, commit or manual (one, or a list of them)",
+    "env": "a list of variable names",
+}
 CHECK_REQUIRED = ("name", "run")
 
 
@@ -90,12 +103,13 @@ def validate_checks(value: Any, origin: str, problems: list[ConfigError]) -> lis
                 )
                 continue
             kind = CHECK_KEYS[key]
-            if isinstance(val, bool) and kind is not bool:
-                problems.append(type_error(origin, f"{where}.{key}", "not a boolean", val))
-            elif not isinstance(val, kind):
-                problems.append(type_error(origin, f"{where}.{key}", f"of type {kind}", val))
+            if (isinstance(val, bool) and kind is not bool) or not isinstance(val, kind):
+                problems.append(type_error(origin, f"{where}.{key}", CHECK_WANT[key], val))
         for key in CHECK_REQUIRED:
-            if not isinstance(item.get(key), str) or not item[key].strip():
+            given = item.get(key)
+            if given is not None and not isinstance(given, str):
+                continue  # said above: of the wrong type, not missing
+            if not isinstance(given, str) or not given.strip():
                 problems.append(
                     ConfigError(
                         f"{origin}: `{where}.{key}` is missing",

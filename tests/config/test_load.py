@@ -94,7 +94,12 @@ def test_empty_files_and_sections_change_nothing(repo: Path, text: str) -> None:
         ({"checks": [{"name": "t", "run": "x", "shell": 1}]}, "unknown key `checks[0].shell`"),
         ({"checks": [{"name": "t", "run": "x", "when": "never"}]}, "`checks[0].when`"),
         ({"checks": [{"name": "t", "run": "x", "network": "no"}]}, "`checks[0].network`"),
-        ({"checks": [{"name": "t", "run": "x", "timeout": True}]}, "not a boolean"),
+        (
+            {"checks": [{"name": "t", "run": "x", "timeout": True}]},
+            "`checks[0].timeout` must be a number of seconds, got True",
+        ),
+        ({"checks": [{"name": "t", "run": True}]}, "quote what YAML reads as another type"),
+        ({"checks": [{"name": "t", "run": "x", "memory": 512}]}, "such as 512m or 2g"),
         ({"checks": [{"name": "t", "run": "x", "env": [1]}]}, "`checks[0].env`"),
         (
             {"checks": [{"name": "t", "run": "x"}, {"name": "t", "run": "y"}]},
@@ -112,6 +117,15 @@ def test_invalid_values_name_the_key_and_the_file(
     assert str(path) in info.value.message
     assert info.value.hint
     assert info.value.exit_code == 3
+
+
+def test_a_check_key_of_the_wrong_type_is_one_problem_not_also_missing(repo: Path) -> None:
+    _write(repo / ".nexus" / "config.yaml", "checks:\n  - name: t\n    run: true\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(repo)
+    assert "`checks[0].run` must be a shell command as text" in info.value.message
+    assert "is missing" not in info.value.message
+    assert 'run: "true"' in (info.value.hint or "")
 
 
 def test_every_problem_in_every_file_is_reported_not_only_the_first(
