@@ -11,10 +11,13 @@ from types import MappingProxyType
 from typing import Any
 
 from nexusd.config import Config
+from nexusd.config.defaults import DEFAULTS
 from nexusd.errors import SandboxError
 from nexusd.sandbox import bwrap_backend, docker_backend
+from nexusd.sandbox.build import REPOSITORY
 
 SETUP = 'bash "$(nexusd doctor --setup-script)"'  # the script ships in the package
+STOCK_IMAGE = DEFAULTS["sandbox"]["image"]  # what the setup script builds
 FALLBACK_PREFIX = "sandbox.backend is auto and checks ran on"
 
 
@@ -59,8 +62,20 @@ def docker_status(images: list[str]) -> tuple[list[Capability], Any]:
             docker_backend.require_image(client, image)
             caps.append(Capability(f"image {image}", True, "present"))
         except SandboxError as exc:
-            caps.append(Capability(f"image {image}", False, exc.message, SETUP))
+            caps.append(Capability(f"image {image}", False, exc.message, image_fix(image)))
     return caps, client
+
+
+def image_fix(image: str) -> str:
+    """The command that puts a missing image in the engine: the setup script builds only
+    the stock image; a project's image is `nexusd sandbox build`'s; any other is pulled
+    where there is a network, or loaded from a saved archive where there is none."""
+    if image == STOCK_IMAGE:
+        return SETUP
+    if image.startswith(f"{REPOSITORY}:"):
+        return "nexusd sandbox build"
+    archive = image.rsplit("/", 1)[-1].replace(":", "_")
+    return f"docker pull {image} (with no network: docker load -i {archive}.tar)"
 
 
 def userns_status() -> Capability:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from nexusd.config import config_from_mapping
-from nexusd.sandbox.probe import choose, report
+from nexusd.sandbox.probe import SETUP, choose, image_fix, report
 
 
 @pytest.mark.parametrize("backend", ["bwrap", "subprocess"])
@@ -22,8 +22,29 @@ def test_report_lists_capabilities_and_the_choice(docker_client: Any) -> None:
     caps = {c["name"]: c for c in data["capabilities"]}
     assert caps["docker engine"]["ok"]
     assert caps["image nexusd-python:bookworm"]["ok"]
-    assert not caps["image no:pe"]["ok"] and "--setup-script" in caps["image no:pe"]["fix"]
+    assert not caps["image no:pe"]["ok"] and caps["image no:pe"]["fix"].startswith(
+        "docker pull no:pe"
+    )
     assert {"bubblewrap", "user namespaces"} <= set(caps)
     # One configured image is missing, so auto does not pick docker, and says why.
     assert data["backend"] in {"bwrap", "subprocess"}
     assert "no:pe" in data["reason"]
+
+
+@pytest.mark.parametrize(
+    ("image", "fix"),
+    [
+        ("nexusd-python:bookworm", SETUP),  # the setup script builds it
+        ("nexusd-project:3f2a9c", "nexusd sandbox build"),
+        (
+            "rust:1-slim",
+            "docker pull rust:1-slim (with no network: docker load -i rust_1-slim.tar)",
+        ),
+        (
+            "ghcr.io/org/img:2",
+            "docker pull ghcr.io/org/img:2 (with no network: docker load -i img_2.tar)",
+        ),
+    ],
+)
+def test_a_missing_image_gets_the_fix_that_makes_it(image: str, fix: str) -> None:
+    assert image_fix(image) == fix
