@@ -27,7 +27,7 @@ from typing import Any
 from nexusd.errors import SandboxError
 from nexusd.processes import pid_alive
 from nexusd.sandbox.result import CheckResult, OutputCapture, captured
-from nexusd.sandbox.spec import DEFAULT_PATH, WORKDIR, CheckSpec
+from nexusd.sandbox.spec import WORKDIR, CheckSpec
 from nexusd.sandbox.workspace import SANDBOX_UID, retag
 
 NAME = "docker"
@@ -132,8 +132,10 @@ def container_kwargs(spec: CheckSpec, command: list[str]) -> dict[str, Any]:
 
 
 def environment(spec: CheckSpec) -> dict[str, str]:
-    """PATH, HOME=/workspace, LANG, and the check's allowlisted variables from our env."""
-    env = {"PATH": DEFAULT_PATH, "HOME": WORKDIR, "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
+    """HOME=/workspace, LANG, and the check's allowlisted variables from our env. PATH is
+    the image's own: official images keep their tools off the system folders (cargo in
+    /usr/local/cargo/bin, go in /usr/local/go/bin) and put them on PATH with ENV."""
+    env = {"HOME": WORKDIR, "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
     env.update({name: os.environ[name] for name in spec.env if name in os.environ})
     return env
 

@@ -17,7 +17,6 @@ _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 
 # The variables every backend passes through; anything else needs the check's `env`.
 BASE_ENV = ("PATH", "LANG")
-DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 WORKDIR = "/workspace"
 MIN_MEMORY = 4 * 1024**2
 

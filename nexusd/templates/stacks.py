@@ -3,9 +3,9 @@
 A Rust crate gets a `cargo test` example and a Rust image, not pytest and the Python image.
 The build tool comes from above (`nexusd.context.toolchain.detect`, which this floor may not
 import), as its name and its test command. Every example runs from a fresh snapshot with
-no network: offline flags where the tool has them, the configure/build steps a C project's
-tests need, and a PATH for the images whose tools live outside the PATH a check gets in
-docker (/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin, not the image's own).
+no network: offline flags where the tool has them, and the configure/build steps a C
+project's tests need. A check in docker runs on the image's own PATH (cargo in
+/usr/local/cargo/bin, go in /usr/local/go/bin).
 A Python repository gets the packaged template exactly as it is.
 """
 
@@ -58,25 +58,23 @@ STACKS: dict[str, Stack] = {
         language="Rust",
         build="Cargo",
         image="rust:1-slim",
-        run="PATH=/usr/local/cargo/bin:$PATH cargo test --offline",
+        run="cargo test --offline",
         when=_ON_COMMIT,
         timeout=1800,
         memory="4g",
         needs="the crates Cargo.lock names (a vendor/ folder or the image's CARGO_HOME)",
-        why="rust:1-slim keeps cargo in /usr/local/cargo/bin, not on the PATH a check gets.",
     ),
     "go": Stack(
         tool="go",
         language="Go",
         build="",
         image="golang:1",
-        run="PATH=/usr/local/go/bin:$PATH GOPROXY=off go test ./...",
+        run="GOPROXY=off go test ./...",
         when=_ON_COMMIT,
         timeout=900,
         memory="2g",
         needs="the modules go.sum names (a vendor/ folder or the image's GOMODCACHE)",
-        why="golang:1 keeps go in /usr/local/go/bin, not on the PATH a check gets; GOPROXY=off "
-        "fails at once on a missing module instead of waiting for a network.",
+        why="GOPROXY=off fails at once on a missing module instead of waiting for a network.",
     ),
     "npm": Stack(
         tool="npm",

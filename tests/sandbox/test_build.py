@@ -108,3 +108,27 @@ def test_naming_the_tag_in_the_config_keeps_the_image_cached(
     # The configuration is not in the image either: the tag names exactly what was sent.
     (result,) = run_checks(find_repo(repo), load_config(repo))
     assert (result.status, result.stdout.strip()) == ("passed", "42"), result.stderr
+
+
+def test_a_check_finds_the_tools_the_images_own_path_names(
+    repo: Path, built_tags: list[str]
+) -> None:
+    # Official images put their tools on PATH with ENV (rust: /usr/local/cargo/bin); a check
+    # that replaced PATH with the system folders could not find them.
+    tool = repo / ".nexus" / "bin" / "nxtool"
+    tool.parent.mkdir(parents=True)
+    tool.write_text("#!/bin/sh\necho tool-found\n", encoding="utf-8")
+    tool.chmod(0o755)
+    (repo / ".nexus" / "Dockerfile").write_text(
+        f"FROM {IMAGE}\nCOPY bin/ /opt/nxtool/bin/\nENV PATH=/opt/nxtool/bin:$PATH\n",
+        encoding="utf-8",
+    )
+    built = json.loads(nexusd(repo, "sandbox", "build", "--json", timeout=300).stdout)
+    built_tags.append(built["image"])
+    (repo / ".nexus" / "config.yaml").write_text(
+        f"sandbox:\n  backend: docker\n  image: {built['image']}\n"
+        "checks:\n  - name: tool\n    run: nxtool\n",
+        encoding="utf-8",
+    )
+    (result,) = run_checks(find_repo(repo), load_config(repo))
+    assert (result.status, result.stdout.strip()) == ("passed", "tool-found"), result.stderr

@@ -86,13 +86,13 @@ def test_the_image_comment_says_it_is_never_downloaded_and_how_to_get_it(tool: s
         (
             "cargo",
             "cargo test",
-            "PATH=/usr/local/cargo/bin:$PATH cargo test --offline",
+            "cargo test --offline",
             "rust:1-slim",
         ),
         (
             "go",
             "go test ./...",
-            "PATH=/usr/local/go/bin:$PATH GOPROXY=off go test ./...",
+            "GOPROXY=off go test ./...",
             "golang:1",
         ),
         ("npm", "npm test", "npm ci --offline && npm test", "node:20-slim"),
