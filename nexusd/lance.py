@@ -161,12 +161,13 @@ class WriteGuard:
     another one wrote: LanceDB never re-reads a table another process changed (a handle stays
     at the version it last read, and a table dropped and created again starts its versions
     anew), so each writer bumps the generation and a reader that sees it change reopens.
-    Re-entrant; its owner orders its own threads."""
+    Re-entrant within a thread; another thread of this process waits for the lock as another
+    process does (flock is per open file, and each holder opens its own)."""
 
     def __init__(self, uri: str, lock: str, generation: str) -> None:
         self.folder = local_folder(uri)
         self.lock, self.file = lock, generation
-        self._depth = 0
+        self._held = threading.local()  # this thread's depth of `holding`
         self._seen: str | None = None  # the generation this process last read or wrote
 
     def generation(self) -> str:
@@ -189,20 +190,19 @@ class WriteGuard:
     @contextlib.contextmanager
     def holding(self, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
         """Hold the write lock (`on_wait` is called once if another process holds it)."""
-        if self.folder is None or self._depth:
-            # Object storage has no file to lock: one writer is assumed.
-            self._depth += 1
+        depth = getattr(self._held, "depth", 0)
+        # Object storage has no file to lock: one writer is assumed.
+        lock = (
+            folder_lock(self.folder, self.lock, on_wait)
+            if self.folder is not None and not depth
+            else contextlib.nullcontext()
+        )
+        with lock:
+            self._held.depth = depth + 1
             try:
                 yield
             finally:
-                self._depth -= 1
-            return
-        with folder_lock(self.folder, self.lock, on_wait):
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
+                self._held.depth = depth
 
     def wrote(self) -> None:
         """Tell other processes that the table changed (called with the lock held)."""

@@ -67,3 +67,31 @@ def test_importing_a_rest_submodule_first_runs_the_package_init_before_it() -> N
         check=True,
     ).stdout.split("\n")
     assert out[:2] == ["False", "ApiClient NamespaceApi"]
+
+
+def test_a_write_guard_is_reentrant_in_a_thread_and_excludes_other_threads(
+    tmp_path: Path,
+) -> None:
+    import threading
+
+    from nexusd.lance import WriteGuard
+
+    guard = WriteGuard(str(tmp_path / "index"), "t.lock", "t.generation")
+    waited = threading.Event()
+    entered = threading.Event()
+
+    def other() -> None:
+        with guard.holding(on_wait=waited.set):
+            entered.set()
+
+    with guard.holding(), guard.holding():  # the same thread again: no deadlock
+        thread = threading.Thread(target=other)
+        thread.start()
+        assert waited.wait(10)  # another thread waits for the lock, as another process does
+        assert not entered.is_set()
+        guard.wrote()
+    thread.join(10)
+    assert entered.is_set() and not thread.is_alive()
+    assert not guard.changed()  # this process wrote it
+    WriteGuard(str(tmp_path / "index"), "t.lock", "t.generation").wrote()
+    assert guard.changed()  # another writer did

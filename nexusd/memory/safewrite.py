@@ -32,7 +32,13 @@ RETRIES = 5
 def confined(root: Path, path: Path) -> Path:
     """`path` with its links resolved, or NexusError when that lands outside `root`."""
     real_root = root.resolve()
-    real = path.resolve()
+    try:
+        real = path.resolve()
+    except (RuntimeError, OSError) as exc:  # a symbolic link loop (RuntimeError before 3.13)
+        raise NexusError(
+            f"refusing to write {path}: it is a symbolic link that never reaches a file ({exc})",
+            hint=f"replace the link with a regular file: rm {path} (nexusd creates it again)",
+        ) from exc
     if real == real_root or real_root not in real.parents:
         link = _folder_link_out(root, path)
         if link is not None:

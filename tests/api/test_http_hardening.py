@@ -38,8 +38,8 @@ def test_hostile_requests_are_4xx_or_503_never_500(api: tuple[Path, str]) -> Non
     assert not (repo / "MEMORY.md").exists()  # nothing refused was written
 
 
-def test_mcp_tool_errors_for_bad_values_and_unexpected_failures(memory_repo: Path) -> None:
-    (memory_repo / "MEMORY.md").mkdir()  # a folder where the file should be: not foreseen
+def test_mcp_tool_errors_for_bad_values_and_a_broken_memory_file(memory_repo: Path) -> None:
+    (memory_repo / "MEMORY.md").mkdir()  # a folder where the file should be
 
     async def body(session: ClientSession) -> list[str]:
         return [
@@ -51,9 +51,25 @@ def test_mcp_tool_errors_for_bad_values_and_unexpected_failures(memory_repo: Pat
 
     far, broken = run_mcp(memory_repo, body)
     assert "bad request" in far and "recent_days must be 0..36500" in far
-    assert "IsADirectoryError: " in broken
+    assert "MEMORY.md is not a file" in broken and "fix: move it away" in broken
     logged = (memory_repo.parent / "mcp-stderr.log").read_text(encoding="utf-8")
-    assert "Traceback" in logged and "tool memory_save failed unexpectedly" in logged
+    assert "failed unexpectedly" not in logged  # foreseen: no traceback
+
+
+def test_an_unforeseen_failure_is_a_tool_error_naming_its_type_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from nexusd.api.mcp_server import _guarded
+
+    def memory_save() -> None:
+        {}["missing"]  # a bug, as nexusd's own code could have one
+
+    with caplog.at_level("ERROR"), pytest.raises(ToolError, match="KeyError: 'missing'"):
+        _guarded(memory_save)()
+    assert "tool memory_save failed unexpectedly" in caplog.text
+    assert caplog.records[-1].exc_info is not None  # the traceback is logged
 
 
 def test_context_routes_check_the_host_and_answer_json_everywhere(

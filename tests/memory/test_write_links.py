@@ -109,3 +109,12 @@ def test_a_daily_folder_linked_out_names_the_link_not_the_file(repo: Path, outsi
     assert f"rm {link}" in hint and ".md" not in hint, hint
     assert "memory/daily is a symbolic link" in caught.value.message
     assert str(outside.parent) in caught.value.message
+
+
+def test_a_memory_file_that_links_to_itself_is_refused_with_its_fix(repo: Path) -> None:
+    memory = repo / "MEMORY.md"
+    memory.symlink_to("MEMORY.md")  # a loop: no file is ever reached
+    with pytest.raises(NexusError, match="never reaches a file") as caught:
+        add_memory(find_repo(repo), "a lesson", category="lessons")
+    assert f"rm {memory}" in (caught.value.hint or "")
+    assert memory.is_symlink()
