@@ -20,7 +20,7 @@ from typing import Any
 from nexusd.config import Config
 from nexusd.sandbox import docker_backend
 from nexusd.sandbox.result import CheckResult, OutputCapture, captured
-from nexusd.sandbox.spec import WORKDIR, CheckSpec, parse_memory
+from nexusd.sandbox.spec import WORKDIR, CheckSpec, memory_limit
 from nexusd.sandbox.workspace import SANDBOX_UID, retag
 
 # After the exec's process exits, how long to wait for its output to drain.
@@ -208,7 +208,7 @@ def pool_from_config(config: Config) -> WarmPool | None:
         run="true",
         image=sandbox.image,
         timeout=float(sandbox.timeout),
-        memory_bytes=parse_memory(sandbox.memory, "sandbox.memory"),
+        memory_bytes=memory_limit(sandbox.memory, "sandbox.memory"),
         cpus=float(sandbox.cpus),
         pids=int(sandbox.pids),
         output_limit=int(sandbox.output_limit_bytes),

@@ -27,7 +27,7 @@ from nexusd.paths import RepoLayout
 from nexusd.sandbox import tracer
 from nexusd.sandbox.probe import ISOLATED, Choice, choose
 from nexusd.sandbox.runner import run_one
-from nexusd.sandbox.spec import CheckSpec, parse_memory
+from nexusd.sandbox.spec import CheckSpec, memory_limit
 from nexusd.sandbox.workspace import archive, resolve_tree
 
 log = logging.getLogger("nexusd.sandbox")
@@ -175,7 +175,7 @@ def run_snippet(
         run=f"{settings.python} {folder}/tracer.py {folder}/snippet.json",
         image=config.sandbox.image,
         timeout=float(settings.timeout),
-        memory_bytes=parse_memory(settings.memory, "code.reproduce.memory"),
+        memory_bytes=memory_limit(settings.memory, "code.reproduce.memory"),
         cpus=config.sandbox.cpus,
         pids=config.sandbox.pids,
         # Only the tracer's line is printed (the snippet's output is discarded).

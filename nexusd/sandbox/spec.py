@@ -48,6 +48,12 @@ def parse_memory(text: str, key: str = "memory") -> int:
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
+def memory_limit(text: str, key: str) -> int:
+    """A check's memory limit in bytes: a size (`parse_memory`) a check can start within,
+    else a ConfigError naming `key`."""
+    return _at_least(parse_memory(text, key), MIN_MEMORY, key)
+
+
 def check_specs(
     config: Config, names: Sequence[str] = (), when: str | None = None
 ) -> tuple[CheckSpec, ...]:
@@ -76,7 +82,7 @@ def check_specs(
                 run=entry["run"],
                 image=entry.get("image") or sandbox.image,
                 timeout=_positive(*pick("timeout", sandbox.timeout), "seconds, such as 120"),
-                memory_bytes=_at_least(parse_memory(memory, memory_key), MIN_MEMORY, memory_key),
+                memory_bytes=memory_limit(memory, memory_key),
                 cpus=_positive(*pick("cpus", sandbox.cpus), "CPUs, such as 1 or 0.5"),
                 pids=int(_positive(*pick("pids", sandbox.pids), "processes, such as 128")),
                 network=bool(entry.get("network", False)),

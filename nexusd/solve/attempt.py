@@ -77,7 +77,7 @@ def sandbox_runner(config: Config) -> Runner:
     try:
         from nexusd.sandbox.probe import choose
         from nexusd.sandbox.runner import run_one
-        from nexusd.sandbox.spec import CheckSpec, parse_memory
+        from nexusd.sandbox.spec import CheckSpec, memory_limit
     except ImportError:
         return subprocess_runner
 
@@ -88,7 +88,7 @@ def sandbox_runner(config: Config) -> Runner:
             run=command,
             image=config.sandbox.image,
             timeout=timeout_s,
-            memory_bytes=parse_memory(config.sandbox.memory, "sandbox.memory"),
+            memory_bytes=memory_limit(config.sandbox.memory, "sandbox.memory"),
             cpus=float(config.sandbox.cpus),
             pids=config.sandbox.pids,
             output_limit=config.sandbox.output_limit_bytes,

@@ -6,7 +6,7 @@ import pytest
 
 from nexusd.config import config_from_mapping
 from nexusd.errors import ConfigError
-from nexusd.sandbox.spec import check_specs, parse_memory
+from nexusd.sandbox.spec import check_specs, memory_limit, parse_memory
 
 
 @pytest.mark.parametrize(
@@ -101,3 +101,13 @@ def test_limits_that_no_check_can_run_under_name_their_key(
         check_specs(config)
     assert f"`{key}`" in info.value.message
     assert key in (info.value.hint or "")
+
+
+def test_a_memory_limit_no_check_can_start_in_is_refused_wherever_a_spec_is_made() -> None:
+    from nexusd.sandbox.pool import pool_from_config
+
+    # The warm pool's template is shaped by sandbox.memory as every check's default is.
+    config = config_from_mapping({"sandbox": {"memory": "512", "warm_pool": 1}}, "test")
+    with pytest.raises(ConfigError, match=r"`sandbox\.memory` is 512 bytes, too little"):
+        pool_from_config(config)
+    assert memory_limit("4m", "sandbox.memory") == 4 * 1024**2
