@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from nexusd.cli._common import config_problem, echo_json, repo_option, warn_config_problem
+from nexusd.cli._common import echo_json, repo_option, warn_config_problem
 from nexusd.config import load_config
 from nexusd.errors import ConfigError
-from nexusd.paths import RepoLayout, find_repo
+from nexusd.paths import find_repo
 from nexusd.templates.scaffold import scaffold
 from nexusd.templates.stacks import PYTHON_STACK, Stack, stack_for
 
@@ -60,8 +60,13 @@ def init(repo: Path | None, as_json: bool) -> None:
     report = scaffold(layout, stack)
     config_rel = layout.config_file.relative_to(layout.root).as_posix()
     kept_config = config_rel in report.kept
-    notes = _notes(layout, stack, config_rel, kept=kept_config)
-    problem = config_problem(layout) if kept_config else None
+    problem, image = None, None
+    if kept_config:
+        try:
+            image = load_config(layout.root).sandbox.image
+        except ConfigError as exc:
+            problem = exc  # said as a warning, with every problem
+    notes = _notes(stack, config_rel, kept=kept_config, image=image)
     if as_json:
         toolchain = {
             "language": chain.language,
@@ -93,8 +98,9 @@ def init(repo: Path | None, as_json: bool) -> None:
     )
 
 
-def _notes(layout: RepoLayout, stack: Stack, config_rel: str, *, kept: bool) -> list[str]:
-    """What the config says for a language other than Python, or why a kept one does not."""
+def _notes(stack: Stack, config_rel: str, *, kept: bool, image: str | None) -> list[str]:
+    """What the config says for a language other than Python, or why a kept one does not
+    (`image`: the kept config's sandbox.image, None when it does not load)."""
     if stack == PYTHON_STACK:
         return []  # Python's config and output are what they always were
     found = f"{stack.language} ({stack.build})" if stack.build else stack.language
@@ -104,12 +110,8 @@ def _notes(layout: RepoLayout, stack: Stack, config_rel: str, *, kept: bool) -> 
             f"image    {stack.image}: nexusd never downloads it; pull or load it into Docker "
             "first, with what the build needs (`nexusd doctor` says whether it is there)",
         ]
-    try:
-        image = load_config(layout.root).sandbox.image
-    except ConfigError:
-        return []  # said as a warning, with every problem
     if image != PYTHON_STACK.image:
-        return []  # the user chose an image: theirs to keep
+        return []  # the user chose an image (theirs to keep), or the config does not load
     return [
         f"note     {config_rel} was kept as it is, and its sandbox.image is {image}, for "
         f"Python, while the code here is mostly {found}. Set sandbox.image to {stack.image} "
