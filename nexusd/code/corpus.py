@@ -36,7 +36,8 @@ _IMPORT_EXTENSIONS = (
     ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".d.ts",
     "/index.js", "/index.ts", "/index.tsx",
 )  # fmt: skip
-_HEADERS = (".h", ".hh", ".hpp", ".hxx")
+# C and C++ headers, which `#include` names by path.
+HEADERS = (".h", ".hh", ".hpp", ".hxx")
 # An upper-case name of two words or more that a module binds: a setting or a constant
 # (`FILE_UPLOAD_PERMISSIONS`). One word is left out: reports shout `NOTE`, `API`, `WARNING`.
 CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
@@ -261,7 +262,7 @@ class Corpus:
                 continue
             if self.rust.rust[own]:
                 found = self.rust.file(own, name)
-            elif "/" in name or name.startswith(".") or name.endswith(_HEADERS):
+            elif "/" in name or name.startswith(".") or name.endswith(HEADERS):
                 found = self._import_path(name, own)
             else:
                 found = self.module_file(name.replace("::", "."))
@@ -279,7 +280,7 @@ class Corpus:
         for candidate in (name, *(name + ext for ext in _IMPORT_EXTENSIONS)):
             if candidate in self.index:
                 return self.index[candidate]
-        if "/" in name or name.endswith(_HEADERS):
+        if "/" in name or name.endswith(HEADERS):
             return self.file_for_path(name)  # `#include "util/x.h"` from an include root
         return None
 

@@ -13,7 +13,7 @@ import builtins
 import re
 from dataclasses import dataclass
 
-from nexusd.code.corpus import Corpus
+from nexusd.code.corpus import HEADERS, Corpus
 from nexusd.code.references import References, Source
 
 MAX_EDGES = 50
@@ -98,24 +98,21 @@ def _cut_note(uses: list[Edge], used_by: list[Edge], *, exact: bool) -> str:
     return "; ".join(said)
 
 
-_HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".h++")
-
-
 def _header_importers(corpus: Corpus, f: int) -> set[int]:
     """The files that include a C or C++ source file's own header (`jv.h` of `jv.c`, also
     `include/fmt/format.h` of `src/format.cc`): they call its functions through it."""
     path = corpus.paths[f]
-    if _family(corpus.files[f].language) != "c" or path.endswith(_HEADER_SUFFIXES):
+    if _family(corpus.files[f].language) != "c" or path.endswith(HEADERS):
         return set()
     stem = path.rsplit(".", 1)[0]
     found: set[int] = set()
-    for suffix in _HEADER_SUFFIXES:
+    for suffix in HEADERS:
         beside = corpus.index.get(stem + suffix)
         if beside is not None:
             found.add(beside)
     if not found:
         # A header kept in another folder counts only when no other file has its name.
-        for suffix in _HEADER_SUFFIXES:
+        for suffix in HEADERS:
             elsewhere = corpus.ending_with(stem.rsplit("/", 1)[-1] + suffix)
             if len(elsewhere) == 1:
                 found.add(elsewhere[0])
