@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from nexusd.code.definitions import Definitions
 from nexusd.code.gopackages import GoPackages
 from nexusd.code.lexical import Bm25, TermArray, add_arrays, decode, encode
 from nexusd.code.messages import MessageIndex
@@ -172,16 +173,9 @@ class Corpus:
         self.prose_bm25 = Bm25(prose_docs, cache.vocab)
         self.path_bm25 = Bm25([Counter(path_tokens(p)) for p in self.paths])
         self.unit_bm25 = Bm25(unit_docs, cache.vocab, b=UNIT_LENGTH_NORM)
-        # A function defined inside a function (a closure, a test's helper) is nobody's name
-        # outside it: a report's `compat=` names no `DataArray._all_compat.compat`.
-        self.local = self._locals()
-        self.defs: dict[str, list[int]] = {}  # name → entries defining it
-        self.defs_lower: dict[str, list[int]] = {}
-        for e, entry in enumerate(self.entries):
-            if e in self.local:
-                continue
-            self.defs.setdefault(entry.unit.name, []).append(e)
-            self.defs_lower.setdefault(entry.unit.name.lower(), []).append(e)
+        found = Definitions([entry.unit for entry in self.entries], self.file_entries)
+        self.defs = found.exact  # name → entries defining it
+        self.defs_lower = found.lower
         # Module-level constants (`FILE_UPLOAD_PERMISSIONS = None` in a settings module) are
         # no unit, but a request naming one names the file that sets it.
         self.constants: dict[str, list[int]] = {}
@@ -214,21 +208,6 @@ class Corpus:
         for i, targets in enumerate(self.imports):
             for j in targets:
                 self.importers[j].add(i)
-
-    def _locals(self) -> frozenset[int]:
-        """Entries defined inside a function or method (not a class) of their file."""
-        found: set[int] = set()
-        for entries in self.file_entries:
-            functions = {
-                self.entries[e].unit.qualname
-                for e in entries
-                if self.entries[e].unit.kind in ("function", "method")
-            }
-            for e in entries:
-                parent = self.entries[e].unit.qualname.rpartition(".")[0]
-                if parent and parent in functions:
-                    found.add(e)
-        return frozenset(found)
 
     def _entries_of(self, f: int) -> list[tuple[int, CodeUnit]]:
         return [(e, self.entries[e].unit) for e in self.file_entries[f]]

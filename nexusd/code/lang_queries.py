@@ -53,6 +53,9 @@ class Grammar:
     transparent: frozenset[str] = frozenset()  # blocks whose children count as siblings
     wrappers: frozenset[str] = frozenset()  # `export …`, `template<…> …` around a unit
     attached: frozenset[str] = frozenset()  # decorators/attributes written above a unit
+    # `obj.name = function …` defines a unit, in a function's body too: JavaScript's
+    # prototypes and plugins (`proto.week = function …` inside `export default (o, c) => …`).
+    assigned_members: bool = False
 
 
 _JS_IMPORTS = """
@@ -79,6 +82,7 @@ _TS = Grammar(
     # `declare …`, and `namespace X {…}`, which the grammar writes as an expression
     wrappers=_types("export_statement ambient_declaration expression_statement"),
     attached=_types("decorator"),
+    assigned_members=True,
 )
 _C_CLASSES = _types("struct_specifier union_specifier enum_specifier")
 _C_BLOCKS = _types(
@@ -96,6 +100,7 @@ GRAMMARS: dict[str, Grammar] = {
         query=_ids("identifier property_identifier shorthand_property_identifier") + _JS_IMPORTS,
         wrappers=_types("export_statement"),
         attached=_types("decorator"),
+        assigned_members=True,
     ),
     "typescript": _TS,
     "tsx": replace(_TS, entry="language_tsx"),

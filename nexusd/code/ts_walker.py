@@ -25,6 +25,8 @@ _SPECIFIERS = frozenset(
     {"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"}
 )
 _QUALIFIED = frozenset({"qualified_identifier", "destructor_name"})
+# An expression statement, or its assignment where the grammar unwraps statements (TS).
+_STATEMENTS = frozenset({"expression_statement", "assignment_expression"})
 
 
 @dataclass
@@ -48,6 +50,7 @@ class Draft:
     members: list[str] = field(default_factory=list)
 
 
+_OWN = frozenset({"module", "exports", "module.exports", "this"})
 # An owner written as plain names (`res`, `Layer`, `app.request`), not an expression.
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 
@@ -80,6 +83,8 @@ class Builder:
         # In a function body only nested declarations matter; statements are most nodes, so
         # this set is small to keep the walk cheap.
         self.in_body = g.classes | g.functions | g.transparent | {"ERROR", "type_declaration"}
+        if g.assigned_members:
+            self.in_body |= {"expression_statement"}
         self.anywhere = (
             self.in_body
             | g.scopes
@@ -169,7 +174,7 @@ class Builder:
                     return self.unit(frame, i, "class", spec, decl=spec, name_node=name)
             self.names(frame, inner)
             return None
-        if t == "expression_statement":
+        if t in _STATEMENTS and g.assigned_members:
             assigned = _assigned(inner)
             if assigned is not None:
                 # `Layer.prototype.handle = function …`, `res.send = function …`: Express
@@ -317,7 +322,9 @@ class Builder:
 def _assigned(statement: Node) -> tuple[str, Node, Node] | None:
     """(owner, name node, value) of `owner.name = function …` (or `= class …`), with
     `.prototype` dropped from the owner; None for any other statement."""
-    expr = statement.named_children[0] if statement.named_children else None
+    expr: Node | None = statement
+    if statement.type != "assignment_expression":
+        expr = statement.named_children[0] if statement.named_children else None
     if expr is None or expr.type != "assignment_expression":
         return None
     left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
@@ -329,6 +336,6 @@ def _assigned(statement: Node) -> tuple[str, Node, Node] | None:
     if name is None or owner is None or name.type != "property_identifier":
         return None
     spelled = q.text(owner).removesuffix(".prototype")
-    if spelled in ("module", "exports", "module.exports") or not _DOTTED.fullmatch(spelled):
-        spelled = ""  # `module.exports.parse = …`: the module's own function
+    if spelled in _OWN or not _DOTTED.fullmatch(spelled):
+        spelled = ""  # `module.exports.parse = …`, `this.run = …`: the enclosing scope's
     return spelled, name, right

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nexusd.code.corpus import Corpus
 from nexusd.code.lang_python import parse_python
+from nexusd.code.lang_treesitter import parse_treesitter
 
 
 def _corpus(files: dict[str, str]) -> Corpus:
@@ -57,3 +58,26 @@ def test_a_function_inside_a_function_defines_no_name_outside_it() -> None:
     defining = {corpus.entries[e].unit.qualname for e in corpus.defs["compat"]}
     assert defining == {"compat"}  # the closure `DataArray._all_compat.compat` is no name
     assert {corpus.entries[e].unit.qualname for e in corpus.defs["Meta"]} == {"DataArray.Meta"}
+
+
+def test_a_method_a_plugin_sets_defines_its_name_unless_the_class_does() -> None:
+    sources = {
+        "src/index.js": "class Dayjs {\n  format(s) {\n    return s\n  }\n}\n",
+        "src/plugin/week/index.js": (
+            "export default (o, c) => {\n  const proto = c.prototype\n"
+            "  proto.week = function () {\n    return 1\n  }\n"
+            "  const old = proto.format\n"
+            "  proto.format = function (s) {\n    return old.bind(this)(s)\n  }\n}\n"
+        ),
+    }
+    parsed = [parse_treesitter(path, text, "javascript") for path, text in sources.items()]
+    corpus = Corpus(p for p in parsed if p is not None)
+
+    def defining(name: str) -> set[str]:
+        return {corpus.entries[e].unit.qualname for e in corpus.defs.get(name, [])}
+
+    assert defining("week") == {"default.proto.week"}  # nothing else defines it
+    assert defining("format") == {"Dayjs.format"}  # the plugin's override is no definition
+    assert {corpus.entries[e].unit.qualname for e in corpus.defs_lower["week"]} == {
+        "default.proto.week"
+    }

@@ -436,6 +436,44 @@ def test_functions_assigned_to_an_objects_property_are_units() -> None:
     assert parsed.units[2].doc == "Handle the request."
 
 
+@pytest.mark.parametrize(
+    ("language", "path", "source", "expected"),
+    [
+        (
+            "javascript",
+            "src/plugin/week/index.js",
+            "export default (o, c, d) => {\n  const proto = c.prototype\n"
+            "  proto.week = function (week = null) {\n    this.tick = function () {}\n"
+            "    return 1\n  }\n  d.utc = (date) => date\n  proto.n = 2\n}\n",
+            [
+                ("function", "default", 1, 9),
+                ("function", "default.proto.week", 3, 6),
+                ("function", "default.proto.week.tick", 4, 4),  # `this.`: the method's own
+                ("function", "default.d.utc", 7, 7),
+            ],
+        ),
+        (
+            "typescript",
+            "src/layer.ts",
+            "Layer.prototype.handle = function (req: Request): number {\n  return 1\n}\n"
+            "export function install(proto: P): void {\n  proto.week = function () {}\n}\n",
+            [
+                ("function", "Layer.handle", 1, 3),
+                ("function", "install", 4, 6),
+                ("function", "install.proto.week", 5, 5),
+            ],
+        ),
+    ],
+    ids=["javascript-in-a-function", "typescript"],
+)
+def test_functions_assigned_inside_functions_and_in_typescript_are_units(
+    language: str, path: str, source: str, expected: list[tuple[str, str, int, int]]
+) -> None:
+    parsed = parse_treesitter(path, source, language)
+    assert parsed is not None
+    assert [(u.kind, u.qualname, u.start, u.end) for u in parsed.units[1:]] == expected
+
+
 def test_extensions_cover_every_language() -> None:
     assert EXTENSIONS == {
         ".js": "javascript",
