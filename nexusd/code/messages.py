@@ -37,6 +37,8 @@ _GAP = re.compile(r"[ \t]*(?:new[ \t]+)?(?:[\w.!]+(?:::[\w.!]+)*[ \t]*)?")
 _QUOTES = "\"'`"
 # Between two literals that make one string: whitespace, line breaks, a `+`.
 _CONTINUED = re.compile(r"\s*(?:\+\s*)?[rRbBuUfF]{0,2}")
+# A message's leading label: `error: `, `Warning: `, `fatal: `.
+_LABEL = re.compile(r"[A-Za-z]+: ")
 MIN_WORDS = 4  # shorter pieces ("has no attribute") are said by too many lines
 MAX_SCAN = 600  # characters after a trigger searched for its call's arguments
 MAX_LITERAL = 300
@@ -116,10 +118,22 @@ def word_count(piece: str) -> int:
 
 
 def pieces(literal: str) -> list[str]:
-    """A message literal's fixed pieces of at least MIN_WORDS words, whitespace collapsed."""
+    """A message literal's fixed pieces of at least MIN_WORDS words, whitespace collapsed;
+    a piece that opens with a label (`error: type mismatch for field`) also without it."""
     if len(literal) > MAX_LITERAL:
         return []
-    return [" ".join(p.split()) for p in _HOLE.split(literal) if word_count(p) >= MIN_WORDS]
+    found = []
+    for part in _HOLE.split(literal):
+        if word_count(part) < MIN_WORDS:
+            continue
+        piece = " ".join(part.split())
+        found.append(piece)
+        # Reporters quote what follows the label (`报错 type mismatch for field uid`),
+        # and tools print their own label in its place.
+        label = _LABEL.match(piece)
+        if label and word_count(piece[label.end() :]) >= MIN_WORDS:
+            found.append(piece[label.end() :])
+    return found
 
 
 def messages(text: str) -> tuple[str, ...]:

@@ -32,9 +32,10 @@ _BATCH = 500
 # say whether a tool generated them; 7: Rust's `macro_rules!` and C's function-like macros
 # are units; 8: JavaScript's `Layer.prototype.handle = function …` is a unit, a C++ `.h`
 # is read as C++, flex's and Bison's output is generated; 9: such assignments in a
-# function's body, and TypeScript's, are units too), so that an index parsed before is
-# rebuilt rather than kept until each file is edited.
-PARSER_VERSION = b"9"
+# function's body, and TypeScript's, are units too; 10: a message piece that opens with a
+# label, `error: …`, is kept without it too), so that an index parsed before is rebuilt
+# rather than kept until each file is edited.
+PARSER_VERSION = b"10"
 _PARSER_KEY = b"nexusd_parser"
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 

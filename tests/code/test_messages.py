@@ -74,6 +74,15 @@ def test_pieces_split_on_every_kind_of_placeholder_and_escape() -> None:
     assert pieces("x" * 400) == []
 
 
+def test_a_labelled_piece_is_also_kept_without_its_label() -> None:
+    source = 'return fmt.Errorf("error: type mismatch for field %s", name)'
+    assert messages(source) == ("error: type mismatch for field", "type mismatch for field")
+    assert pieces("usage: nexusd plan") == []  # three words after the label: no piece
+    assert pieces("error: not found here") == ["error: not found here"]
+    index = MessageIndex([(0, pieces("error: type mismatch for field %s"))])
+    assert index.quoted("报错 type mismatch for field uid") == {"type mismatch for field": [0]}
+
+
 def test_the_index_finds_quoted_pieces_whatever_filled_the_placeholders() -> None:
     index = MessageIndex(
         [(0, ("no number is assigned for",)), (1, ("Imaginary coordinates are not permitted.",)),
