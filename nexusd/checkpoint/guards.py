@@ -116,6 +116,17 @@ def changed_since(layout: RepoLayout, held: Sequence[tuple[str, str, str]]) -> s
     return changed
 
 
+def missing_objects(layout: RepoLayout, oids: Sequence[str]) -> set[str]:
+    """Which of `oids` the object store lacks (a pruned or half-copied repository): a
+    restore must find that out before it writes anything, not half way through."""
+    wanted = list(dict.fromkeys(oids))
+    if not wanted:
+        return set()
+    query = "".join(f"{oid}\n" for oid in wanted).encode()
+    out = run_git(layout.root, "cat-file", "--batch-check", input=query).decode()
+    return {line.split()[0] for line in out.splitlines() if line.endswith(" missing")}
+
+
 def _link_oid(path: Path, width: int) -> str:
     """The blob id git gives a symbolic link: its target, hashed as a blob."""
     try:

@@ -60,7 +60,12 @@ def format_message(subject: str, trailers: Mapping[str, str], body: str | None =
 def parse_trailers(message: str) -> dict[str, str]:
     """The `Nexus-*` trailers of a commit message (last paragraph, `Key: value` lines)."""
     out: dict[str, str] = {}
-    for line in message.strip().splitlines():
+    # Only the last paragraph, and never the subject: a message given with `-m` may hold
+    # `Nexus-Cycle: 9`-like lines of its own, which are text, not what the checkpoint is.
+    paragraphs = re.split(r"\n[ \t]*\n", message.strip())
+    if len(paragraphs) < 2:
+        return out
+    for line in paragraphs[-1].splitlines():
         key, sep, value = line.partition(": ")
         if sep and key.startswith("Nexus-") and " " not in key:
             out[key] = value.strip()

@@ -2,8 +2,8 @@
 
 Each writes exactly what git's own files backend writes (a zlib-compressed loose
 object; a loose ref created through a `.lock` file) and returns None when the
-repository uses something else (SHA-256 objects, reftable, symref chains), in
-which case the caller runs the git command instead.
+repository uses something else (SHA-256 objects, reftable, symref chains, permissions
+shared by a group), in which case the caller runs the git command instead.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ def _plain_sha1_files_repo(layout: RepoLayout) -> bool:
         config = (common / "config").read_text(encoding="utf-8", errors="replace").lower()
     except OSError:
         return False
-    return "objectformat" not in config and "refstorage" not in config
+    # core.sharedRepository: git makes each folder and file it adds group-writable; ours
+    # would not be, and the other users could then add no object beside one of ours.
+    return not any(key in config for key in ("objectformat", "refstorage", "sharedrepository"))
 
 
 def read_head(layout: RepoLayout) -> tuple[bool, str | None]:

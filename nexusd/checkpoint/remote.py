@@ -8,6 +8,7 @@ erases results someone else pushed.
 
 from __future__ import annotations
 
+from nexusd.checkpoint.listing import scan
 from nexusd.checkpoint.model import NOTES_REF
 from nexusd.errors import GitError
 from nexusd.git import git_failure, git_run, git_text, run_git, try_git_text
@@ -33,7 +34,9 @@ def push(layout: RepoLayout, remote: str) -> str:
             hint=f"run `nexusd checkpoint fetch {remote}` (it merges them), then push again",
         )
     if proc.returncode != 0:
-        raise git_failure(layout.root, args, proc)  # no such remote, no access: as git says
+        _refuse_broken(layout, "pushed")
+        # No such remote, no access: as git says it.
+        raise git_failure(layout.root, args, proc, hint=_remote_hint(remote))
     return report
 
 
@@ -41,7 +44,11 @@ def fetch(layout: RepoLayout, remote: str) -> str:
     """Fetch checkpoint refs (never pruning local ones) and merge the remote's notes into
     ours; return what changed, in a line."""
     before = _refs(layout)
-    run_git(layout.root, "fetch", "--quiet", remote, f"+{REFSPEC}")
+    try:
+        run_git(layout.root, "fetch", "--quiet", remote, f"+{REFSPEC}", hint=_remote_hint(remote))
+    except GitError:
+        _refuse_broken(layout, "fetched")
+        raise
     after = _refs(layout)
     new = len(after.keys() - before.keys())
     moved = sum(1 for ref in after.keys() & before.keys() if after[ref] != before[ref])
@@ -52,6 +59,28 @@ def fetch(layout: RepoLayout, remote: str) -> str:
     if merged:
         said.append("notes merged (ours kept where both had one)")
     return "; ".join(said) or "up to date"
+
+
+def _remote_hint(remote: str) -> str:
+    return (
+        f"check that {remote!r} is a remote (`git remote -v` lists them) or a URL you can"
+        " reach, and that you may write there (push) or read it (fetch)"
+    )
+
+
+def _refuse_broken(layout: RepoLayout, done: str) -> None:
+    """After git failed: when a broken checkpoint ref is why, say so and how to fix it (git
+    names only an object id, and every transfer fails while the ref is there)."""
+    broken = [b for b in scan(layout)[1] if b.missing]
+    if broken:
+        names = ", ".join(b.id for b in broken[:3]) + (" …" if len(broken) > 3 else "")
+        raise GitError(
+            f"nothing was {done}: {len(broken)} checkpoint ref(s) name a missing commit"
+            f" ({names}), and git refuses to send or receive refs beside them",
+            hint=broken[0].fix
+            + (", and the others likewise" if len(broken) > 1 else "")
+            + "; `nexusd checkpoint list` names them all",
+        )
 
 
 def _refs(layout: RepoLayout) -> dict[str, str]:

@@ -30,6 +30,7 @@ from nexusd.checkpoint.guards import (
     disk_kind,
     ignored_deletions,
     ignored_existing,
+    missing_objects,
     restoring,
     unheld,
 )
@@ -66,6 +67,7 @@ class Change:
     why: str = ""
     old_mode: str = ""
     old_oid: str = ""
+    oid: str = ""  # the checkpoint's blob (add and modify)
 
     def line(self) -> str:
         """`action  path` for printing (paths quoted when they hold control characters)."""
@@ -105,9 +107,11 @@ def plan_changes(
     tokens = split_z(out)
     changes: list[Change] = []
     for meta, path in zip(tokens[0::2], tokens[1::2], strict=False):
-        old_mode, new_mode, old_oid, _new_oid, letter = meta.lstrip(":").split()
+        old_mode, new_mode, old_oid, new_oid, letter = meta.lstrip(":").split()
         kind = _KIND.get(letter[0], "modify")
-        changes.append(Change(kind, path, new_mode, old_mode=old_mode, old_oid=old_oid))
+        changes.append(
+            Change(kind, path, new_mode, old_mode=old_mode, old_oid=old_oid, oid=new_oid)
+        )
     return changes
 
 
@@ -279,8 +283,12 @@ def _restore(
         )
         current_tree = pre.tree
     try:
-        planned = plan_changes(layout, current_tree, target.tree, specs)
+        try:
+            planned = plan_changes(layout, current_tree, target.tree, specs)
+        except GitError as exc:
+            raise _damaged(target, f"its files cannot be listed ({exc.message})") from exc
         changes, skipped = _sort_out(layout, planned, target.tree, specs, nexus_files)
+        _check_objects(layout, target, changes)
         if pre is not None and changes:
             # Last look before writing: an edit saved after the snapshot read the file is in
             # no checkpoint, so that path is left as it is now.
@@ -296,8 +304,34 @@ def _restore(
         if pre is not None:
             drop(layout, pre)  # nothing to undo: do not keep an identical checkpoint
         return RestoreResult(target, tuple(changes), dry_run, None, tuple(skipped))
-    done = _apply(layout, target.tree, changes, skipped)
+    try:
+        done = _apply(layout, target.tree, changes, skipped)
+    except (GitError, OSError) as exc:
+        raise GitError(
+            f"the restore of {target.id} stopped part way: {getattr(exc, 'message', exc)}",
+            hint=f"undo what it changed with `{pre.restore_command}`",
+        ) from exc
+    if not done:
+        drop(layout, pre)  # everything was left alone at the last moment: nothing to undo
+        pre = None
     return RestoreResult(target, done, False, pre, tuple(skipped))
+
+
+def _check_objects(layout: RepoLayout, target: Checkpoint, changes: Sequence[Change]) -> None:
+    """Refuse, before anything is written, a checkpoint whose files git cannot read."""
+    wanted = {c.oid: c.path for c in changes if c.action != "delete" and c.mode in FILE_MODES}
+    gone = sorted(wanted[oid] for oid in missing_objects(layout, list(wanted)))
+    if gone:
+        shown = ", ".join(repr(p) for p in gone[:3]) + (" …" if len(gone) > 3 else "")
+        raise _damaged(target, f"{len(gone)} of its files are missing from git ({shown})")
+
+
+def _damaged(target: Checkpoint, why: str) -> GitError:
+    return GitError(
+        f"checkpoint {target.id} is damaged: {why}; nothing was changed",
+        hint="`git fsck` names what is missing; name its other files to restore just them,"
+        f" or drop it with `nexusd checkpoint drop {target.id}`",
+    )
 
 
 def _apply(

@@ -9,6 +9,7 @@ import click
 
 from nexusd.cli._common import echo_json, open_repo, repo_option
 from nexusd.cli._group import group
+from nexusd.cli._style import label
 from nexusd.git import run_git
 
 # How many left-out paths `create` names (the rest are counted).
@@ -67,10 +68,16 @@ def create(message: str | None, as_json: bool, repo: Path | None) -> None:
 @repo_option
 def list_(as_json: bool, repo: Path | None) -> None:
     """List checkpoints, oldest first, with their reason, cycle and check status."""
+    from nexusd.checkpoint.listing import scan
     from nexusd.checkpoint.overview import overview
 
     layout, _ = open_repo(repo)
-    rows = overview(layout)
+    checkpoints, broken = scan(layout)
+    rows = overview(layout, checkpoints)
+    for bad in broken:
+        # On standard error, so `--json` stays an array of readable checkpoints.
+        click.echo(f"{label('warning')} checkpoint {bad.id} cannot be read: {bad.why}", err=True)
+        click.echo(f"  fix: {bad.fix}", err=True)
     if as_json:
         echo_json(rows)
         return
@@ -78,7 +85,7 @@ def list_(as_json: bool, repo: Path | None) -> None:
         click.echo("no checkpoints yet (make one with `nexusd checkpoint create`)")
     for r in rows:
         click.echo(
-            f"{r['id']}  {r['reason']:<11} files={r['files_changed']:<4} "
+            f"{r['id']}  {r['reason']:<11} files={_or_unknown(r['files_changed']):<4} "
             f"cycle={r['cycle'] or '-':<4} branch={r['branch'] or '-'}  checks={r['checks'] or '-'}"
         )
 
@@ -187,10 +194,10 @@ def restore(
 def drop(checkpoint_id: str, repo: Path | None) -> None:
     """Delete one checkpoint ref."""
     from nexusd.checkpoint.listing import drop as drop_ref
-    from nexusd.checkpoint.listing import resolve
+    from nexusd.checkpoint.listing import find
 
     layout, _ = open_repo(repo)
-    cp = resolve(layout, checkpoint_id)
+    cp = find(layout, checkpoint_id)  # a broken one too: dropping is how it goes away
     drop_ref(layout, cp)
     click.echo(f"dropped {cp.id} (commit {cp.commit[:12]})")
 
@@ -247,10 +254,18 @@ def _repo_relative(path: Path, root: Path) -> str:
     return rel
 
 
+def _or_unknown(count: int | None) -> str:
+    return "?" if count is None else str(count)
+
+
 def _quoted(path: str) -> str:
     return path if path.isprintable() else repr(path)
 
 
 def _git_passthrough(root: Path, *args: str) -> None:
-    out = run_git(root, "--no-pager", *args, check=False)
+    # Never check=False: an empty diff from a checkpoint git cannot read would say "no change".
+    hint = (
+        "`git fsck` names what is missing; drop a damaged checkpoint with `nexusd checkpoint drop`"
+    )
+    out = run_git(root, "--no-pager", *args, hint=hint)
     click.echo(out.decode("utf-8", "replace"), nl=False)

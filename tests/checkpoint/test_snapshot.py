@@ -336,3 +336,22 @@ def test_a_nested_repository_with_no_commit_is_left_out_and_named(
         "1 untracked file(s) over 100 bytes",
         "1 nested repository(ies) with no commit",
     ]
+
+
+def test_a_group_shared_repository_stays_writable_by_the_group(
+    make_repo: Callable[..., Path],
+) -> None:
+    root = make_repo("shared", commit=False)
+    git(root, "init", "-q", "--shared=group", str(root / "r"))
+    r = root / "r"
+    (r / "a").write_text("a")
+    git(r, "add", "a")
+    git(r, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a")
+    old = os.umask(0o022)
+    try:
+        cp = create_checkpoint(find_repo(r), reason="manual")
+    finally:
+        os.umask(old)
+    made = [r / ".git" / "objects" / cp.commit[:2], r / ".git" / "refs" / "nexus" / "checkpoints"]
+    for path in [*made, r / ".git" / cp.ref]:
+        assert path.stat().st_mode & 0o060 == 0o060, path  # group may read and write

@@ -192,3 +192,39 @@ def test_create_and_show_name_what_the_checkpoint_left_out(repo: Path) -> None:
     assert "left out: 25 untracked file(s) over 100 bytes" in shown
     data = json.loads(run(repo, "show", made["id"], "--json"))
     assert data["left_out"] == ["25 untracked file(s) over 100 bytes"]
+
+
+def test_a_broken_checkpoint_ref_is_named_and_can_be_dropped(repo: Path) -> None:
+    made = json.loads(run(repo, "create", "--json"))
+    broken = "20200101T000000Z-000001"
+    ref = repo / ".git" / "refs" / "nexus" / "checkpoints" / broken
+    ref.write_text("0123456789012345678901234567890123456789\n")
+    result = CliRunner().invoke(cli, ["checkpoint", "list", "--json", "-C", str(repo)])
+    assert result.exit_code == 0, result.output
+    # The readable ones still list (as JSON on stdout); the broken one is named on stderr.
+    assert [r["id"] for r in json.loads(result.stdout)] == [made["id"]]
+    assert f"checkpoint {broken} cannot be read" in result.stderr
+    assert f"nexusd checkpoint drop {broken}" in result.stderr
+    out = run(repo, "restore", broken, code=5)
+    assert "its commit is missing" in out
+    assert f"dropped {broken}" in run(repo, "drop", broken)
+    assert not ref.exists()
+    assert "cannot be read" not in run(repo, "list")
+
+
+def test_diff_of_a_checkpoint_git_cannot_read_is_an_error_not_an_empty_diff(repo: Path) -> None:
+    (repo / "a.txt").write_text("a\n")
+    made = json.loads(run(repo, "create", "--json"))
+    tree = made["tree"]
+    (repo / ".git" / "objects" / tree[:2] / tree[2:]).unlink()
+    (repo / "a.txt").write_text("b\n")  # else diff's snapshot of the working tree rewrites it
+    for args in (("diff", made["id"]), ("diff", made["id"], "--stat"), ("show", made["id"])):
+        out = run(repo, *args, code=5)
+        assert tree in out and "git fsck" in out
+
+
+def test_push_to_an_unknown_remote_says_how_to_name_one(repo: Path) -> None:
+    run(repo, "create")
+    for command in ("push", "fetch"):
+        out = run(repo, command, "no-such-remote", code=5)
+        assert "git remote -v" in out
