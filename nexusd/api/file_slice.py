@@ -50,6 +50,8 @@ def check_openable(
     from nexusd.context.artifacts import git_lists
     from nexusd.memory.sources import glob_regex, memory_globs
 
+    if "\0" in path:  # no file name holds one; os calls would raise ValueError on it
+        raise _refuse(path, "a path cannot hold a NUL character", "e.g. src/app/config.py")
     rel = PurePosixPath(Path(path).as_posix())
     if rel.is_absolute() and PurePosixPath(layout.root.as_posix()) in rel.parents:
         # An absolute path inside the repository (what code_symbols accepts too), as written:
@@ -64,7 +66,15 @@ def check_openable(
     git_hint = "nothing under the git directory is served; read the repository's own files"
     if any(part.lower() == ".git" for part in rel.parts):
         raise _refuse(path, "it is inside the git directory", git_hint)
-    full = (layout.root / rel).resolve()
+    try:
+        full = (layout.root / rel).resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a link loop, before Python 3.13
+        raise _refuse(
+            path,
+            f"it cannot be resolved ({getattr(exc, 'strerror', None) or exc}): a link loop,"
+            " or a name too long",
+            "links are never opened; open the file they point to",
+        ) from None
     for git_dir in {layout.git_dir.resolve(), layout.git_common_dir.resolve()}:
         if full.is_relative_to(git_dir):
             raise _refuse(path, "it is inside the git directory", git_hint)
@@ -112,7 +122,13 @@ def open_slice(
     rel = check_openable(layout, config, path, access=access, role=role)
     data = read_inside(layout.root, Path(rel), MAX_FILE_BYTES, setting="the open limit")
     if isinstance(data, str):
-        raise NexusError(f"cannot open {path}: {data}", hint="list files with code_search")
+        hint = (
+            "a file over the open limit is not served, not even in slices; code_search and"
+            " code_symbols find what is in it when it is indexed"
+            if data.startswith("too large")
+            else "list files with code_search"
+        )
+        raise NexusError(f"cannot open {path}: {data}", hint=hint)
     if looks_binary(data):
         raise NexusError(
             f"cannot open {path}: it is a binary file (a NUL byte in its first 8 KiB)",
@@ -123,7 +139,7 @@ def open_slice(
     text = data.decode("utf-8", "replace")
     lines = [line.removesuffix("\r") for line in text_lines(text)] if text else []
     first = max(start_line, 1)
-    if (first > len(lines) and lines) or (end_line is not None and end_line < first):
+    if first > max(len(lines), 1) or (end_line is not None and end_line < first):
         raise NexusError(
             f"cannot open lines {first}–{end_line or first} of {path}: it has {len(lines)}"
             f" line{'' if len(lines) == 1 else 's'}",

@@ -228,9 +228,11 @@ async def _no_route(request: Request, exc: Exception) -> Response:
     """404 and 405 as the API's JSON errors."""
     status = getattr(exc, "status_code", 404)
     if status == 405:
-        message, hint = (
-            f"{request.method} is not allowed on {request.url.path}",
-            ("search, categories and chunks are GET; ingest is POST"),
+        message = f"{request.method} is not allowed on {request.url.path}"
+        hint = (
+            "MCP clients POST JSON-RPC messages to /mcp"
+            if request.url.path.rstrip("/") == "/mcp"
+            else "search, categories and chunks are GET; ingest is POST"
         )
     else:
         message, hint = (

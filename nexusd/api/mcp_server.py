@@ -54,7 +54,7 @@ def _guarded(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except AccessError as exc:
-            kind = {400: "bad request", 401: "unauthorized", 403: "forbidden"}
+            kind = {400: "bad request", 401: "unauthorized", 403: "forbidden", 404: "not found"}
             raise ToolError(f"{kind.get(exc.status, 'refused')}: {exc}") from exc
         except NexusError as exc:
             raise ToolError(str(exc)) from exc
@@ -336,6 +336,7 @@ def _strip(answer: dict[str, Any]) -> dict[str, Any]:
 
 def serve_stdio(layout: RepoLayout, config: Config, role: str | None, daemon: DaemonSide) -> None:
     """Serve one repository over stdio until the client closes it; logs go to stderr."""
+    from nexusd.api import stdio
     from nexusd.api.backend import Backend
     from nexusd.api.roles import Access, stdio_role
 
@@ -346,6 +347,6 @@ def serve_stdio(layout: RepoLayout, config: Config, role: str | None, daemon: Da
     backend = Backend(layout, config, daemon=daemon)
     try:
         log.info("serving %s over stdio as role %r", layout.root, chosen)
-        build_server(Context(layout, config, backend), chosen).run("stdio")
+        stdio.run(build_server(Context(layout, config, backend), chosen))
     finally:
         backend.close()

@@ -24,6 +24,15 @@ KIND_CATEGORY = {
     "note": "notes",
 }
 
+# How a refusal names each operation: "role 'user' may not run checks".
+ACTION_VERBS = {
+    "read": "read the code and files",
+    "plan": "request plans",
+    "checks": "run checks",
+    "checkpoint": "create checkpoints",
+    "restore": "restore checkpoints",
+}
+
 
 def _closure(roles: Mapping[str, list[str]], role: str) -> frozenset[str]:
     seen: set[str] = set()
@@ -114,7 +123,8 @@ class Access:
         need = self.action_role(action)
         if not self.includes(role, need):
             raise AccessError(
-                f"role {role!r} may not {action.replace('_', ' ')}: it requires role {need!r}",
+                f"role {role!r} may not {ACTION_VERBS.get(action, action.replace('_', ' '))}:"
+                f" it requires role {need!r}",
                 hint=f"{role_hint(need)}, or change api.actions.{action}",
                 status=403,
             )
@@ -137,7 +147,9 @@ class Access:
 
 def stdio_role(config: Config, access: Access, given: str | None) -> str:
     """The role of a stdio server: `--role`, else `api.mcp_role`, else the least for lessons."""
-    role = given or config.api.mcp_role or access.least_role_for("lessons")
+    if given is not None:  # `--role ""` is a mistake to name, not a request for the default
+        return access.check_role(given)
+    role = config.api.mcp_role or access.least_role_for("lessons")
     return access.check_role(str(role))
 
 

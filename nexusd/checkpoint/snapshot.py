@@ -264,6 +264,12 @@ def create_checkpoint(
             f"unknown checkpoint reason {reason!r}",
             hint="use one of: " + ", ".join(sorted(REASONS)),
         )
+    bad = next((c for c in message or "" if ord(c) < 32 and c not in "\t\n\r"), None)
+    if bad is not None:  # a NUL is what `git fsck` flags (nulInCommit); the rest garbles logs
+        raise GitError(
+            f"the message holds a control character (U+{ord(bad):04X}); nothing was created",
+            hint="remove it; tabs and newlines are fine",
+        )
     state = repo_state(layout)
     report = build_tree_report(layout, max_untracked_bytes)
     tree, big, vanished = report.tree, report.big, report.vanished

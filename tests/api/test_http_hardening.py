@@ -97,6 +97,8 @@ def test_context_routes_check_the_host_and_answer_json_everywhere(
         assert missing.status_code == 404 and missing.json()["status"] == 404
         wrong = http.delete(SEARCH, headers=auth(user))
         assert wrong.status_code == 405 and "not allowed" in wrong.json()["error"]
+        put = http.put("/mcp", headers=auth(user))
+        assert put.status_code == 405 and "POST JSON-RPC messages to /mcp" in put.json()["fix"]
         other = http.get(SEARCH, params={"q": "x"}, headers=auth(elsewhere))
         assert other.status_code == 401 and "another repository" in other.json()["error"]
         assert str(repo) not in other.text and str(repo.parent) not in other.text

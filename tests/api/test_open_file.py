@@ -80,23 +80,28 @@ def test_open_file_cuts_a_first_line_over_the_slice_limit(memory_repo: Path) -> 
 def test_open_file_refuses_binary_files_and_ranges_outside_the_file(memory_repo: Path) -> None:
     (memory_repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     (memory_repo / "three.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
+    (memory_repo / "empty.txt").write_text("", encoding="utf-8")
     asked = [
         {"path": "logo.png"},
         {"path": "three.txt", "start_line": 9},
         {"path": "three.txt", "start_line": 3, "end_line": 2},
+        {"path": "empty.txt", "start_line": 5},  # was "lines 5-4 of 0", as if it were there
     ]
 
-    async def body(session: ClientSession) -> tuple[list[str], dict[str, Any]]:
+    async def body(session: ClientSession) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
         errors = [error_text(await session.call_tool("open_file", a)) for a in asked]
         last = result_json(
             await session.call_tool("open_file", {"path": "three.txt", "start_line": 3})
         )
-        return errors, last
+        empty = result_json(await session.call_tool("open_file", {"path": "empty.txt"}))
+        return errors, last, empty
 
-    errors, last = run_mcp(memory_repo, body)
+    errors, last, empty = run_mcp(memory_repo, body)
+    assert empty["text"] == "" and empty["total_lines"] == 0
     assert "binary file" in errors[0] and "PNG" not in errors[0]
     assert "it has 3 lines" in errors[1] and "start_line" in errors[1]
     assert "it has 3 lines" in errors[2]
+    assert "it has 0 lines" in errors[3]
     assert last["text"] == "three" and last["end_line"] == 3
 
 

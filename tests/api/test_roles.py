@@ -37,8 +37,23 @@ def test_stdio_role_defaults_to_the_least_that_saves_lessons() -> None:
     strict = config_from_mapping({"api": {"categories": {"lessons": "developer"}}})
     assert stdio_role(strict, Access.from_config(strict), None) == "developer"
     assert stdio_role(config, Access.from_config(config), "admin") == "admin"
+    with pytest.raises(AccessError, match="unknown role ''"):
+        stdio_role(config, Access.from_config(config), "")
     with pytest.raises(AccessError):
         stdio_role(config, Access.from_config(config), "root")
+
+
+def test_refusals_name_the_operation_in_words() -> None:
+    a = access()
+    refusals = {}
+    for action in ("read", "plan", "checks", "checkpoint", "restore"):
+        with pytest.raises(AccessError) as caught:
+            a.require_action("nobody", action)
+        refusals[action] = caught.value.message
+    assert "may not run checks:" in refusals["checks"]
+    assert "may not restore checkpoints:" in refusals["restore"]
+    assert "may not create checkpoints:" in refusals["checkpoint"]
+    assert "may not request plans:" in refusals["plan"]
 
 
 def test_configured_tables_merge_and_bad_entries_name_the_key() -> None:

@@ -229,6 +229,16 @@ def test_unknown_reason_is_refused(repo: Path) -> None:
         create_checkpoint(find_repo(repo), reason="whim")
 
 
+@pytest.mark.parametrize("char", ["\x00", "\x1b", "\x08"])
+def test_a_message_with_a_control_character_is_refused(repo: Path, char: str) -> None:
+    layout = find_repo(repo)
+    with pytest.raises(GitError, match="control character"):
+        create_checkpoint(layout, reason="manual", message=f"fix{char}it")
+    assert list_checkpoints(layout) == []
+    kept = create_checkpoint(layout, reason="manual", message="tabs\tand\nnewlines are fine")
+    assert [c.id for c in list_checkpoints(layout)] == [kept.id]
+
+
 def test_no_temporary_files_left(repo: Path) -> None:
     layout = find_repo(repo)
     create_checkpoint(layout, reason="manual")
