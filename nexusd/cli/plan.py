@@ -12,7 +12,7 @@ from nexusd.config import Config, load_config
 from nexusd.errors import NexusError, ProtocolError
 from nexusd.paths import RepoLayout, find_repo
 from nexusd.planner.grounding import Services
-from nexusd.protocol.naming import is_request_file
+from nexusd.protocol.naming import is_request_file, unanswerable_name
 
 EXIT_ERROR_RESPONSE = ProtocolError.exit_code
 # A plan made in this process searches memory without loading the embedding model (seconds
@@ -87,6 +87,9 @@ def plan(
     if outside is not None:
         # Nothing is written there, not even a refusal: the folder is not this repository's.
         raise outside
+    bad_name = unanswerable_name(request)
+    if bad_name is not None:
+        raise bad_name  # no response can be written (or name it): nothing is read
     # planner.timeout_ms counts from the command's start: imports and the code index too.
     start = AnswerStart.command()
     config = load_config(layout.root)

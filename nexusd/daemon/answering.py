@@ -23,10 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from nexusd.atomic import atomic_write_text
-from nexusd.code.selection import utf8_name
 from nexusd.config import Config
 from nexusd.daemon.claims import request_claim, request_key
-from nexusd.daemon.logs import printable
 from nexusd.errors import ProtocolError
 from nexusd.models.budget import AnswerStart
 from nexusd.paths import RepoLayout
@@ -34,7 +32,7 @@ from nexusd.planner.grounding import Services
 from nexusd.planner.pipeline import RESPONSE_MODE, Outcome, OutcomeStatus, answer_request
 from nexusd.planner.rejection import error_response
 from nexusd.protocol.documents import PlanResponse
-from nexusd.protocol.naming import response_path_for
+from nexusd.protocol.naming import response_path_for, unanswerable_name
 from nexusd.protocol.reading import response_meta
 from nexusd.protocol.render import render_response
 
@@ -154,9 +152,10 @@ def answer_claimed(
         # Not even a refusal is written: the folder is someone else's (another worktree's
         # daemon would answer there, and the two would overwrite each other forever).
         return Outcome(path, response_path_for(path), "error", 0, "", {}, outside.message)
-    if not utf8_name(path.name):
-        # A response's `request_file` (UTF-8 YAML) could not name it faithfully.
-        message = f"{printable(path.name)} is not a UTF-8 file name; rename it to answer it"
+    bad_name = unanswerable_name(path)
+    if bad_name is not None:
+        # Not UTF-8 (a response could not name it faithfully) or too long to have a response.
+        message = f"{bad_name.message}; {bad_name.hint}"
         return Outcome(path, response_path_for(path), "error", 0, "", {}, message)
     with request_claim(layout, path, on_wait=on_wait):
         error = refusal(layout, path)

@@ -28,7 +28,10 @@ class Touch(Enum):
 
     WRITE = "write"  # created or modified: a writer may still hold it open
     CLOSE = "close"  # a writer closed it (IN_CLOSE_WRITE)
-    APPEAR = "appear"  # renamed into place, or found by a scan: complete as far as we know
+    APPEAR = "appear"  # renamed into place: complete as far as we know
+    # Found by a scan: complete as far as we know, unless events already follow it (a
+    # rescan must not cut short the wait for a writer that still holds the file open).
+    FOUND = "found"
 
 
 def file_key(path: Path) -> FileKey | None:
@@ -88,6 +91,8 @@ class Debouncer:
             writing = self.track_closes and kind is Touch.WRITE
             if entry is None:
                 self._pending[path] = _Pending(now + quiet, key, writing, now)
+            elif kind is Touch.FOUND:
+                pass  # already pending: its own events decide when it is complete
             else:
                 entry.due = now + quiet
                 entry.key = key

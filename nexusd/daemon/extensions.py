@@ -82,9 +82,9 @@ class Extensions:
                 outcome = answer(path)
             # Only a response this answer wrote is history: a refusal that kept someone's
             # response (or a write that failed) wrote none, however often it is repeated.
-            response = outcome.response_path
-            written = response is not None and response.exists()
-            if outcome.status != "skipped" and written and response_key(path) != before:
+            # (A stat key, never an exception: Path.exists raises for a name too long to be.)
+            after = response_key(path) if outcome.response_path is not None else None
+            if outcome.status != "skipped" and after is not None and after != before:
                 self.daily_entry(outcome)
             return outcome
 

@@ -132,9 +132,10 @@ class RequestWatcher:
             self._watches.clear()
 
     def watched(self) -> list[str]:
-        """The request folders being watched now."""
+        """The request folders being watched now (not one deleted since it was watched)."""
         with self._lock:
-            return sorted(str(p) for p in self._watches if p in self.folders)
+            folders = [p for p in self._watches if p in self.folders]
+        return sorted(str(p) for p in folders if p.is_dir())
 
     def missing(self) -> list[str]:
         """Configured folders that do not exist (yet)."""
@@ -286,7 +287,9 @@ class RequestWatcher:
         """Log (once) that `path`, named like a request, is skipped: a FIFO, folder or device,
         or a name that is not UTF-8.
 
-        Regular files and links are not reported (links get an error response instead).
+        Regular files and links are not reported (links get an error response instead). A
+        name too long to have a response is not skipped here: answering it fails with the
+        fix, shown by `nexusd status` like any request that cannot be answered.
         """
         try:
             st = path.lstat()
@@ -335,7 +338,7 @@ class RequestWatcher:
                 continue
             if known is not None and known(path):
                 continue
-            self.debouncer.touch(path, Touch.APPEAR)
+            self.debouncer.touch(path, Touch.FOUND)
             count += 1
         return count
 

@@ -273,7 +273,8 @@ class Worker:
             # Only a response this attempt wrote is logged as one (a client waits for it): a
             # refusal that kept someone's response wrote none.
             response = outcome.response_path
-            written = written and response is not None and response.is_file()
+            # A stat key, not Path.is_file: that raises for a name too long to be a file.
+            written = written and response is not None and file_key(response) is not None
             event = "answered with an error" if written else "not answered (no response written)"
             if not written:
                 fields["response"] = None

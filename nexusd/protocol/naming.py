@@ -6,14 +6,19 @@ Pure functions on names; nothing here touches the file system except
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+
+from nexusd.errors import ProtocolError
 
 REQUEST_SUFFIX = "plan_request.md"
 RESPONSE_SUFFIX = "plan_response.md"
 # The separator before the suffix: `<ts>_plan_request.md` (canonical) or `<ts>-plan_request.md`.
 SEPARATORS = ("_", "-")
+# The longest file name (in bytes) of the file systems nexusd writes to (ext4, xfs, btrfs…).
+NAME_MAX = 255
 
 # Names editors and tools use for partial or backup files; never requests.
 _TEMP_PATTERNS = re.compile(
@@ -64,6 +69,34 @@ def response_path_for(request: Path) -> Path:
         raise ValueError(f"{request.name} is not a plan request name (*_{REQUEST_SUFFIX})")
     stem, sep = parts
     return request.with_name(f"{stem}{sep}{RESPONSE_SUFFIX}")
+
+
+def unanswerable_name(request: Path) -> ProtocolError | None:
+    """Why no response can be written for the request named like `request` (None: one can).
+
+    A name that is not UTF-8 could not be named faithfully in the response's `request_file`;
+    a response name longer than NAME_MAX bytes cannot be created at all.
+    """
+    name = request.name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        return ProtocolError(
+            f"{shown} is not a UTF-8 file name: its response could not name it",
+            hint="rename the request to a UTF-8 name; nexusd answers it then",
+        )
+    response = response_path_for(request).name
+    size = len(os.fsencode(response))
+    if size <= NAME_MAX:
+        return None
+    longest = NAME_MAX - (size - len(os.fsencode(name)))
+    return ProtocolError(
+        f"{name[:40]}… is too long a name to answer: its response's name would be {size}"
+        f" bytes, and a file name holds at most {NAME_MAX}",
+        hint=f"rename the request to a name of at most {longest} bytes (UTF-8), for example"
+        " by shortening the text after its timestamp; nexusd answers it then",
+    )
 
 
 def request_path_for(response: Path) -> Path:

@@ -26,14 +26,20 @@ def create_request_file(
     with `root`, refuse (NexusError) a folder that resolves outside that repository."""
     if root is not None:
         _refuse_outside(folder, root)
-    folder.mkdir(parents=True, exist_ok=True)
-    # Dot-prefixed `.tmp` so watchers ignore it; it is published whole under a free name.
-    fd, tmp = tempfile.mkstemp(prefix=".request.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
+        folder.mkdir(parents=True, exist_ok=True)
+        # Dot-prefixed `.tmp` so watchers ignore it; it is published whole under a free name.
+        fd, tmp = tempfile.mkstemp(prefix=".request.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise _cannot_write(folder, exc) from exc
+    try:
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(text.encode("utf-8"))
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            raise _cannot_write(folder, exc) from exc
         Path(tmp).chmod(0o644)  # mkstemp makes 0600; requests are ordinary shared files
         for _ in range(MAX_ATTEMPTS):
             target = folder / new_request_name(now, folder)
@@ -43,6 +49,22 @@ def create_request_file(
     finally:
         with contextlib.suppress(FileNotFoundError):
             Path(tmp).unlink()
+
+
+def _cannot_write(folder: Path, exc: OSError) -> NexusError:
+    """What to do when no request file can be written in `folder` (nothing was written)."""
+    if isinstance(exc, FileExistsError | NotADirectoryError):
+        return NexusError(
+            f"cannot write a request in {folder}: it (or a folder above it) is a file,"
+            " not a folder; nothing was written",
+            hint="move that file out of the way, or write the request elsewhere"
+            " (`nexusd request new --dir FOLDER`, or another first folder in `watch.paths`)",
+        )
+    return NexusError(
+        f"cannot write a request in {folder}: {exc.strerror or exc}; nothing was written",
+        hint="make the folder writable (and check the disk has room), or write the request"
+        " elsewhere (`nexusd request new --dir FOLDER`)",
+    )
 
 
 def _publish(tmp: Path, target: Path) -> bool:

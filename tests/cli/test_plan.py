@@ -93,6 +93,29 @@ def test_bad_arguments(repo: Path, name: str, create: bool, code: int, needle: s
     assert needle in err and "fix:" in err
 
 
+@pytest.mark.parametrize(
+    ("name", "needle", "fix"),
+    [
+        ("x" * 239 + "_plan_request.md", "too long a name", "at most 254 bytes"),
+        ("x" * 239 + "-plan_request.md", "too long a name", "at most 254 bytes"),
+        (os.fsdecode(b"caf\xe9_plan_request.md"), "not a UTF-8 file name", "UTF-8 name"),
+    ],
+    ids=["255-bytes", "255-bytes-dash", "latin-1"],
+)
+def test_a_name_no_response_can_have_exits_4_and_says_to_rename(
+    repo: Path, name: str, needle: str, fix: str
+) -> None:
+    # Too long: the response's name (one byte more) could not be created, and `plan` died
+    # with a traceback (exit 70). Not UTF-8: it said "make the request's folder writable".
+    request = _request(repo, GOOD, name)
+    for args in ([str(request)], [str(request), "--stdout"]):
+        code, out, err = _plan(*args)
+        assert (code, out) == (4, "")
+        assert needle in err and "fix: rename the request to a" in err
+        assert fix in err and "Traceback" not in err
+    assert os.listdir(request.parent) == [request.name]
+
+
 def test_unwritable_response_is_an_error(repo: Path) -> None:
     request = _request(repo, GOOD)
     request.with_name(RESPONSE).mkdir()  # the response path is taken by a folder

@@ -340,3 +340,19 @@ def test_a_request_folder_linked_outside_the_repository_is_refused_before_writin
     assert f"resolves to {out}, outside the repository" in result.stderr
     assert "nothing was written" in result.stderr
     assert list(out.iterdir()) == []
+
+
+def test_a_file_in_place_of_the_request_folder_is_refused_with_the_fix(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # mkdir raised FileExistsError: a traceback and "a bug in nexusd" (exit 70).
+    (repo / ".scratchpad_logs").write_text("notes\n", encoding="utf-8")
+    monkeypatch.chdir(repo)
+
+    result = CliRunner().invoke(cli, ["request", "new", "--goal", "Ship it"])
+
+    assert result.exit_code == NexusError.exit_code, result.output
+    assert "is a file, not a folder; nothing was written" in result.stderr
+    assert "fix: move that file out of the way" in result.stderr
+    assert "Traceback" not in result.output
+    assert (repo / ".scratchpad_logs").read_text(encoding="utf-8") == "notes\n"

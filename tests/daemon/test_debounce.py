@@ -134,3 +134,40 @@ def test_a_deleted_file_is_dropped(collected: tuple[Collector, Debouncer], tmp_p
 
     wait_until(lambda: debouncer.pending() == 0, what="the pending entry to go")
     assert collector.snapshot() == []
+
+
+def test_a_file_found_by_a_scan_is_handed_on_after_the_settle_time(tmp_path: Path) -> None:
+    collector = Collector()
+    debouncer = Debouncer(collector, debounce=600, write_grace=600, track_closes=True, settle=0.01)
+    debouncer.start()
+    try:
+        target = tmp_path / "x_plan_request.md"
+        target.write_bytes(b"written while the daemon was down")
+        debouncer.touch(target, Touch.FOUND)
+
+        wait_until(collector.snapshot, what="the hand-over of a file a scan found")
+        assert collector.snapshot() == [(target, b"written while the daemon was down")]
+    finally:
+        debouncer.stop()
+
+
+def test_a_scan_does_not_cut_short_the_wait_for_an_open_writer(tmp_path: Path) -> None:
+    collector = Collector()
+    debouncer = Debouncer(collector, debounce=0.05, write_grace=600, track_closes=True, settle=0.01)
+    debouncer.start()
+    try:
+        target = tmp_path / "x_plan_request.md"
+        target.write_bytes(b"---\ngoal: half")
+        debouncer.touch(target, Touch.WRITE)
+        for _ in range(5):  # rescans find it, each more than a debounce interval apart
+            time.sleep(0.1)
+            debouncer.touch(target, Touch.FOUND)
+        time.sleep(0.2)
+
+        assert collector.snapshot() == []
+        target.write_bytes(b"---\ngoal: half, then whole\n---\n")
+        debouncer.touch(target, Touch.CLOSE)
+        wait_until(collector.snapshot, what="the hand-over after the close")
+        assert collector.snapshot() == [(target, b"---\ngoal: half, then whole\n---\n")]
+    finally:
+        debouncer.stop()

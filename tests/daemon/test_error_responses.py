@@ -63,3 +63,30 @@ def test_a_request_the_configuration_stops_gets_an_error_response(
 
     fixed = wait_until(answered_ok, timeout=60, what="the request answered again")
     assert fixed["revision"] == 2
+
+
+def test_front_matter_values_yaml_cannot_build_get_an_error_response(
+    served: Path, start_daemon: Callable[..., Path]
+) -> None:
+    # PyYAML let ValueError, KeyError… out for these: the daemon logged "request failed",
+    # wrote nothing and retried for ever, and the client waited for a response in vain.
+    start_daemon(served)
+    folder = served / ".scratchpad_logs"
+    values = {
+        "date": "2025-02-30",  # day out of range
+        "cycle": "9" * 5000,  # more digits than Python converts
+        "tagged": "!!bool maybe",
+    }
+    requests = []
+    for n, (key, value) in enumerate(values.items()):
+        request = folder / f"2026-01-02T03_04_0{n}_plan_request.md"
+        request.write_text(f"---\ngoal: Fix login\n{key}: {value}\n---\n", encoding="utf-8")
+        requests.append(request)
+
+    for request in requests:
+        meta = wait_answered(request)
+        assert meta["status"] == "error" and meta["error"]["line"] == 3
+        assert "cannot read the value" in meta["error"]["message"]
+        assert "fix the YAML on line 3" in meta["error"]["fix"]
+    nexusd(served, "stop")
+    assert "request failed" not in nexusd(served, "logs", "-n", "500").stdout

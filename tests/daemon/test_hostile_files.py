@@ -123,6 +123,32 @@ def test_a_request_name_of_254_bytes_is_answered(daemon: Path) -> None:
     assert len(response_for(request).name.encode()) == 255
 
 
+def test_a_request_name_too_long_for_its_response_says_to_rename_it_and_stops_nothing(
+    served: Path, start_daemon: Callable[..., Path]
+) -> None:
+    # Its response's name would be 256 bytes: answering it raised (a traceback in the log,
+    # counted as a failure), when the one thing to do is to rename the request.
+    write_config(served, "watch:\n  rescan_seconds: 1\n")
+    start_daemon(served)
+    folder = served / ".scratchpad_logs"
+    odd = folder / ("2025-04-20T08_11_37_" + "x" * 219 + "_plan_request.md")
+    assert len(odd.name.encode()) == 255
+    odd.write_text(request_text("Explain the README"), encoding="utf-8")
+    request = folder / REQ
+    request.write_text(request_text("Explain the README"), encoding="utf-8")
+    assert wait_answered(request)["status"] == "ok"
+
+    status = wait_until(lambda: (s := published(served))["last_error"] and s, what="the error")
+    assert status["last_error"]["path"] == str(odd)
+    assert "too long a name" in status["last_error"]["message"]
+    assert "rename the request to a name of at most 254 bytes" in status["last_error"]["message"]
+    assert (status["failures"], status["errors"]) == (0, 1)
+    assert not _logged(served, "request failed")
+
+    shorter = odd.rename(folder / ("2025-04-20T08_11_37_" + "x" * 218 + "_plan_request.md"))
+    assert wait_answered(shorter)["status"] == "ok"
+
+
 def test_stale_temporary_files_of_every_response_name_are_removed(
     served: Path, start_daemon: Callable[..., Path]
 ) -> None:

@@ -128,6 +128,29 @@ def test_partial_file_is_not_handed_over_while_its_writer_holds_it(
     assert ready.items == [(target, TEXT.encode())]
 
 
+def test_a_rescan_does_not_hand_over_a_file_its_writer_still_holds(
+    watch: tuple[Path, Ready, RequestWatcher],
+) -> None:
+    # The periodic rescan used to count a request being written as "found complete": the
+    # half-written request was answered (an error response), then answered again.
+    if not closes_are_reported():
+        pytest.skip("close events (inotify IN_CLOSE_WRITE) are Linux-only")
+    root, ready, watcher = watch
+    target = root / ".scratchpad_logs" / NAME
+    with target.open("w", encoding="utf-8") as fh:
+        fh.write(TEXT[:50])
+        fh.flush()
+        time.sleep(0.2)  # the watcher has seen the write
+        for _ in range(5):
+            assert watcher.scan() == 1  # found, as every rescan finds an unhandled request
+            time.sleep(0.2)
+        assert ready.paths() == []
+        fh.write(TEXT[50:])
+    wait_until(ready.paths, what="hand-over after the close")
+    time.sleep(0.3)  # room for a (wrong) second hand-over
+    assert ready.items == [(target, TEXT.encode())]
+
+
 @pytest.mark.parametrize(
     "name",
     [
@@ -182,6 +205,18 @@ def test_folder_deleted_and_recreated_is_watched_again(
 
     wait_until(lambda: second in ready.paths(), what="a request written after the re-watch")
     assert str(folder) in watcher.watched()
+
+
+def test_a_deleted_folder_is_missing_not_watched(
+    watch: tuple[Path, Ready, RequestWatcher],
+) -> None:
+    # `nexusd status` listed it twice: "watching" and "waiting for … (not created yet)".
+    root, _, watcher = watch
+    folder = root / ".scratchpad_logs"
+    assert (watcher.watched(), str(folder) in watcher.missing()) == ([str(folder)], False)
+    shutil.rmtree(folder)
+
+    assert (watcher.watched(), str(folder) in watcher.missing()) == ([], True)
 
 
 def test_scan_hands_over_only_unknown_requests(watch: tuple[Path, Ready, RequestWatcher]) -> None:

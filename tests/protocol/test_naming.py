@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nexusd.protocol.naming import (
+    NAME_MAX,
     format_timestamp,
     is_request_file,
     is_response_file,
@@ -17,6 +19,7 @@ from nexusd.protocol.naming import (
     request_path_for,
     request_timestamp,
     response_path_for,
+    unanswerable_name,
 )
 
 MOMENT = datetime(2025, 4, 20, 8, 11, 37, tzinfo=UTC)
@@ -165,3 +168,42 @@ def test_naming_never_crashes(stem: str) -> None:
     name = f"{stem}_plan_request.md".replace("/", "_")
     assert isinstance(is_request_file(name), bool)
     request_timestamp(name)  # returns a datetime or None, never raises
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "x" * 238 + "_plan_request.md",  # 254 bytes: its response has 255, the most there is
+        "x" * 238 + "-plan_request.md",
+        "é" * 119 + "_plan_request.md",  # 254 bytes in 135 characters
+        "2025-04-20T08_11_37 日本 ünï_plan_request.md",
+    ],
+)
+def test_a_name_whose_response_fits_can_be_answered(name: str) -> None:
+    assert len(response_path_for(Path(name)).name.encode()) <= NAME_MAX
+    assert unanswerable_name(Path("/repo/.scratchpad_logs") / name) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "longest"),
+    [
+        ("x" * 239 + "_plan_request.md", 254),
+        ("x" * 239 + "-plan_request.md", 254),
+        ("é" * 119 + "x_plan_request.md", 254),
+    ],
+)
+def test_a_name_whose_response_would_be_too_long_says_how_long_it_may_be(
+    name: str, longest: int
+) -> None:
+    error = unanswerable_name(Path("/repo/.scratchpad_logs") / name)
+    assert error is not None
+    assert "too long a name" in error.message and "would be 256 bytes" in error.message
+    assert error.hint is not None and f"at most {longest} bytes" in error.hint
+
+
+def test_a_name_that_is_not_utf8_cannot_be_answered() -> None:
+    name = Path(os.fsdecode(b"/repo/caf\xe9_plan_request.md"))
+    error = unanswerable_name(name)
+    assert error is not None
+    assert error.message.startswith("caf\\xe9_plan_request.md is not a UTF-8 file name")
+    assert error.hint is not None and "rename" in error.hint

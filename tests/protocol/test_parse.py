@@ -118,6 +118,33 @@ def test_bad_content(data: bytes, message: str, line: int | None) -> None:
     assert info.value.hint  # every error says how to fix it
 
 
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("2025-02-30", "day is out of range"),
+        ("2025-13-01", "month must be in 1..12"),
+        ("2025-01-01T25:00:00", "hour must be in 0..23"),
+        ("9" * 5000, "Exceeds the limit (4300 digits)"),
+        ("0x_", "invalid literal"),
+        ("!!int three", "invalid literal"),
+        ("!!bool maybe", "as bool"),
+        ("!!timestamp soon", "as timestamp"),
+        ("[1, {nested: 2025-02-30}]", "day is out of range"),
+    ],
+)
+def test_a_front_matter_value_yaml_cannot_build_is_an_error_at_its_line(
+    value: str, problem: str
+) -> None:
+    # PyYAML raised these as ValueError, KeyError, AttributeError: not a ProtocolError, so
+    # the daemon wrote no response at all.
+    data = f"---\ngoal: Fix the login\nextra: {value}\n---\n".encode()
+    with pytest.raises(ProtocolError, match="not valid YAML: cannot read the value") as info:
+        parse_request(data, "bad")
+    assert problem in info.value.message
+    assert info.value.line == 3
+    assert info.value.hint is not None and "line 3" in info.value.hint
+
+
 def test_str_with_lone_surrogates() -> None:
     with pytest.raises(ProtocolError, match="not valid UTF-8") as info:
         parse_request("goal: x\nbad \udcff here", "s")

@@ -149,6 +149,9 @@ def test_empty_section_reads_well_and_round_trips() -> None:
         "---\n: : bad yaml [\n---\n",
         "---\nrequest_sha256: x\n",  # never closed
         "---\n- a list\n---\n",
+        # Values the YAML loader cannot build (it raised ValueError / KeyError through).
+        "---\nrequest_sha256: x\nrevision: 1\nstatus: ok\ncreated_at: 2025-02-30\n---\n",
+        "---\nrequest_sha256: x\nrevision: !!int one\nstatus: !!bool ok\n---\n",
     ],
 )
 def test_not_a_response(text: str) -> None:

@@ -53,3 +53,22 @@ def test_a_folder_outside_the_root_is_refused_and_left_untouched(tmp_path: Path)
     assert list(out.iterdir()) == []
     inside = create_request_file(root / "plans", render_request(goal="Ship it"), NOW, root=root)
     assert inside.parent == root / "plans"
+
+
+@pytest.mark.parametrize("where", ["folder", "parent"])
+def test_a_file_where_the_folder_should_be_is_an_error_that_says_what_to_do(
+    tmp_path: Path, where: str
+) -> None:
+    # It raised FileExistsError / NotADirectoryError: `nexusd request new` printed a
+    # traceback and called it a bug in nexusd (exit 70).
+    blocker = tmp_path / ".scratchpad_logs"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    folder = blocker if where == "folder" else blocker / "sub"
+
+    with pytest.raises(NexusError) as info:
+        create_request_file(folder, "Plan it\n", datetime(2025, 5, 8, tzinfo=UTC), root=tmp_path)
+
+    assert "is a file, not a folder; nothing was written" in info.value.message
+    assert info.value.hint is not None and "--dir" in info.value.hint
+    assert blocker.read_text(encoding="utf-8") == "not a folder\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".scratchpad_logs"]
