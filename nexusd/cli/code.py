@@ -37,7 +37,7 @@ def in_repo(raw: str, repo: Path | None) -> str:
     # `~` is the shell's to expand: one that reaches here is part of a name (`~backup.py`).
     given = Path(raw)
     here = Path(os.path.normpath(start / given))
-    if given.is_absolute() or here.is_symlink() or here.exists():
+    if given.is_absolute() or _on_disk(here):
         # The folders resolved (a repository reached through a symlink is still this one),
         # the file itself not: a link in the repository is named as the link.
         here = here.parent.resolve() / here.name
@@ -50,6 +50,14 @@ def in_repo(raw: str, repo: Path | None) -> str:
     if path == ".." or path.startswith("../"):
         raise NexusError(f"`{raw}` is outside the repository at {root}")
     return path
+
+
+def _on_disk(path: Path) -> bool:
+    """Whether a file, folder or link is at `path` (False for a name too long to be one)."""
+    try:
+        return path.is_symlink() or path.exists()
+    except (OSError, ValueError):
+        return False
 
 
 @group()

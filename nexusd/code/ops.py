@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from nexusd.code.impact import Edge, Impact, dotted, impact
@@ -176,9 +177,7 @@ def _why_not_indexed(index: CodeIndex, tail: str) -> str:
         return ""
     named = [f.path for f in files if f.path == tail or f.path.endswith(f"/{tail}")]
     if len(named) != 1:
-        if len(named) > 1 or (root / tail).exists() or (root / tail).is_symlink():
-            return "" if named else "git does not track it and .gitignore excludes it"
-        return "no such file in the repository"
+        return "" if named else _not_listed(root, tail)
     wanted, skipped = wanted_files(files, index.exclude, index.max_files, index.own)
     real = named[0]
     shown = "" if real == tail else f" (`{real}`)"
@@ -187,6 +186,24 @@ def _why_not_indexed(index: CodeIndex, tail: str) -> str:
     if real not in wanted:
         return f"not a kind of file the code index reads{shown}"
     return f"not indexed yet{shown}: an update is running or has not seen it; try again"
+
+
+def _not_listed(root: Path, tail: str) -> str:
+    """Why a path no file git lists ends with is not indexed."""
+    rel = PurePosixPath(tail)
+    if rel.is_absolute() and rel.is_relative_to(root.as_posix()):
+        rel = rel.relative_to(root.as_posix())
+    if rel.is_absolute() or ".." in rel.parts:
+        return "it is outside the repository, and only the repository's files are indexed"
+    full = root / rel
+    try:
+        if full.is_symlink():
+            return "it is a symbolic link, and links are never followed"
+        if full.exists():
+            return "git does not track it and .gitignore excludes it"
+    except (OSError, ValueError):  # a name too long to be a file, a NUL
+        pass
+    return "no such file in the repository"
 
 
 def _symbols(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:

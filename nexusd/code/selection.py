@@ -125,8 +125,18 @@ def _hash_paths(root: Path, paths: Sequence[str]) -> dict[str, str]:
     files = [p for p in paths if (root / p).is_file() and not (root / p).is_symlink()]
     if not files:
         return {}
-    out = _git(root, "hash-object", "--no-filters", "--stdin-paths", stdin="\n".join(files) + "\n")
-    return dict(zip(files, out.split(), strict=False))
+    # `--stdin-paths` reads a path a line: a name holding a line break is hashed alone.
+    lined = [p for p in files if "\n" not in p]
+    hashed: dict[str, str] = {}
+    if lined:
+        out = _git(
+            root, "hash-object", "--no-filters", "--stdin-paths", stdin="\n".join(lined) + "\n"
+        )
+        hashed = dict(zip(lined, out.split(), strict=False))
+    for path in files:
+        if "\n" in path:
+            hashed[path] = _git(root, "hash-object", "--no-filters", "--", path).strip()
+    return hashed
 
 
 def list_files(root: Path, *, include_worktree: bool = True) -> list[RepoFile]:

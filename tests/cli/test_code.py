@@ -347,11 +347,14 @@ def test_a_file_the_index_does_not_read_says_why(code_repo: Path) -> None:
     (code_repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     git(code_repo, "add", "-A")
 
+    (code_repo / "untracked_link.py").symlink_to("/etc/hostname")
     for path, why in (
         ("secret.py", "skipped: symlink (not followed)"),
         ("legacy/old.py", "skipped: excluded by code.exclude"),
         ("logo.png", "not a kind of file the code index reads"),
         ("pkg/nowhere.py", "no such file"),
+        ("untracked_link.py", "it is a symbolic link, and links are never followed"),
+        ("x" * 300 + ".py", "no such file in the repository"),
     ):
         code, out, err = run(code_repo, "symbols", path)
         assert code == 10 and not out, err

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from nexusd.code.selection import looks_generated
+from nexusd.code.selection import list_files, looks_generated
+from tests.conftest import commit_files, git
 
 
 @pytest.mark.parametrize(
@@ -36,3 +39,13 @@ def test_a_tools_marker_in_the_first_lines_says_generated(head: str) -> None:
 )
 def test_prose_about_generating_is_no_marker(text: str) -> None:
     assert not looks_generated(text)
+
+
+def test_names_holding_a_line_break_are_hashed_like_any_other(repo: Path) -> None:
+    commit_files(repo, {"a.py": "x = 1\n", "a\nb.py": "y = 1\n"})
+    (repo / "a\nb.py").write_text("y = 2\n", encoding="utf-8")  # modified, not staged
+    (repo / "new\nline.py").write_text("z = 3\n", encoding="utf-8")  # untracked
+    (repo / "plain.py").write_text("w = 4\n", encoding="utf-8")
+    blobs = {f.path: f.blob for f in list_files(repo)}
+    for path in ("a.py", "a\nb.py", "new\nline.py", "plain.py"):
+        assert blobs[path] == git(repo, "hash-object", "--no-filters", "--", path).strip()
