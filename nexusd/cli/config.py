@@ -25,6 +25,16 @@ def config() -> None:
       built-in defaults
       $XDG_CONFIG_HOME/nexusd/config.yaml   (your settings for every repository)
       <repo>/.nexus/config.yaml             (this repository; `nexusd init` writes it)
+
+    Change a setting by editing one of the files; a running daemon applies a valid
+    edit on its own. An unknown key or a wrong value is an error naming the file
+    and the key.
+
+    \b
+    Examples:
+      nexusd config show
+      nexusd config show sandbox            # one section
+      nexusd config show watch.debounce_ms --json
     """
 
 
@@ -49,24 +59,57 @@ def source_of(cfg: Config, dotted: str) -> str:
 
 
 @config.command("show")
+@click.argument("key", required=False)
 @repo_option
 @click.option("--json", "as_json", is_flag=True, help="Print {key: {value, source}} as JSON.")
-def show(repo: Path | None, as_json: bool) -> None:
-    """Print every setting, its value and its source (`default` or the file that set it).
+def show(key: str | None, repo: Path | None, as_json: bool) -> None:
+    """Print every setting (or those under KEY), its value and its source.
 
-    Outside a git repository only the defaults and your user file are shown.
+    The source is `default` or the file that set it. KEY is a dotted key such as
+    `memory.search.k`, or a section such as `memory`. Outside a git repository only
+    the defaults and your user file are shown.
+
+    \b
+    Examples:
+      nexusd config show
+      nexusd config show memory.search --json
     """
     try:
         root: Path | None = find_repo(repo).root
     except GitError:
         root = None
     cfg: Config = load_config(root)
-    rows = [(key, value, source_of(cfg, key)) for key, value in flatten(cfg.data)]
+    rows = [(k, value, source_of(cfg, k)) for k, value in flatten(cfg.data)]
+    if key is not None:
+        rows = _under(rows, key)
     if as_json:
         echo_json({k: {"value": v, "source": s} for k, v, s in rows})
         return
     where = root / ".nexus" / "config.yaml" if root else "(not in a repository)"
     click.echo(f"# repository file: {where}\n# user file: {user_config_path()}")
     width = max(len(k) for k, _, _ in rows)
-    for key, value, source in rows:
-        click.echo(f"{key.ljust(width)} = {json.dumps(value, ensure_ascii=False)}  # {source}")
+    for k, value, source in rows:
+        click.echo(f"{k.ljust(width)} = {json.dumps(value, ensure_ascii=False)}  # {source}")
+
+
+def _under(rows: list[tuple[str, Any, str]], key: str) -> list[tuple[str, Any, str]]:
+    """The rows of `key` itself or of the keys below it; an unknown key is a usage error
+    that names the closest known ones."""
+    import difflib
+
+    key = key.strip().strip(".")
+    picked = [row for row in rows if row[0] == key or row[0].startswith(f"{key}.")]
+    if picked:
+        return picked
+    names = sorted({p for k, _, _ in rows for p in _prefixes(k)})
+    near = difflib.get_close_matches(key, names, n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(near)}?" if near else ""
+    raise click.BadParameter(
+        f"no setting {key!r}{hint} (`nexusd config show` lists every key)", param_hint="KEY"
+    )
+
+
+def _prefixes(dotted: str) -> Iterator[str]:
+    parts = dotted.split(".")
+    for end in range(1, len(parts) + 1):
+        yield ".".join(parts[:end])

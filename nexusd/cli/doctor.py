@@ -8,6 +8,7 @@ import click
 
 from nexusd.cli._common import echo_json, open_repo, repo_option
 from nexusd.cli._style import label, paint
+from nexusd.config import Config, load_config
 
 # Package data beside this module (pyproject.toml), so a pip install has it too.
 SETUP_SCRIPT = Path(__file__).resolve().with_name("setup-sandbox.sh")
@@ -40,8 +41,7 @@ def doctor(as_json: bool, setup_script: bool, repo: Path | None) -> None:
         return
     from nexusd.sandbox.probe import report
 
-    _, config = open_repo(repo)
-    data = report(config)
+    data = report(_config(repo))
     if as_json:
         echo_json(data)
         return
@@ -52,4 +52,27 @@ def doctor(as_json: bool, setup_script: bool, repo: Path | None) -> None:
             click.echo(f"       fix: {cap['fix']}")
     click.echo(f"checks run on: {data['backend']} ({data['reason']})")
     if not data["isolated"]:
-        click.echo(f"{label('warning')} checks are NOT isolated; see the fixes above.", err=True)
+        root = " As root, such a check can change any file on this machine."
+        click.echo(
+            f"{label('warning')} checks are NOT isolated; see the fixes above."
+            + root * bool(data["running_as_root"]),
+            err=True,
+        )
+
+
+def _config(repo: Path | None) -> Config:
+    """This repository's configuration; outside any repository (a fresh machine, `~`), the
+    defaults and your user file: what doctor checks is the machine, not a repository."""
+    from nexusd.errors import GitError
+
+    if repo is not None:
+        return open_repo(repo)[1]
+    try:
+        return open_repo(None)[1]
+    except GitError:
+        click.echo(
+            f"{label('note')} not in a git repository: checking for the default image and"
+            " backend (run doctor in your repository to check the ones it configures)",
+            err=True,
+        )
+        return load_config(None)

@@ -8,6 +8,7 @@ import click
 
 from nexusd.cli._common import echo_json, open_repo, repo_option
 from nexusd.cli._group import group
+from nexusd.cli._style import label
 
 
 @group()
@@ -18,7 +19,14 @@ def hooks() -> None:
     Each hook appends one line to <git-common-dir>/nexus/inbox/ and exits, so
     `git commit` stays fast and never fails because of nexusd. Existing hooks are
     kept and still run; core.hooksPath, husky and the pre-commit framework are
-    respected. `uninstall` puts back exactly what was there.
+    respected. `uninstall` puts back exactly what was there. Without a running
+    daemon the events wait in the inbox for its next start.
+
+    \b
+    Examples:
+      nexusd hooks install           # once per clone (worktrees share the hooks)
+      nexusd hooks status            # installed, behind-pre-commit, foreign or missing
+      nexusd hooks uninstall         # your own hooks are back, byte for byte
     """
 
 
@@ -35,18 +43,40 @@ def _print(rows: list[dict[str, object]], as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @repo_option
 def install(as_json: bool, repo: Path | None) -> None:
-    """Install the hooks (idempotent), chaining any hook already there."""
+    """Install the hooks, chaining any hook already there (running it twice is safe).
+
+    A hook already in place is renamed <hook>.nexusd-chained and still runs, with
+    the same arguments, after nexusd's line is queued.
+
+    \b
+    Examples:
+      nexusd hooks install
+      nexusd hooks install -C ~/src/other-repo --json
+    """
     from nexusd.hooks.installer import install as do_install
+    from nexusd.hooks.installer import shared_hooks_origin
 
     layout, _ = open_repo(repo)
     _print([s.to_dict() for s in do_install(layout)], as_json)
+    origin = shared_hooks_origin(layout)
+    if origin:
+        click.echo(
+            f"{label('note')} core.hooksPath comes from {origin}: these hooks run in every"
+            " repository that uses that folder (they queue work only where nexusd runs)",
+            err=True,
+        )
 
 
 @hooks.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @repo_option
 def uninstall(as_json: bool, repo: Path | None) -> None:
-    """Remove the hooks and restore the ones they chained, byte for byte."""
+    """Remove the hooks and restore the ones they chained, byte for byte.
+
+    \b
+    Example:
+      nexusd hooks uninstall --json
+    """
     from nexusd.hooks.installer import uninstall as do_uninstall
 
     layout, _ = open_repo(repo)
@@ -57,7 +87,19 @@ def uninstall(as_json: bool, repo: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @repo_option
 def status(as_json: bool, repo: Path | None) -> None:
-    """Show where each hook is installed (installed, behind-pre-commit, foreign, missing)."""
+    """Show where each hook is and what it chains.
+
+    \b
+    States:
+      installed          nexusd's hook is in place (chaining yours, if any)
+      behind-pre-commit  the pre-commit framework runs it as its legacy hook
+      foreign            another hook is there: run `nexusd hooks install`
+      missing            no hook: run `nexusd hooks install`
+
+    \b
+    Example:
+      nexusd hooks status --json
+    """
     from nexusd.hooks.installer import hooks_dir, hooks_path_setting
     from nexusd.hooks.installer import status as hook_status
 

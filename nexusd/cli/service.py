@@ -44,6 +44,13 @@ def service() -> None:
 
     The service runs `nexusd start --foreground` with the repository as its
     working directory, restarts it if it crashes, and stops it with SIGTERM.
+    One service per repository (or worktree); its name comes from the path.
+
+    \b
+    Examples:
+      nexusd service install --print       # see the unit; nothing is written
+      nexusd service install --now         # write it, enable and start it
+      nexusd service uninstall             # stop, disable and remove it
     """
 
 
@@ -53,7 +60,17 @@ def service() -> None:
 @click.option("--now", "enable_now", is_flag=True, help="Also enable and start it right away.")
 @click.option("--print", "print_only", is_flag=True, help="Print the definition, write nothing.")
 def install(repo: Path | None, kind: str, enable_now: bool, print_only: bool) -> None:
-    """Write the service definition for this repository (and print how to enable it)."""
+    """Write the service definition for this repository (and print how to enable it).
+
+    \b
+    systemd: $XDG_CONFIG_HOME/systemd/user/nexusd-<name>-<hash>.service (~/.config)
+    launchd: ~/Library/LaunchAgents/dev.nexusd-<name>-<hash>.plist
+
+    \b
+    Examples:
+      nexusd service install --print
+      nexusd service install --now
+    """
     layout, _ = open_repo(repo)
     from nexusd.atomic import atomic_write_text
     from nexusd.daemon import unit
@@ -72,7 +89,17 @@ def install(repo: Path | None, kind: str, enable_now: bool, print_only: bool) ->
     if print_only:
         click.echo(text, nl=False)
         return
-    atomic_write_text(path, text)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, text)
+    except OSError as exc:
+        from nexusd.errors import NexusError
+
+        raise NexusError(
+            f"cannot write {path}: {exc.strerror or exc}",
+            hint="make that folder writable (for systemd it is under $XDG_CONFIG_HOME, by"
+            " default ~/.config), or use --print and install the definition by hand",
+        ) from exc
     click.echo(f"wrote {path}")
     if not enable_now:
         click.echo("enable it with:\n  " + "\n  ".join(" ".join(cmd) for cmd in enable))
@@ -93,7 +120,12 @@ def install(repo: Path | None, kind: str, enable_now: bool, print_only: bool) ->
 @repo_option
 @kind_option
 def uninstall(repo: Path | None, kind: str) -> None:
-    """Stop and disable the service if the manager runs, then remove its definition."""
+    """Stop and disable the service if the manager runs, then remove its definition.
+
+    \b
+    Example:
+      nexusd service uninstall -C ~/src/your-repo
+    """
     layout, _ = open_repo(repo)
     from nexusd.daemon import unit
 
@@ -107,7 +139,14 @@ def uninstall(repo: Path | None, kind: str) -> None:
     if not path.exists():
         click.echo(f"no service installed ({path} does not exist)")
         return
-    path.unlink()
+    try:
+        path.unlink()
+    except OSError as exc:
+        from nexusd.errors import NexusError
+
+        raise NexusError(
+            f"cannot remove {path}: {exc.strerror or exc}", hint="remove it by hand"
+        ) from exc
     if _kind(kind) == "systemd":
         _run("systemctl", "--user", "daemon-reload")
     click.echo(f"removed {path}")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,11 +16,22 @@ from nexusd.cli._common import echo_json, open_repo, repo_option
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @repo_option
 def stats(as_json: bool, repo: Path | None) -> None:
-    """Summarize <git-dir>/nexus/logs/telemetry.jsonl: per planner and per phase."""
+    """Summarize <git-dir>/nexus/logs/telemetry.jsonl: per planner and per phase.
+
+    Each answered request adds one event: the planner that answered, its model
+    calls, retries, fallbacks and tokens, and how long each phase took.
+
+    \b
+    Examples:
+      nexusd stats
+      nexusd stats --json | jq '.planners'
+    """
     from nexusd.models.telemetry import read_events, summarize, telemetry_file
 
     layout, _ = open_repo(repo)
-    events, bad = read_events(layout)
+    read, bad = read_events(layout)
+    events = [e for e in read if _sound(e)]
+    bad += len(read) - len(events)
     summary = summarize(events) | {"unreadable_lines": bad, "file": str(telemetry_file(layout))}
     if as_json:
         echo_json(summary)
@@ -40,5 +54,28 @@ def stats(as_json: bool, repo: Path | None) -> None:
             f"  phase {name}: {row['count']}× median {row['median']:.0f} ms, "
             f"p95 {row['p95']:.0f} ms"
         )
+    if bad:
+        click.echo(f"  {bad} unreadable line(s) skipped in {summary['file']}")
     if not events:
         click.echo(f"no telemetry yet in {summary['file']}")
+
+
+def _sound(event: Mapping[str, Any]) -> bool:
+    """Whether a (possibly hand-edited or torn) event can be summed: `phases` and `usage`
+    are mappings when present and no number is NaN, infinite or past 64 bits, which would end the
+    summary with a traceback, or print `NaN` that is not JSON."""
+    if any(k in event and not isinstance(event[k], Mapping) for k in ("phases", "usage")):
+        return False
+
+    def finite(value: Any) -> bool:
+        if isinstance(value, float):
+            return math.isfinite(value)
+        if isinstance(value, int):
+            return abs(value) < 2**63  # float() of a longer one raises
+        if isinstance(value, Mapping):
+            return all(finite(v) for v in value.values())
+        if isinstance(value, list):
+            return all(finite(v) for v in value)
+        return True
+
+    return finite(event)

@@ -25,9 +25,19 @@ def token() -> None:
 @token.command()
 @click.option("--role", required=True, help="The token's role (see api.roles).")
 @click.option("--name", default="", help="A name to recognise it by in `token list`.")
+@click.option("--json", "as_json", is_flag=True, help="Print {token, role, name} as JSON.")
 @repo_option
-def create(role: str, name: str, repo: Path | None) -> None:
-    """Make a token of ROLE and print it once (only its hash is kept)."""
+def create(role: str, name: str, as_json: bool, repo: Path | None) -> None:
+    """Make a token of ROLE and print it once (only its hash is kept).
+
+    The token alone goes to standard output, so it can be captured; the roles are
+    those of `api.roles` (user, developer, analyst, admin by default).
+
+    \b
+    Examples:
+      TOKEN=$(nexusd token create --role developer --name cursor)
+      nexusd token create --role admin --name ops --json
+    """
     from nexusd.api.bearer import TokenStore, name_problem
     from nexusd.api.roles import Access
 
@@ -38,7 +48,11 @@ def create(role: str, name: str, repo: Path | None) -> None:
         )
     layout, config = open_repo(repo)
     Access.from_config(config).check_role(role)
-    click.echo(TokenStore(layout).create(role, name))
+    secret = TokenStore(layout).create(role, name)
+    if as_json:
+        echo_json({"token": secret, "role": role, "name": name})
+    else:
+        click.echo(secret)
     click.echo(f"role {role}; shown once, stored hashed in {layout.nexus_dir}", err=True)
 
 
@@ -46,7 +60,13 @@ def create(role: str, name: str, repo: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the tokens as JSON.")
 @repo_option
 def list_(as_json: bool, repo: Path | None) -> None:
-    """List the tokens: hash prefix, role, name, creation time."""
+    """List the tokens: hash prefix, role, name, creation time.
+
+    \b
+    Examples:
+      nexusd token list
+      nexusd token list --json        # full sha256 of each token
+    """
     from dataclasses import asdict
 
     from nexusd.api.bearer import TokenStore, shown_name
@@ -66,16 +86,49 @@ def list_(as_json: bool, repo: Path | None) -> None:
 
 @token.command()
 @click.argument("which")
+@click.option("--json", "as_json", is_flag=True, help="Print the revoked tokens as JSON.")
 @repo_option
-def revoke(which: str, repo: Path | None) -> None:
-    """Forget the tokens whose name is WHICH or whose hash starts with it."""
+def revoke(which: str, as_json: bool, repo: Path | None) -> None:
+    """Forget the tokens named WHICH, or the one token whose hash starts with WHICH.
+
+    A name is matched whole (any length; every token of that name goes); a hash
+    prefix needs at least 4 characters and must match one token only.
+
+    \b
+    Examples:
+      nexusd token revoke cursor
+      nexusd token revoke 61a3e009          # a hash prefix from `token list`
+    """
+    from dataclasses import asdict
+
     from nexusd.api.bearer import TokenStore
     from nexusd.errors import NexusError
 
     layout, _ = open_repo(repo)
-    if len(which) < 4:
-        raise click.UsageError("give a token's name or at least 4 characters of its hash")
-    gone = TokenStore(layout).revoke(which)
-    if not gone:
+    store = TokenStore(layout)
+    records = store.list()
+    named = [r for r in records if which and r.name == which]
+    if named:
+        # By full hash: `TokenStore.revoke` also takes a prefix, and a short name such as
+        # `ab` would take every token whose hash starts with it along.
+        chosen = named
+    else:
+        if len(which) < 4:
+            raise click.UsageError(
+                f"no token is named {which!r}; give a token's name or at least 4 characters"
+                " of its hash (see `nexusd token list`)"
+            )
+        chosen = [r for r in records if r.sha256.startswith(which.lower())]
+        if len(chosen) > 1:
+            raise NexusError(
+                f"{len(chosen)} tokens have a hash starting with {which!r}",
+                hint="give more characters of the hash (see `nexusd token list`)",
+            )
+    if not chosen:
         raise NexusError(f"no token named or hashed {which!r}", hint="see `nexusd token list`")
-    click.echo(f"revoked {gone} token(s)")
+    for record in chosen:
+        store.revoke(record.sha256)
+    if as_json:
+        echo_json([asdict(r) for r in chosen])
+        return
+    click.echo(f"revoked {len(chosen)} token(s)")

@@ -23,6 +23,7 @@ from nexusd.config.entries import (
     validate_provider_refs,
     validate_providers,
 )
+from nexusd.config.ranges import in_range, wanted
 from nexusd.config.sections import (
     Api,
     Checkpoint,
@@ -180,7 +181,16 @@ def _raise_problems(problems: list[ConfigError]) -> None:
 def _read_layer(path: Path) -> dict[str, Any] | None:
     try:
         if not path.is_file():
-            return None
+            if not os.path.lexists(path):
+                return None
+            # A folder, or a link to nothing, in the file's place: the settings the user
+            # meant to give would be left out without a word.
+            what = "a folder" if path.is_dir() else "not a regular file (a broken link?)"
+            raise ConfigError(
+                f"{path}: is {what}, so its settings cannot be read",
+                hint="put the configuration file there (or fix where the link points),"
+                " or remove it to use the defaults",
+            )
         data = path.read_bytes()
     except OSError as exc:
         # A running daemon reloads this file: an unreadable one is a problem to report,
@@ -194,11 +204,15 @@ def _read_layer(path: Path) -> dict[str, Any] | None:
     # default configuration (`nexusd.config.cache`).
     import yaml
 
+    from nexusd.config.strict_yaml import DuplicateKey, load
+
     try:
-        # libyaml when present: the pure-Python loader took ~10 ms per command on the
-        # default file; both load plain data only.
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        loaded = yaml.load(data.decode("utf-8"), Loader=loader)
+        loaded = load(data.decode("utf-8"))
+    except DuplicateKey as exc:
+        raise ConfigError(
+            f"{path}: {exc} (YAML would keep only the second)",
+            hint=f"merge the two `{exc.key}` entries into one",
+        ) from exc
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"{path}: not valid YAML ({exc})", hint="fix the syntax, or delete the file"
@@ -280,13 +294,12 @@ def _validate(dotted: str, default: Any, value: Any, origin: str) -> Any:
     if want is bool:
         if not isinstance(value, bool):
             raise type_error(origin, dotted, "true or false", value)
-    elif want is int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise type_error(origin, dotted, "a whole number ≥ 0", value)
-    elif want is float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise type_error(origin, dotted, "a number ≥ 0", value)
-        value = float(value)
+    elif want is int or want is float:
+        whole = want is int
+        kind = int if whole else int | float
+        if isinstance(value, bool) or not isinstance(value, kind) or not in_range(dotted, value):
+            raise type_error(origin, dotted, wanted(dotted, whole=whole), value)
+        value = value if whole else float(value)
     elif want is str:
         if not isinstance(value, str) or not value.strip():
             raise type_error(origin, dotted, "a non-empty string", value)

@@ -50,8 +50,11 @@ nexusd_enqueue() {
 		case $a in *[!0-9A-Za-z._-]*) continue ;; esac
 		args="$args${args:+,}\"$a\""
 	done
+	# Only where nexusd runs: a hooks folder shared by many repositories (a global
+	# core.hooksPath) must not leave an inbox no daemon drains in each of the others.
+	[ -d "$common/nexus" ] || return 0
 	inbox=$common/nexus/inbox
-	[ -d "$inbox" ] || mkdir -p "$inbox" || return 0
+	[ -d "$inbox" ] || mkdir "$inbox" || return 0
 	line="{\"v\":1,\"hook\":\"$nexusd_hook\",\"args\":[$args]${head:+,\"head\":\"$head\"}${top:+,\"worktree\":\"$top\"}}"
 	# noclobber: each event gets a new file (O_EXCL), so concurrent hooks never mix lines.
 	set -C

@@ -80,8 +80,45 @@ def render(hook: str, chain: str) -> str:
 
 
 def install(layout: RepoLayout, hooks: tuple[str, ...] = HOOKS) -> list[HookStatus]:
-    """Install our hooks, chaining any existing ones; idempotent."""
+    """Install our hooks, chaining any existing ones; idempotent.
+
+    Nothing is changed when one of the hooks cannot be moved aside, and a user's hook is
+    never left moved aside without ours in its place: a write that fails puts it back.
+    """
     directory = hooks_dir(layout)
+    if os.path.lexists(directory) and not directory.is_dir():
+        raise GitError(
+            f"git runs hooks from {directory}, which is not a folder",
+            hint="point core.hooksPath at a folder (`git config core.hooksPath .githooks`)"
+            " or unset it (`git config --unset core.hooksPath`), then install again",
+        )
+    _refuse_conflicts(directory, hooks)
+    try:
+        _install(layout, directory, hooks)
+    except OSError as exc:
+        raise GitError(
+            f"cannot install the hooks in {directory}: {exc.strerror or exc}"
+            + (f" ({exc.filename})" if exc.filename else ""),
+            hint="make that folder (and <git-common-dir>/nexus/) writable, or point"
+            " core.hooksPath at a folder you can write, then run `nexusd hooks install` again",
+        ) from exc
+    return status(layout)
+
+
+def _refuse_conflicts(directory: Path, hooks: tuple[str, ...]) -> None:
+    for hook in hooks:
+        path = directory / hook
+        chained = directory / f"{hook}{CHAINED}"
+        if is_ours(directory / f"{hook}.legacy") and not is_ours(path):
+            continue
+        if os.path.lexists(path) and not is_ours(path) and os.path.lexists(chained):
+            raise GitError(
+                f"{chained} already exists, so {path} cannot be moved aside",
+                hint=f"look at both files, keep the one you need as {path}, remove the other",
+            )
+
+
+def _install(layout: RepoLayout, directory: Path, hooks: tuple[str, ...]) -> None:
     created = not directory.exists()
     directory.mkdir(parents=True, exist_ok=True)
     layout.inbox_dir.mkdir(parents=True, exist_ok=True)
@@ -91,15 +128,16 @@ def install(layout: RepoLayout, hooks: tuple[str, ...] = HOOKS) -> list[HookStat
         chained = directory / f"{hook}{CHAINED}"
         if is_ours(legacy) and not is_ours(path):
             continue  # pre-commit runs us as its legacy hook: already in place.
-        if os.path.lexists(path) and not is_ours(path):
-            if os.path.lexists(chained):
-                raise GitError(
-                    f"{chained} already exists, so {path} cannot be moved aside",
-                    hint=f"look at both files, keep the one you need as {path}, remove the other",
-                )
+        moved = os.path.lexists(path) and not is_ours(path)
+        if moved:
             path.rename(chained)
         chain = "husky" if os.path.lexists(chained) and _is_husky_stub(chained) else "exec"
-        atomic_write_text(path, render(hook, chain), mode=0o755)
+        try:
+            atomic_write_text(path, render(hook, chain), mode=0o755)
+        except OSError:
+            if moved:
+                chained.rename(path)
+            raise
     manifest = _manifest(layout)
     old = _load_manifest(manifest)
     atomic_write_text(
@@ -114,7 +152,6 @@ def install(layout: RepoLayout, hooks: tuple[str, ...] = HOOKS) -> list[HookStat
         )
         + "\n",
     )
-    return status(layout)
 
 
 def _as_list(value: object) -> list[object]:
@@ -133,23 +170,31 @@ def uninstall(layout: RepoLayout) -> list[HookStatus]:
     """Remove our hooks and put back exactly what was there before."""
     manifest = _load_manifest(_manifest(layout))
     directory = Path(str(manifest.get("hooks_dir") or hooks_dir(layout)))
-    for hook in HOOKS:
-        path = directory / hook
-        legacy = directory / f"{hook}.legacy"
-        chained = directory / f"{hook}{CHAINED}"
-        if is_ours(path):
-            slot = path
-        elif is_ours(legacy):
-            slot = legacy  # pre-commit installed after us and kept us as its legacy hook
-        else:
-            continue
-        slot.unlink()
-        if os.path.lexists(chained):
-            chained.rename(slot)
-    if manifest.get("created_dir"):
-        with contextlib.suppress(OSError):
-            directory.rmdir()
-    _manifest(layout).unlink(missing_ok=True)
+    try:
+        for hook in HOOKS:
+            path = directory / hook
+            legacy = directory / f"{hook}.legacy"
+            chained = directory / f"{hook}{CHAINED}"
+            if is_ours(path):
+                slot = path
+            elif is_ours(legacy):
+                slot = legacy  # pre-commit installed after us and kept us as its legacy hook
+            else:
+                continue
+            if os.path.lexists(chained):
+                chained.replace(slot)  # one rename: the user's hook is never missing
+            else:
+                slot.unlink()
+        if manifest.get("created_dir"):
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        _manifest(layout).unlink(missing_ok=True)
+    except OSError as exc:
+        raise GitError(
+            f"cannot remove the hooks from {directory}: {exc.strerror or exc}"
+            + (f" ({exc.filename})" if exc.filename else ""),
+            hint="make that folder writable, then run `nexusd hooks uninstall` again",
+        ) from exc
     return status(layout)
 
 
@@ -176,3 +221,15 @@ def status(layout: RepoLayout) -> list[HookStatus]:
 def hooks_path_setting(layout: RepoLayout) -> str | None:
     """The `core.hooksPath` value, if set."""
     return try_git_text(layout.root, "config", "--get", "core.hooksPath") or None
+
+
+def shared_hooks_origin(layout: RepoLayout) -> str | None:
+    """The file that sets `core.hooksPath` when that is your global or system git config:
+    the hooks then run in every repository that does not set its own."""
+    out = try_git_text(
+        layout.root, "config", "--show-scope", "--show-origin", "--get", "core.hooksPath"
+    )
+    scope, _, rest = (out or "").partition("\t")
+    if scope not in ("global", "system"):
+        return None
+    return rest.split("\t", 1)[0].removeprefix("file:")

@@ -83,3 +83,21 @@ def test_bad_config_names_the_key_and_exits_3(repo: Path, content: str, needle: 
 def test_flatten() -> None:
     data = {"a": {"b": 1, "c": {}}, "d": [1, 2]}
     assert list(flatten(data)) == [("a.b", 1), ("a.c", {}), ("d", [1, 2])]
+
+
+def test_show_one_key_or_section(layered: Path) -> None:
+    code, out, _ = _show("planner.max_actions", "-C", str(layered), "--json")
+    assert code == 0
+    assert json.loads(out) == {
+        "planner.max_actions": {"value": 5, "source": str(layered / ".nexus" / "config.yaml")}
+    }
+    code, out, _ = _show("memory.search", "-C", str(layered), "--json")
+    assert code == 0 and set(json.loads(out)) >= {"memory.search.k", "memory.search.mode"}
+    assert all(k.startswith("memory.search.") for k in json.loads(out))
+
+
+def test_show_an_unknown_key_suggests_the_closest(layered: Path) -> None:
+    result = CliRunner().invoke(cli, ["config", "show", "watch.debounce", "-C", str(layered)])
+    assert result.exit_code == 2
+    assert "no setting 'watch.debounce'" in result.output
+    assert "did you mean watch.debounce_ms" in result.output

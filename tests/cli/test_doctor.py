@@ -58,3 +58,20 @@ def test_doctor_reports_a_missing_image_with_its_fix(repo: Path) -> None:
     assert result.exit_code == 0
     assert "[NO ]" in result.output and "fix: " in result.output
     assert "checks run on: docker" not in result.output
+
+
+def test_doctor_outside_a_repository_checks_the_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Used to refuse with "not inside a git repository" (exit 5) on a fresh machine.
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["doctor", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "not in a git repository" in result.stderr
+    data = json.loads(result.stdout)
+    assert data["configured"] == "auto" and {c["name"] for c in data["capabilities"]} >= {
+        "bubblewrap",
+        "user namespaces",
+    }
+    explicit = CliRunner().invoke(cli, ["doctor", "-C", str(tmp_path)])
+    assert explicit.exit_code == 5  # a folder named on purpose must be a repository

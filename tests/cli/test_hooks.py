@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from nexusd.cli import cli
@@ -35,3 +36,30 @@ def test_install_status_uninstall(repo: Path) -> None:
         "missing",
         "foreign",
     }
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "hooks",
+        "hooks install",
+        "hooks uninstall",
+        "hooks status",
+        "service",
+        "service install",
+        "service uninstall",
+        "doctor",
+        "config",
+        "config show",
+        "stats",
+        "token",
+        "token create",
+        "token list",
+        "token revoke",
+    ],
+)
+def test_help_teaches_with_an_example(command: str) -> None:
+    result = CliRunner().invoke(cli, [*command.split(), "--help"])
+    assert result.exit_code == 0
+    assert "Example" in result.output, result.output
+    assert f"nexusd {command.split(maxsplit=1)[0]}" in result.output.split("Example", 1)[1]

@@ -93,3 +93,22 @@ def test_install_now_without_a_user_manager_explains(repo: Path) -> None:
         pytest.skip("a systemd user manager runs here; not enabling a unit in a test")
     assert "the definition is written" in str(result.exception)
     assert list(_unit_dir().glob("nexusd-repo-*.service"))
+
+
+def test_a_unit_folder_that_cannot_be_made_is_an_error_with_a_fix(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Used to end with a NotADirectoryError traceback (exit 70).
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(blocker))
+    proc = subprocess.run(
+        [sys.executable, "-m", "nexusd", "service", "install", "--kind", "systemd"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 10, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"cannot write {blocker}/systemd/user/" in proc.stderr and "--print" in proc.stderr

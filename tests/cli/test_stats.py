@@ -53,3 +53,24 @@ def test_summary_text_and_json(repo: Path) -> None:
     assert data["planners"]["laptop:qwen"]["latency_ms"]["max"] == 9000.0
     assert data["file"].endswith("nexus/logs/telemetry.jsonl")
     assert data["unreadable_lines"] == 0
+
+
+def test_lines_that_cannot_be_summed_are_skipped_and_counted(repo: Path) -> None:
+    # A hand-edited or torn log: `phases` as a list ended in an AttributeError, an
+    # infinite count in an OverflowError, and NaN was printed as `NaN` (not JSON).
+    layout = find_repo(repo)
+    record(layout, {"event": "plan", "phases": {"librarian": 12.0}})
+    log = repo / ".git" / "nexus" / "logs" / "telemetry.jsonl"
+    with log.open("a", encoding="utf-8") as out:
+        out.write('{"phases": [1]}\n{"usage": {"calls": Infinity}}\n')
+        out.write('{"phases": {"x": NaN}}\n{"usage": {"calls": ' + "9" * 400 + "}}\n")
+    text = invoke("-C", str(repo))
+    assert text.exit_code == 0, text.output
+    assert "1 events" in text.stdout and "4 unreadable line(s) skipped" in text.stdout
+    shown = invoke("-C", str(repo), "--json")
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} is not JSON")
+
+    data = json.loads(shown.stdout, parse_constant=refuse)
+    assert data["unreadable_lines"] == 4 and data["totals"]["events"] == 1

@@ -145,7 +145,7 @@ def test_every_problem_in_every_file_is_reported_not_only_the_first(
     needles = [
         f"{user}: not valid YAML",
         f"{project}: unknown key `nope`",
-        "`watch.debounce_ms` must be a whole number ≥ 0, got -1",
+        "`watch.debounce_ms` must be a whole number ≥ 0 and ≤ 31622400000, got -1",
         "unknown key `watch.bogus`",
         "`checks[0].run` is missing",
         "`checks[1].name` is missing",
@@ -219,3 +219,92 @@ def test_get_unknown_key_raises_key_error() -> None:
 def test_xdg_default_location(monkeypatch: pytest.MonkeyPatch, _isolated_home: Path) -> None:
     monkeypatch.delenv("XDG_CONFIG_HOME")
     assert user_config_path() == _isolated_home / ".config" / "nexusd" / "config.yaml"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "want"),
+    [
+        # Once the daemon's start: an OverflowError from the scheduler, exit 70.
+        ("watch:\n  rescan_seconds: 99999999999999999999\n", "watch.rescan_seconds", "≤ 31622400"),
+        ("planner:\n  timeout_ms: 1000000000000000\n", "planner.timeout_ms", "≤ 31622400000"),
+        ("api:\n  port: 99999\n", "api.port", "≥ 1 and ≤ 65535"),
+        ("api:\n  port: 0\n", "api.port", "≥ 1 and ≤ 65535"),
+        # Once: every memory file indexed into zero chunks, without a word.
+        ("memory:\n  chunk_max_chars: 0\n", "memory.chunk_max_chars", "≥ 1"),
+        ("sandbox:\n  cpus: .nan\n", "sandbox.cpus", "a number ≥ 0"),
+        ("routing:\n  critic:\n    temperature: .inf\n", "routing.critic.temperature", "≥ 0"),
+        ("checks:\n- {name: a, run: x, timeout: .inf}\n", "checks[0].timeout", "≤ 31622400"),
+        ("checks:\n- {name: a, run: x, cpus: .nan}\n", "checks[0].cpus", "a number"),
+        (
+            "providers:\n  p: {type: openai, timeout_ms: 100000000000000000000000}\n",
+            "providers.p.timeout_ms",
+            "≥ 1 and ≤ 31622400000",
+        ),
+    ],
+)
+def test_numbers_out_of_range_are_refused_naming_the_key(
+    repo: Path, text: str, key: str, want: str
+) -> None:
+    _write(repo / ".nexus" / "config.yaml", text)
+    with pytest.raises(ConfigError) as info:
+        load_config(repo)
+    assert f"`{key}` must be" in info.value.message and want in info.value.message
+    assert info.value.hint and key in info.value.hint
+
+
+def test_numbers_in_range_still_load(repo: Path) -> None:
+    _write(
+        repo / ".nexus" / "config.yaml",
+        "watch:\n  rescan_seconds: 31622400\napi:\n  port: 65535\nsandbox:\n  cpus: 0.5\n"
+        "memory:\n  chunk_max_chars: 1\n"
+        "checks:\n- {name: a, run: x, timeout: 0.5, cpus: 2, pids: 64}\n",
+    )
+    config = load_config(repo)
+    assert config.watch.rescan_seconds == 31622400 and config.api.port == 65535
+
+
+@pytest.mark.parametrize("kind", ["folder", "broken link"])
+def test_a_folder_or_broken_link_for_the_file_is_an_error(
+    repo: Path, tmp_path: Path, kind: str
+) -> None:
+    # Both used to be read as "no file": the settings meant for it were left out silently.
+    path = repo / ".nexus" / "config.yaml"
+    path.parent.mkdir()
+    if kind == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to(tmp_path / "moved-away.yaml")
+    with pytest.raises(ConfigError, match=r"config\.yaml: is .*cannot be read") as info:
+        load_config(repo)
+    assert info.value.hint and "remove it to use the defaults" in info.value.hint
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        # A `watch:` added at the top of the file `nexusd init` wrote, which has its own.
+        (
+            "watch:\n  debounce_ms: 7\nplanner:\n  max_actions: 4\nwatch:\n  settle_ms: 9\n",
+            "`watch` is given twice, on lines 1 and 5",
+        ),
+        ("watch:\n  debounce_ms: 7\n  debounce_ms: 9\n", "`debounce_ms` is given twice"),
+        ("checks:\n- {name: a, run: x, run: y}\n", "`run` is given twice, on line 2"),
+    ],
+)
+def test_a_key_given_twice_is_an_error_not_the_last_one_silently(
+    repo: Path, text: str, needle: str
+) -> None:
+    _write(repo / ".nexus" / "config.yaml", text)
+    with pytest.raises(ConfigError, match="given twice") as info:
+        load_config(repo)
+    assert needle in info.value.message
+    assert info.value.hint and "merge the two" in info.value.hint
+
+
+def test_a_merge_key_may_be_overridden(repo: Path) -> None:
+    _write(
+        repo / ".nexus" / "config.yaml",
+        "watch:\n  <<: {debounce_ms: 7, settle_ms: 3}\n  debounce_ms: 9\n",
+    )
+    config = load_config(repo)
+    assert (config.watch.debounce_ms, config.watch.settle_ms) == (9, 3)

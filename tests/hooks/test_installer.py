@@ -6,10 +6,12 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from nexusd.errors import GitError
 from nexusd.hooks.installer import hooks_dir, install, status, uninstall
 from nexusd.paths import find_repo
 
@@ -200,3 +202,57 @@ def test_hooks_fail_open(repo: Path, tmp_path: Path) -> None:
     assert proc.stdout == "" and proc.stderr == ""
     commit(repo, "e.txt")  # git commit succeeds
     assert inbox.read_text() == "in the way"
+
+
+def test_a_conflict_on_one_hook_changes_nothing(repo: Path) -> None:
+    # Used to move post-commit aside and install it, then fail on post-merge: half done.
+    layout = find_repo(repo)
+    directory = hooks_dir(layout)
+    for name in ("post-commit", "post-merge", "post-merge.nexusd-chained"):
+        (directory / name).write_text(f"#!/bin/sh\necho {name}\n")
+        (directory / name).chmod(0o755)
+    before = fingerprint(directory)
+    with pytest.raises(GitError, match=r"post-merge\.nexusd-chained already exists"):
+        install(layout)
+    assert fingerprint(directory) == before
+
+
+@pytest.mark.parametrize("setting", ["a-file", "a-file/hooks"])
+def test_a_hooks_path_that_is_no_folder_is_an_error_not_a_traceback(
+    repo: Path, setting: str
+) -> None:
+    (repo / "a-file").write_text("not a folder\n")
+    git(repo, "config", "core.hooksPath", setting)
+    proc = subprocess.run(
+        [sys.executable, "-m", "nexusd", "hooks", "install"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 5, proc.stderr  # was 70, with a traceback
+    assert "Traceback" not in proc.stderr and "fix:" in proc.stderr
+    assert str(repo / "a-file") in proc.stderr
+    assert (repo / "a-file").read_text() == "not a folder\n"
+
+
+def test_a_global_hooks_folder_queues_only_where_nexusd_runs(
+    make_repo: Callable[..., Path], tmp_path: Path
+) -> None:
+    served, other = make_repo("served"), make_repo("other")
+    shared = tmp_path / "global-hooks"
+    git(served, "config", "--global", "core.hooksPath", str(shared))
+    proc = subprocess.run(
+        [sys.executable, "-m", "nexusd", "hooks", "install"],
+        cwd=served,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "core.hooksPath comes from" in proc.stderr and "every repository" in proc.stderr
+    commit(served, "a.txt")
+    commit(other, "b.txt")
+    assert len(events(served, "post-commit")) == 1
+    # Used to leave <other>/.git/nexus/inbox/ growing by a file per commit, never drained.
+    assert not (other / ".git" / "nexus").exists()
