@@ -41,6 +41,8 @@ def solve(
     """
     from nexusd.solve.loop import solve as run_solve
 
+    if not task.strip():
+        raise click.UsageError("TASK is empty: say what the program must do")
     layout, config = open_repo(repo)
     result = run_solve(
         layout=layout,

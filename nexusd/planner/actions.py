@@ -150,8 +150,57 @@ def create_action(missing: tuple[str, ...]) -> Action:
     )
 
 
+def gone_action(gone: tuple[str, ...], bundle: ContextBundle) -> Action:
+    """Artifacts the request names that existed once (git has their history): they were
+    deleted or moved, not yet to be written; say where each went and how to get it back."""
+    deleted_here = {d.path for d in bundle.git.dirty if "D" in d.code}
+    told: list[str] = []
+    for path in gone:
+        if path in deleted_here:
+            told.append(
+                f"`{path}` is deleted in the working tree, not in a commit "
+                f"(`git restore -- {path}` brings it back)"
+            )
+            continue
+        last = bundle.git.recent[path][0]
+        told.append(
+            f"`{path}` was last changed in `{last.sha}` (“{short(last.subject, 60)}”), which "
+            f"removed or moved it (`git show --stat {last.sha}` says which; "
+            f"`git checkout {last.sha}~1 -- {path}` brings it back)"
+        )
+    return Action(
+        f"Find out where {code(list(gone))} went",
+        gone,
+        "Named as relevant, but no longer in the working tree: " + "; ".join(told) + ". "
+        "If it moved, work on its new path; if it was removed on purpose, the request may "
+        "be out of date.",
+        "you can name the file that now holds this code, or why it is gone",
+        "locate",
+    )
+
+
 def locate_action(bundle: ContextBundle) -> Action:
     """Without artifacts or code-index hits: find the files by the goal's words."""
+    git = bundle.git
+    if git.head is None and not git.dirty_total and git.error is None:
+        # `git grep` in a repository with nothing in it would only ever come back empty.
+        empty = "The repository has no commit and no files yet (nexusd's own aside): there is "
+        if bundle.intent.kind == "question":
+            return Action(
+                "Note that there is no code to read yet",
+                (),
+                empty + "no code the answer could cite. Answer from the request alone, and say so.",
+                "the answer says it rests on no code of this repository",
+                "locate",
+            )
+        return Action(
+            "Decide which files the goal needs",
+            (),
+            empty + "no code to search. Choose the files this goal needs and create the "
+            "smallest one first, where its test can import it.",
+            "the files are named, and the first exists",
+            "locate",
+        )
     words = bundle.goal_words[:4]
     grep = " ".join(f"-e {w}" for w in words) if words else "-e <word of the goal>"
     return Action(

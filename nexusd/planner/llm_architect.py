@@ -19,7 +19,7 @@ from nexusd.config import Config
 from nexusd.errors import NexusError
 from nexusd.models.answers import parse_json_answer
 from nexusd.models.budget import current_budget
-from nexusd.models.prompts import ContextItem, build_prompt
+from nexusd.models.prompts import ContextItem, build_prompt, estimate_tokens
 from nexusd.models.registry import Message
 from nexusd.models.reliability import BREAKERS, BreakerBoard
 from nexusd.models.routed import RoutedModel
@@ -27,6 +27,7 @@ from nexusd.models.routing import limits, resolve_route
 from nexusd.models.telemetry import Usage, record
 from nexusd.paths import RepoLayout
 from nexusd.planner import llm_schema as schema
+from nexusd.planner.clip import clip_middle
 from nexusd.planner.llm_render import FIELD_LABEL, FIELD_SECTION, answer_bodies
 from nexusd.protocol.documents import STANDARD_SECTIONS, PlanRequest, Section
 
@@ -36,6 +37,12 @@ SYSTEM = (
     "Ground every statement in the context: name real files, real commands, real symbols. "
     "Answer with exactly one JSON object and nothing else."
 )
+
+# The request's own text takes at most this share of what `planner.max_context_tokens`
+# leaves beside the system text and the instructions: a pasted log of 200 000 characters
+# would otherwise push out all the ranked context and overflow the model's window.
+TASK_SHARE = 0.5
+MIN_TASK_TOKENS = 128
 
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0}
 _TIME_BOX = re.compile(r"(\d+(?:\.\d+)?)\s*(h|hours?|hrs?|m|mins?|minutes?|s|secs?|seconds?)\b")
@@ -78,6 +85,14 @@ def _task_text(request: PlanRequest) -> str:
     if asked:
         lines.append("\n## Executor questions\n" + "\n".join(f"- {k}: {v}" for k, v in asked))
     return "\n".join(lines)
+
+
+def task_within(task: str, budget_tokens: int, instructions: str) -> tuple[str, int]:
+    """The task text within its share of the prompt's budget (`TASK_SHARE`), and how many
+    characters were cut from its middle to fit."""
+    room = budget_tokens - estimate_tokens(SYSTEM) - estimate_tokens(instructions)
+    tokens = max(MIN_TASK_TOKENS, int(room * TASK_SHARE))
+    return clip_middle(task, tokens * 4)
 
 
 def _instructions(titles: Sequence[str], standard: bool, max_actions: int) -> tuple[str, Any]:
@@ -135,6 +150,8 @@ def plan_with_llm(
     titles = request.requested_sections or STANDARD_SECTIONS
     standard = not request.requested_sections
 
+    shortened: list[str] = []  # said in every outcome once the prompt is built
+
     def fallback(
         reason: str, usage: Usage | None = None, planner: str = "offline", why: str = "down"
     ) -> LlmPlan:
@@ -145,8 +162,9 @@ def plan_with_llm(
             "unusable": f"the model's answer was unusable, used the offline planner ({reason})",
             "spent": reason,
         }[why]
-        _log(layout, request, planner, usage, ok=False, fallback=True, notes=(note,))
-        return LlmPlan(tuple(offline_sections), "offline", usage, (note,), fallback=True)
+        notes = (*shortened, note)
+        _log(layout, request, planner, usage, ok=False, fallback=True, notes=notes)
+        return LlmPlan(tuple(offline_sections), "offline", usage, notes, fallback=True)
 
     try:
         route = resolve_route(config, "architect")
@@ -170,14 +188,25 @@ def plan_with_llm(
         return fallback(exc.message)
     max_actions = config.planner.max_actions
     instructions, spec = _instructions(titles, standard, max_actions)
+    budget_tokens = limits(config).max_context_tokens
+    task, task_cut = task_within(_task_text(request), budget_tokens, instructions)
+    if task_cut:
+        shortened.append(
+            f"the request is too long for the model's context (`planner.max_context_tokens`"
+            f" {budget_tokens}): {task_cut} of its characters were left out of the prompt"
+        )
     prompt = build_prompt(
         system=SYSTEM,
-        task=_task_text(request),
+        task=task,
         instructions=instructions,
         items=context_items,
-        budget_tokens=limits(config).max_context_tokens,
+        budget_tokens=budget_tokens,
     )
-    cut = (*(f"{t} (shortened)" for t in prompt.truncated), *prompt.dropped)
+    cut = (
+        *(["request (shortened)"] if task_cut else []),
+        *(f"{t} (shortened)" for t in prompt.truncated),
+        *prompt.dropped,
+    )
     text, reason = session.ask(prompt.messages, "first", spec, cut)
     if text is None:
         why = "unusable" if session.echoed else "slow" if session.slow else "down"
@@ -185,7 +214,7 @@ def plan_with_llm(
     answer, errors = parse_json_answer(text)
     parts, field_errs = _valid_parts(answer, titles, standard, request, max_actions)
     errors = errors or field_errs
-    notes: list[str] = []
+    notes: list[str] = list(shortened)
     if errors:
         repair = (
             "Your answer did not validate:\n"

@@ -16,10 +16,15 @@ from nexusd.context.relevant_code import code_snippets
 from nexusd.models.routing import resolve_route
 from nexusd.paths import RepoLayout
 from nexusd.planner.architect import PLANNER_NAME
+from nexusd.planner.clip import clip_middle
 from nexusd.protocol.documents import PlanRequest, Section
 from nexusd.sandbox.request_checks import CriticReport
 
 Usage = tuple[tuple[str, str | int | float], ...]
+
+# The goal as the `Request` context item repeats it: the task text of the prompt carries
+# it whole (as far as it fits), so a pasted log is not sent twice.
+REQUEST_ITEM_CHARS = 2000
 
 
 def context_items(
@@ -53,7 +58,7 @@ def context_items(
 
 
 def _request_text(request: PlanRequest) -> str:
-    lines = [f"Goal: {request.goal}"]
+    lines = [f"Goal: {clip_middle(request.goal, REQUEST_ITEM_CHARS)[0]}"]
     if request.cycle is not None:
         lines.append(f"Cycle: {request.cycle}")
     if request.previous_outcome:

@@ -25,6 +25,7 @@ from nexusd.planner.actions import (
     code_action,
     create_action,
     goal_line,
+    gone_action,
     locate_action,
     review_action,
     short,
@@ -225,7 +226,12 @@ def _after(kind: Kind, files: tuple[str, ...]) -> list[Action]:
 def _change(art: ArtifactFact, bundle: ContextBundle, wording: Wording) -> Action:
     assert art.rel is not None
     hits = [h for h in bundle.goal_evidence if h.path == art.rel]
-    if hits:
+    # The functions the code index ranks in this file name where to start better than the
+    # first line that shares a word with the goal (often the module's docstring).
+    units = next((h.units for h in bundle.code_hits if h.path == art.rel), ())
+    if units:
+        start = f"Start at {', '.join(f'`{u.qualname}` (line {u.start})' for u in units[:3])}. "
+    elif hits:
         start = f"Start at line {hits[0].line} (mentions {code(list(hits[0].matched))}). "
     elif art.symbols:
         start = f"Its top-level symbols: {code([s.name for s in art.symbols[:5]])}. "
@@ -296,6 +302,9 @@ def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
     sources = [a for a in arts if a.status == "ok" and not is_test_path(a.rel or "")]
     tests = tuple(a.rel for a in arts if a.status == "ok" and a.rel and is_test_path(a.rel))
     missing = tuple(a.rel for a in arts if a.status == "missing" and a.rel)
+    # A missing file git knows the history of was deleted or moved: not one to write anew.
+    gone = tuple(p for p in missing if bundle.git.recent.get(p))
+    missing = tuple(p for p in missing if p not in gone)
     files = tuple(a.rel for a in sources if a.rel)
     # (priority, phase, action): the best `budget` by priority, then shown in phase order.
     candidates: list[tuple[int, int, Action]] = []
@@ -303,6 +312,8 @@ def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
         candidates.append((i * 2 - 1, 10 + i, blocker_action(i, blocker, files)))
     if missing and kind != "question":
         candidates.append((4, _PHASE["create"], create_action(missing)))
+    if gone:
+        candidates.append((4, _PHASE["create"], gone_action(gone, bundle)))
     traced: str | None = None
     if kind == "bug" and not bundle.blockers:
         diagnose = _diagnose(bundle, files + missing, wording.test_how)

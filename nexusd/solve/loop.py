@@ -25,11 +25,15 @@ from nexusd.models.routed import RoutedModel, merge_usage
 from nexusd.models.routing import limits, resolve_route
 from nexusd.models.telemetry import Usage, record
 from nexusd.paths import RepoLayout
+from nexusd.planner.clip import clip_middle
 from nexusd.solve.attempt import Runner, RunResult, language_file, sandbox_runner
 from nexusd.solve.review import analyze_error, review_with_llm
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 _STDERR_TAIL = 2000
+# The task takes at most this share of `planner.max_context_tokens` in the builder's
+# prompt (a pasted issue must leave room for the failed attempts and their errors).
+TASK_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -96,10 +100,17 @@ def extract_code(text: str, language: str) -> str:
 
 
 def builder_messages(
-    task: str, language: str, attempts: tuple[Attempt, ...], notes: Sequence[str] = ()
+    task: str,
+    language: str,
+    attempts: tuple[Attempt, ...],
+    notes: Sequence[str] = (),
+    budget_tokens: int | None = None,
 ) -> list[Message]:
     """The builder's prompt: the task, what failed so far (every distinct error), the last
-    attempts with their errors and diagnosis, and why the last try gave no program."""
+    attempts with their errors and diagnosis, and why the last try gave no program. With
+    `budget_tokens`, a long task keeps its start and end within its share of it."""
+    if budget_tokens is not None:
+        task = clip_middle(task.strip(), int(budget_tokens * TASK_SHARE) * 4)[0]
     system = (
         f"You write one complete, runnable {language} program that solves the task and exits "
         "with status 0 only when it works (use assertions to check the result). Use only the "
@@ -192,6 +203,9 @@ def solve(
 ) -> SolveResult:
     """Run the loop for `task` (at most 1 + max_retries attempts); see the module docstring."""
     language_file(language)
+    if not task.strip():
+        # Nothing to solve: asking a model and running what it writes would be a guess.
+        raise NexusError("the task is empty", hint="say what the program must do")
     route = resolve_route(config, "builder")
     if route.offline:
         raise ConfigError(
@@ -217,7 +231,7 @@ def solve(
     pending: list[str] = []  # why the last try produced nothing, told to the next one
     temperature = route.temperature
     for number in range(1, max_retries + 2):
-        messages = builder_messages(task, language, attempts, pending)
+        messages = builder_messages(task, language, attempts, pending, lim.max_context_tokens)
         text, reason = model.ask(
             messages, f"try{number}", timeout_s=lim.timeout_s, temperature=temperature
         )

@@ -89,3 +89,13 @@ def test_unknown_language(repo: Path) -> None:
     result = CliRunner().invoke(cli, ["solve", "x", "-C", str(repo), "--lang", "cobol"])
     assert result.exit_code == 3
     assert "`cobol` is not a language" in result.stderr
+
+
+def test_an_empty_task_is_bad_usage_before_any_model_is_asked(repo: Path) -> None:
+    # The model would answer anything (a passing program): nothing must run or be saved.
+    configure(repo, "print('```python\\nprint(1)\\n```')\n")
+    for task in ("", "  \n\t"):
+        result = CliRunner().invoke(cli, ["solve", task, "-C", str(repo)])
+        assert result.exit_code == 2, result.output
+        assert "TASK is empty" in result.stderr
+    assert not (repo / "MEMORY.md").exists()

@@ -304,3 +304,81 @@ def test_the_cause_is_confirmed_and_fixed_where_the_traceback_ends(repo: Path) -
     confirm = actions[titles.index("Confirm the cause in `pkg/scales.py`")]
     assert confirm.files[:2] == ("pkg/scales.py", "pkg/plot.py")
     assert "the request's traceback ends in this file" in confirm.how
+
+
+def test_a_named_file_that_was_moved_is_looked_for_not_created(repo: Path) -> None:
+    kitchen_repo(repo)
+    git(repo, "mv", "kitchen/shelves.py", "kitchen/storage.py")
+    git(repo, "commit", "-q", "-m", "move the shelves into storage")
+    sha = git(repo, "rev-parse", "--short=7", "HEAD").strip()
+    req = request(
+        goal="Fix the bug: OverflowShelf.place loses an order under contention",
+        artifacts=("kitchen/shelves.py",),
+        blockers=(),
+    )
+    found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    bundle = dataclasses.replace(bundle_for(repo, req), code_hits=found.hits)
+    actions = plan_actions(bundle, 8)
+    by_title = {a.title: a for a in actions}
+    gone = by_title["Find out where `kitchen/shelves.py` went"]
+    assert f"`{sha}` (“move the shelves into storage”)" in gone.how
+    assert f"git show --stat {sha}" in gone.how and gone.step == "locate"
+    assert not any(a.step == "create" for a in actions)
+    # Where the code is now, the index knows: the fix goes there.
+    assert "Fix the cause in `kitchen/storage.py`" in by_title
+
+
+def test_a_named_file_deleted_in_the_working_tree_is_restored_not_created(repo: Path) -> None:
+    kitchen_repo(repo)
+    (repo / "kitchen" / "courier.py").unlink()
+    artifacts = ("kitchen/courier.py", "kitchen/new_lock.py")
+    req = request(goal="deliver() returns None", artifacts=artifacts, blockers=())
+    actions = plan_actions(bundle_for(repo, req), 8)
+    # Only the file that never existed is one to create.
+    created = [a.files for a in actions if a.step == "create"]
+    assert created == [("kitchen/new_lock.py",)]
+    gone = next(a for a in actions if a.title == "Find out where `kitchen/courier.py` went")
+    assert "deleted in the working tree, not in a commit" in gone.how
+    assert "`git restore -- kitchen/courier.py`" in gone.how
+
+
+def test_a_named_file_is_changed_starting_at_the_function_the_index_ranks(repo: Path) -> None:
+    # The module's docstring is the first line sharing the goal's words; the function the
+    # goal names is further down, and that is where the change starts.
+    kitchen_repo(repo)
+    text = '"""Rounding of prices."""\n\nRATE = 2\n\n\ndef round_price(value):\n'
+    write(repo, "kitchen/pricing.py", text + "    return round(value, RATE)\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pricing")
+    req = request(
+        goal="Fix the rounding bug in round_price",
+        artifacts=("kitchen/pricing.py",),
+        blockers=(),
+    )
+    found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    bundle = dataclasses.replace(bundle_for(repo, req), code_hits=found.hits)
+    fix = next(a for a in plan_actions(bundle, 8) if a.step == "change")
+    assert fix.files == ("kitchen/pricing.py",)
+    assert fix.how.startswith("Start at `round_price` (line 6)"), fix.how
+
+
+@pytest.mark.parametrize(
+    ("goal", "title"),
+    [
+        ("Add a CLI that prints hello", "Decide which files the goal needs"),
+        ("Why is the sky blue?", "Note that there is no code to read yet"),
+    ],
+)
+def test_an_empty_repository_is_not_searched(make_repo, goal: str, title: str) -> None:
+    # No commit, no file: `git grep` for the goal's words could only come back empty.
+    root = make_repo(commit=False)
+    req = request(goal=goal, artifacts=(), blockers=(), previous_goal=None, previous_outcome=None)
+    actions = plan_actions(bundle_for(root, req), 8)
+    assert actions[1].title == title and actions[1].step == "locate"
+    assert not any("git grep" in a.how for a in actions)
+    # A repository with one commit is searched as before.
+    (root / "app.py").write_text("print('hi')\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "app")
+    actions = plan_actions(bundle_for(root, req), 8)
+    assert actions[1].title == "Locate the code the goal is about"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from nexusd.config import config_from_mapping
-from nexusd.errors import ConfigError
+from nexusd.errors import ConfigError, NexusError
 from nexusd.models.prompts import prompts_dir
 from nexusd.models.reliability import BreakerBoard
 from nexusd.models.telemetry import read_events
@@ -176,3 +176,35 @@ def test_analyze_error(stderr: str, fragment: str) -> None:
 
 def test_analyze_timeout() -> None:
     assert "time limit" in analyze_error("", None, timed_out=True)
+
+
+def test_an_empty_task_is_refused_before_the_model_is_asked(
+    layout: RepoLayout, tmp_path: Path
+) -> None:
+    # Whatever the model wrote for no task would "pass" and be saved as a solution.
+    config = config_with(tmp_path, "print('```python\\nprint(1)\\n```')\n")
+    with pytest.raises(NexusError, match="the task is empty"):
+        solve(layout=layout, config=config, task=" \n ", runner=subprocess_runner)
+    assert not (layout.root / "MEMORY.md").exists()
+    assert not prompts_dir(layout).exists()
+
+
+def test_a_long_task_keeps_its_start_and_end_within_the_prompt_budget(
+    layout: RepoLayout, tmp_path: Path
+) -> None:
+    seen = tmp_path / "prompt.txt"
+    script = (
+        f"import sys\nopen({str(seen)!r}, 'w').write(sys.stdin.read())\n"
+        "print('```python\\nprint(1)\\n```')\n"
+    )
+    config = config_with(
+        tmp_path, script, planner={"provider": "coder", "max_context_tokens": 1000}
+    )
+    pasted = "\n".join(f"row {i}: 3,4,5" for i in range(20_000))  # about 60 000 tokens
+    task = f"Sum the third column of this CSV.\n{pasted}\nThe answer must be 100000."
+    result = solve(layout=layout, config=config, task=task, runner=subprocess_runner, save=False)
+    assert result.success
+    prompt = seen.read_text()
+    assert len(prompt) < 1000 * 4 * 2  # the whole task was 280 000 characters
+    assert "Sum the third column" in prompt and "The answer must be 100000." in prompt
+    assert "characters left out here" in prompt
