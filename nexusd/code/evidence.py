@@ -101,6 +101,13 @@ def _path_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:
             values[f] += 0.15 if package else 0.5
             sig.reasons[f].append(("path", values[f], f"module `{dotted}`"))
     sig.add("path", values, scale=1.0)
+    # A file named at a line (`ranges.h#L285`, `jsonrep.py:227`): the reporter read its code.
+    pointed = np.zeros(sig.n)
+    for raw, _line in query.lines:
+        f = corpus.file_for_path(raw)
+        if f is not None and f not in framed:
+            pointed[f] = 1.0
+    sig.add("named_line", pointed, scale=1.0)
     # Words of the request that name a folder or a file: `latex printer` → printing/latex.py.
     sig.add("path_words", corpus.path_bm25.scores(dict(query.terms)))
 

@@ -39,6 +39,7 @@ class Weights:
     definition: float = 1.0
     path: float = 1.0
     path_words: float = 1.0
+    named_line: float = 0.5  # a path the request names with a line number, on top of `path`
     frame: float = 2.0
     message: float = 2.0  # the code raising or logging a message the request quotes
     graph: float = 0.3  # spread from the 20 best files to what they import and what imports them

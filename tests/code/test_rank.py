@@ -123,6 +123,18 @@ def test_a_named_path_and_a_dotted_module(corpus: Corpus) -> None:
     assert "module `app.routing.route`" in hits[0].reasons
 
 
+def test_a_path_named_at_a_line_counts_more_than_a_path_named_alone(corpus: Corpus) -> None:
+    text = (
+        "Compare app/routing.py with app/templating.py, see\n"
+        "https://github.com/org/app/blob/main/app/templating.py#L2"
+    )
+    hits = rank(corpus, mine(text), k=3)
+    assert [h.path for h in hits[:2]] == ["app/templating.py", "app/routing.py"]
+    scores = {h.path: h.score for h in hits}
+    unlined = rank(corpus, mine(text.replace("#L2", "")), k=3)
+    assert {h.path: h.score for h in unlined}["app/templating.py"] < scores["app/templating.py"]
+
+
 def test_a_dotted_name_that_is_only_imported_does_not_point_at_the_package(corpus: Corpus) -> None:
     assert corpus.resolve_dotted("app.Config") is None  # app/__init__ imports it, defines nothing
     assert corpus.resolve_dotted("app.config.Config") == corpus.index["app/config.py"]
