@@ -12,6 +12,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from nexusd.code import lang_queries as q
+from nexusd.code.cmacros import masked
 from nexusd.code.grammars import grammar, parser
 from nexusd.code.lang_queries import EXTENSIONS, GRAMMARS
 from nexusd.code.lines import own_text
@@ -60,6 +61,8 @@ def parse_treesitter(path: str, text: str, language: str) -> ParsedFile | None:
     from tree_sitter import QueryCursor
 
     src = text.encode("utf-8")
+    if language in ("c", "cpp"):
+        src = masked(src)
     root = parser(language, lang).parse(src).root_node
     builder = Builder(GRAMMARS[language], src)
     builder.walk(root)

@@ -33,9 +33,10 @@ _BATCH = 500
 # are units; 8: JavaScript's `Layer.prototype.handle = function …` is a unit, a C++ `.h`
 # is read as C++, flex's and Bison's output is generated; 9: such assignments in a
 # function's body, and TypeScript's, are units too; 10: a message piece that opens with a
-# label, `error: …`, is kept without it too), so that an index parsed before is rebuilt
-# rather than kept until each file is edited.
-PARSER_VERSION = b"10"
+# label, `error: …`, is kept without it too; 11: C and C++ attribute-like macros are
+# blanked before parsing), so that an index parsed before is rebuilt rather than kept
+# until each file is edited.
+PARSER_VERSION = b"11"
 _PARSER_KEY = b"nexusd_parser"
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 

@@ -1,0 +1,70 @@
+"""Attribute-like C and C++ macros blanked before parsing, and what must stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from nexusd.code.cmacros import masked
+from nexusd.code.lang_treesitter import parse_treesitter
+
+FMT_LIKE = """\
+#if FMT_HAS_CPP_ATTRIBUTE(clang::lifetimebound)
+#  define FMT_LIFETIMEBOUND [[clang::lifetimebound]]
+#endif
+FMT_BEGIN_NAMESPACE
+FMT_PRAGMA_GCC(push_options)
+namespace detail {
+FMT_CONSTEXPR20 inline auto count_digits(uint64_t n) -> int {
+  return 1;
+}
+FMT_API void vprint(string_view fmt, format_args args) {
+  return;
+}
+}  // namespace detail
+FMT_END_NAMESPACE
+"""
+
+
+def test_a_header_full_of_macros_parses_into_its_functions() -> None:
+    before = parse_treesitter("include/fmt/format.h", FMT_LIKE, "cpp")
+    assert before is not None
+    got = {(u.kind, u.qualname, u.start, u.end) for u in before.units[1:]}
+    assert ("function", "detail.count_digits", 7, 9) in got
+    assert ("function", "detail.vprint", 10, 12) in got
+    assert before.status == "ok", before.note
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        FMT_LIKE,
+        "YY_BUFFER_STATE yy_create_buffer (FILE *file, int size) {\n  return 0;\n}\n",
+        "enum kind {\n  KIND_NULL,\n  KIND_LAST\n};\nint flags = FLAG_A |\n  FLAG_B\n;\n",
+    ],
+    ids=["fmt", "a-macro-type", "values"],
+)
+def test_every_byte_keeps_its_offset(source: str) -> None:
+    src = source.encode()
+    out = masked(src)
+    assert len(out) == len(src)
+    assert [i for i, b in enumerate(out) if b == 10] == [i for i, b in enumerate(src) if b == 10]
+
+
+def test_a_macro_that_is_a_type_or_a_value_stays() -> None:
+    typed = b"YY_BUFFER_STATE yy_create_buffer (FILE *file, int size) {\n  return 0;\n}\n"
+    assert masked(typed) == typed  # a lone name before `(`: the macro is the return type
+    values = b"enum kind {\n  KIND_NULL,\n  KIND_LAST\n};\nint f = FLAG_A |\n  FLAG_B\n;\n"
+    assert masked(values) == values  # an enum's last enumerator, an expression's operand
+    parsed = parse_treesitter("src/lexer.c", typed.decode(), "c")
+    assert parsed is not None
+    assert [u.qualname for u in parsed.units[1:]] == ["yy_create_buffer"]
+
+
+def test_what_is_blanked_and_how() -> None:
+    out = masked(FMT_LIKE.encode()).decode()
+    lines = out.split("\n")
+    assert lines[0].rstrip() == "#if 1"
+    assert lines[1] == "#  define FMT_LIFETIMEBOUND [[clang::lifetimebound]]"  # a definition
+    assert lines[3].strip() == "" and lines[4].strip() == ""
+    assert lines[6].lstrip() == "inline auto count_digits(uint64_t n) -> int {"
+    assert lines[9].lstrip() == "void vprint(string_view fmt, format_args args) {"
