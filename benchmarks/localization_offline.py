@@ -73,8 +73,12 @@ from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
 from nexusd.code.rank import Weights, executed_signal, rank  # noqa: E402
 from nexusd.code.reader import Counted, counted, parse_content, too_large  # noqa: E402
-from nexusd.code.selection import DEFAULT_EXCLUDE, OWN_FILES, RepoFile  # noqa: E402
-from nexusd.code.service import wanted_files  # noqa: E402
+from nexusd.code.selection import (  # noqa: E402
+    DEFAULT_EXCLUDE,
+    OWN_FILES,
+    RepoFile,
+    wanted_files,
+)
 from nexusd.code.store import PARSER_VERSION  # noqa: E402
 from nexusd.config import config_from_mapping  # noqa: E402
 from nexusd.context.relevant_code import query_text  # noqa: E402
@@ -123,7 +127,7 @@ def ran_files(
 
 
 def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
-    """(path, blob, language) of the files the index reads at `commit` (service.wanted_files)."""
+    """(path, blob, language) of the files the index reads at `commit` (selection.wanted_files)."""
     files = [RepoFile(path, blob, mode) for path, blob, mode in tree(repo, commit)]
     wanted, _skipped = wanted_files(files, DEFAULT_EXCLUDE, CONFIG.code.max_files, OWN_FILES)
     return [(path, blob, language) for path, (blob, language) in wanted.items()]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,9 @@ from nexusd.errors import ConfigError, IndexStoreError, NexusError
 SOCKET_TIMEOUT = 60.0
 # A rebuild through the daemon answers when it is done: a large repository takes minutes.
 REINDEX_TIMEOUT = 3600.0
+# A query is sent to the daemon as one JSON line, which it reads up to 1 MiB
+# (`nexusd.memory.server.MAX_LINE`): a longer one is cut in the middle, daemon or not.
+QUERY_MAX_JSON = 1_000_000
 NOT_FOUND_HINT = (
     "give the file's path (from here or from the repository root); "
     "`nexusd code status` lists the files skipped and why"
@@ -164,8 +169,12 @@ def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
     text = sys.stdin.read() if query == "-" else query
     if not text.strip():
         raise click.UsageError("QUERY is empty: say what to look for")
+    text, cut = fit_query(text)
     answer = _ask(repo, {"op": "code_search", "query": text, "k": k}, as_json=as_json)
     results = results_from_dict(answer)
+    if cut:
+        said = f"the query was too long: {cut} characters of its middle were left out"
+        results = replace(results, note="; ".join(filter(None, (said, results.note))))
     if as_json:
         echo_json(results_to_dict(results))
         return
@@ -177,6 +186,19 @@ def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
         click.echo(f"{hit.path}  {hit.score:.4f}  {'; '.join(hit.reasons)}")
         for unit in hit.units:
             click.echo(f"    {hit.path}:{unit.start}  {unit.qualname}")
+
+
+def fit_query(text: str) -> tuple[str, int]:
+    """`text` cut in the middle (its start and end kept: a traceback's exception is at its
+    end) so that it fits a request to the daemon, and how many characters were cut."""
+    size = len(json.dumps(text))
+    keep, clipped = len(text), text
+    while size > QUERY_MAX_JSON:
+        keep = keep * QUERY_MAX_JSON // size * 9 // 10
+        head = text[: keep * 2 // 3]
+        clipped = f"{head}\n{text[len(text) - (keep - len(head)) :]}"
+        size = len(json.dumps(clipped))
+    return clipped, len(text) - keep
 
 
 @code.command()
@@ -298,8 +320,10 @@ def _counts(mapping: Any) -> str:
 
 def _status_text(found: Any) -> str:
     extra = found.extra
-    if found.progress and not found.complete:
-        state = f"building {found.progress[0]}/{found.progress[1]}"
+    if found.progress:
+        # An update after a checkout can parse thousands of files: not "complete" meanwhile.
+        doing = "updating" if found.complete else "building"
+        state = f"{doing} {found.progress[0]}/{found.progress[1]}"
     else:
         state = "complete" if found.complete else "incomplete"
     rows = [

@@ -167,8 +167,7 @@ def _why_not_indexed(index: CodeIndex, tail: str) -> str:
     """Why the file `tail` names (a path, or a unique end of one) is not indexed: skipped
     and why, of no kind the index reads, not known to git, or no file at all. Asked again of
     git, as an update would: only this error pays for it."""
-    from nexusd.code.selection import list_files
-    from nexusd.code.service import wanted_files
+    from nexusd.code.selection import list_files, wanted_files
 
     root = index.layout.root
     try:
@@ -199,11 +198,29 @@ def _not_listed(root: Path, tail: str) -> str:
     try:
         if full.is_symlink():
             return "it is a symbolic link, and links are never followed"
+        if rel.parts[:1] == (".git",):
+            return "it is inside `.git`, git's own folder"
+        for folder in reversed(rel.parents[:-1]):  # from the top down
+            if (root / folder).is_symlink():
+                return f"it is reached through `{folder}`, a symbolic link, never followed"
+            if (root / folder / ".git").exists():
+                return f"it is inside `{folder}`, a submodule or another git repository"
         if full.exists():
-            return "git does not track it and .gitignore excludes it"
+            if not full.is_file():
+                return "it is not a regular file (a FIFO, socket or device): git tracks none"
+            return _untracked_why(root, rel.as_posix())
     except (OSError, ValueError):  # a name too long to be a file, a NUL
         pass
     return "no such file in the repository"
+
+
+def _untracked_why(root: Path, rel: str) -> str:
+    """Why git lists no untracked, regular file `rel`: ignored, or said by `git status`."""
+    from nexusd.git import git_run
+
+    if git_run(root, "check-ignore", "-q", "--", rel).returncode == 0:
+        return "git does not track it and .gitignore excludes it"
+    return "git does not list it (`git status` says why)"
 
 
 def _symbols(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ a symlink and never outside the repository.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import gc
 import os
@@ -114,6 +115,9 @@ def parse_content(rel: str, data: bytes | str, language: str) -> ParsedFile:
     if isinstance(data, str):
         status: FileStatus = "too-large" if data.startswith("too large") else "unreadable"
         return empty(rel, language, status, data)
+    # A UTF-8 byte order mark (editors on Windows write one) is no character of the code:
+    # Python runs such a file, but `ast` given the decoded text calls U+FEFF a syntax error.
+    data = data.removeprefix(codecs.BOM_UTF8)
     try:
         return parse_file(rel, data, language)
     except RecursionError:

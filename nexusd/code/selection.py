@@ -186,3 +186,32 @@ def looks_generated(text: str) -> bool:
     """Whether a file's first lines say a tool wrote it (see _GENERATED)."""
     head = "\n".join(text.split("\n", GENERATED_HEAD_LINES)[:GENERATED_HEAD_LINES])
     return _GENERATED.search(head[:4000]) is not None
+
+
+def wanted_files(
+    files: list[RepoFile], exclude: tuple[str, ...], max_files: int, own: tuple[str, ...] = ()
+) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    """path → (blob, language) of the files the index reads, in the order given, and
+    path → why for the ones it skips (files of no language it reads are neither); `own`
+    are the globs of nexusd's own files."""
+    from nexusd.code.parsers import language_for  # the grammars' tables: not for a listing
+
+    skipped: dict[str, str] = {}
+    wanted: dict[str, tuple[str, str]] = {}
+    for f in files:
+        reason = f.skip_reason
+        language = language_for(f.path) if reason is None else None
+        if reason is None and excluded(f.path, own):
+            reason = "nexusd's own file (its config, requests or memory)"
+        if reason is None and excluded(f.path, exclude):
+            reason = "excluded by code.exclude or the default excludes"
+        if reason is None and language is None:
+            continue  # not a kind of file the index reads (images, archives, …)
+        if reason is not None or language is None:
+            skipped[f.path] = reason or "not indexed"
+            continue
+        if len(wanted) >= max_files:
+            skipped[f.path] = f"beyond code.max_files ({max_files})"
+            continue
+        wanted[f.path] = (f.blob, language)
+    return wanted, skipped

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 from nexusd.code.corpus import Corpus, TokenCache
 from nexusd.code.importable import import_lines
-from nexusd.code.parsers import language_for
 from nexusd.code.query import mine
 from nexusd.code.rank import FileHit, executed_signal, rank
 from nexusd.code.reader import collector_paused, parse_many
@@ -29,8 +28,8 @@ from nexusd.code.selection import (
     DEFAULT_EXCLUDE,
     OWN_FILES,
     RepoFile,
-    excluded,
     list_files,
+    wanted_files,
 )
 from nexusd.code.status import (
     SHOWN_PROBLEMS,
@@ -70,33 +69,6 @@ def _release_free_memory() -> None:
     built sympy's index held ~150 MB of freed row dicts and counters)."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-
-
-def wanted_files(
-    files: list[RepoFile], exclude: tuple[str, ...], max_files: int, own: tuple[str, ...] = ()
-) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
-    """path → (blob, language) of the files the index reads, in the order given, and
-    path → why for the ones it skips (files of no language it reads are neither); `own`
-    are the globs of nexusd's own files."""
-    skipped: dict[str, str] = {}
-    wanted: dict[str, tuple[str, str]] = {}
-    for f in files:
-        reason = f.skip_reason
-        language = language_for(f.path) if reason is None else None
-        if reason is None and excluded(f.path, own):
-            reason = "nexusd's own file (its config, requests or memory)"
-        if reason is None and excluded(f.path, exclude):
-            reason = "excluded by code.exclude or the default excludes"
-        if reason is None and language is None:
-            continue  # not a kind of file the index reads (images, archives, …)
-        if reason is not None or language is None:
-            skipped[f.path] = reason or "not indexed"
-            continue
-        if len(wanted) >= max_files:
-            skipped[f.path] = f"beyond code.max_files ({max_files})"
-            continue
-        wanted[f.path] = (f.blob, language)
-    return wanted, skipped
 
 
 class CodeIndex:
@@ -202,6 +174,7 @@ class CodeIndex:
             start = time.perf_counter()
             if stale:  # another process wrote: start from what it stored, not parse twice
                 self._load()
+            listed_at = time.time_ns()
             wanted = self._wanted(list_files(self.layout.root))
             removed = [p for p in self._files if p not in wanted]
             todo = [
@@ -228,6 +201,8 @@ class CodeIndex:
             finally:
                 # Also when the caller stopped the update: what was stored so far stays valid.
                 self.progress = None
+            if todo:
+                self._unkey_changed([path for path, _ in todo], listed_at)
             self.complete = True
             if todo or removed or stale or self._corpus is None:
                 self._rebuild()
@@ -273,6 +248,27 @@ class CodeIndex:
         finally:
             # Also when the caller stopped the update: what was parsed so far is stored.
             self._store(batch, stale)
+
+    def _unkey_changed(self, paths: list[str], listed_at: int) -> None:
+        """Unkey the `paths` just parsed that were written since the listing began: one
+        edited meanwhile was read as it is now but keyed by the old blob, and once back at
+        that blob (`git checkout -- f`) never parsed again. They stay searchable as read,
+        with no blob and no stored row, so the next update (or process) parses them again.
+        A stat each: listing the files again cost as much as a large repository's update.
+        (A write in the clock tick the listing began in may be dated before it: missed.)"""
+        changed = []
+        for path in paths:
+            try:
+                written = (self.layout.root / path).lstat().st_mtime_ns
+            except OSError:
+                continue
+            if path in self._files and written >= listed_at:
+                changed.append(path)
+        if changed:
+            log.info("%d files changed while being parsed: parsed again next time", len(changed))
+            self.store.remove(changed)
+            for path in changed:
+                self._files[path] = ("", self._files[path][1])
 
     def _store(
         self, batch: list[tuple[ParsedFile, str, tuple[str, ...]]], stale: list[str]

@@ -160,7 +160,8 @@ class CodeLink:
         waits (up to FRESH_WAIT_SECONDS) for files changed before it to be indexed."""
         fresh = request.get("op") not in READ_OPS or self.wait_fresh(FRESH_WAIT_SECONDS)
         answer = handle_code_op(self.index, request, update=self.update_now, extra=self.facts)
-        if not fresh and answer is not None and answer.get("ok"):
+        # During the first build no change is behind: the index's own note says it is building.
+        if not fresh and self.index.complete and answer is not None and answer.get("ok"):
             # Every read says so: search's note, symbols' note, impact's own note.
             holder = answer["impact"] if isinstance(answer.get("impact"), dict) else answer
             holder["note"] = "; ".join(filter(None, [holder.get("note"), STALE_NOTE]))

@@ -370,3 +370,17 @@ def test_impact_of_a_symbol_another_file_defines_names_that_file(code_repo: Path
     assert code == 10 and not out
     assert "`Shelf.place_order` is not defined in `pkg/courier.py`" in err
     assert "fix: it is defined in `pkg/shelf.py`: `nexusd code impact pkg/shelf.py:Shelf" in err
+
+
+def test_status_text_says_updating_while_an_update_after_a_build_runs() -> None:
+    # A checkout far away parses thousands of files: the status said "complete" meanwhile.
+    from nexusd.cli.code import _status_text
+    from nexusd.code.status import CodeStatus
+
+    def state(complete: bool, progress: tuple[int, int] | None) -> str:
+        found = CodeStatus("uri", 3, 4, {}, {}, (), {}, complete, progress=progress)
+        return next(r for r in _status_text(found).splitlines() if r.startswith("state"))
+
+    assert state(True, (64, 1456)) == "state        updating 64/1456"
+    assert state(False, (64, 1456)) == "state        building 64/1456"
+    assert state(True, None) == "state        complete"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nexusd.code.reader import read_inside
+from nexusd.code.reader import parse_one, read_inside
 from nexusd.processes import pid_alive
 from tests.conftest import children_of
 
@@ -103,3 +103,15 @@ def test_workers_and_their_fork_server_go_when_their_owner_is_killed(tmp_path: P
     while any(pid_alive(pid) for pid in helpers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [pid for pid in helpers if pid_alive(pid)]
+
+
+def test_a_python_file_with_a_utf8_byte_order_mark_parses(tmp_path: Path) -> None:
+    # Python runs a file that starts with a BOM; `ast` given its decoded text said
+    # "invalid non-printable character U+FEFF" and the file lost all its units.
+    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbfdef bom_fn():\n    return 1\n")
+    (tmp_path / "bom.js").write_bytes(b"\xef\xbb\xbffunction bomJs() { return 1 }\n")
+    parsed = parse_one(str(tmp_path), "bom.py", "python", 1 << 20)
+    assert parsed.status == "ok" and [u.name for u in parsed.units][1:] == ["bom_fn"]
+    assert parsed.units[1].start == 1
+    parsed = parse_one(str(tmp_path), "bom.js", "javascript", 1 << 20)
+    assert parsed.status == "ok" and [u.name for u in parsed.units][1:] == ["bomJs"]

@@ -479,3 +479,31 @@ def test_an_outdated_index_on_a_read_only_mount_still_serves_searches(
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-500:]
     assert done.stdout.strip() == "pkg/core.py"
+
+
+def test_a_file_edited_while_an_update_parses_is_not_kept_under_its_old_blob(
+    tmp_path: Path,
+) -> None:
+    # The listing names each file's blob before the files are read: one edited in between
+    # was read as edited; kept under the listed blob, it stayed so once the edit was undone.
+    for i in range(150):
+        write(tmp_path, f"m{i:03d}.py", f"def f{i}():\n    pass\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "files")
+    index = index_for(tmp_path)
+    edited: list[int] = []
+
+    def edit_while_parsing(done: int, total: int) -> None:
+        if not edited:  # the first chunk is parsed; m149.py is not yet
+            edited.append(done)
+            write(tmp_path, "m149.py", "def edited_meanwhile():\n    pass\n")
+
+    index.update(edit_while_parsing)
+    assert edited and [u.name for u in index.symbols("m149.py")][1:] == ["edited_meanwhile"]
+    git(tmp_path, "checkout", "--", "m149.py")  # back at the blob the listing named
+    assert index.update().parsed == 1
+    assert [u.name for u in index.symbols("m149.py")][1:] == ["f149"]
+    again = index_for(tmp_path)
+    again.update()
+    assert [u.name for u in again.symbols("m149.py")][1:] == ["f149"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -14,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from daemon.helpers import nexusd, wait_until, write_config
+from daemon.helpers import nexusd, nexusd_env, wait_until, write_config
 from nexusd.config import load_config
 from nexusd.daemon.code_link import CodeLink, relevant
 from nexusd.paths import find_repo
@@ -317,3 +319,62 @@ def test_a_repository_module_cannot_shadow_the_daemons_own(
     data = started(served, start_daemon)
     assert data["extra"]["daemon"] is True
     assert data["languages"]["python"] == 1
+
+
+def test_a_query_longer_than_the_daemons_request_line_is_cut_not_refused(
+    code_served: tuple[Path, str, str], start_daemon: Callable[..., Path]
+) -> None:
+    # The daemon reads a request line of up to 1 MiB: a pasted log of 1.5 MB was refused,
+    # exit 8 ("the index itself failed"); it is cut in the middle, start and end kept.
+    repo, _, _ = code_served
+    started(repo, start_daemon)
+    text = "place an order\n" + "log line of nothing\n" * 80_000 + "Shelf.place_order failed\n"
+    proc = subprocess.run(
+        [sys.executable, "-P", "-m", "nexusd", "code", "search", "-", "--json"],
+        cwd=repo,
+        env=nexusd_env(),
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(proc.stdout)
+    assert "no daemon running" not in proc.stderr
+    assert data["hits"][0]["path"] == "pkg/shelf.py"
+    assert data["note"].startswith("the query was too long: ")
+
+
+HOLD_LOCK = """
+import time
+from nexusd.code.service import CodeIndex
+from nexusd.config import load_config
+from nexusd.paths import find_repo
+
+with CodeIndex(find_repo(), load_config()).store.writing():
+    print("held", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_read_during_the_first_build_is_not_said_to_miss_recent_changes(
+    code_served: tuple[Path, str, str],
+) -> None:
+    # A read waits for the first build as for any update; when it could not, it said "files
+    # changed in the last seconds are not in these results yet" though nothing had changed.
+    repo, _, _ = code_served
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK], cwd=repo, env=nexusd_env(), stdout=subprocess.PIPE
+    )
+    link = CodeLink(find_repo(repo), load_config(repo), logging.getLogger("test"))
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        link.start()  # its first build waits for the lock another process holds
+        answer = link.handle({"op": "code_search", "query": "place an order"})
+        assert answer is not None and answer["ok"] and answer["note"]
+        assert "changed in the last seconds" not in answer["note"]
+    finally:
+        holder.kill()
+        holder.wait()
+        link.stop()
