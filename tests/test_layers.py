@@ -20,6 +20,7 @@ FLOORS: dict[str, int] = {
     "errors": 0,
     "atomic": 0,
     "readonly": 0,
+    "yamlload": 0,
     "nexusd": 0,  # the package itself: its version
     "git": 1,
     "paths": 1,

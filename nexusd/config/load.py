@@ -204,10 +204,10 @@ def _read_layer(path: Path) -> dict[str, Any] | None:
     # default configuration (`nexusd.config.cache`).
     import yaml
 
-    from nexusd.config.strict_yaml import DuplicateKey, load
+    from nexusd.yamlload import DuplicateKey, load
 
     try:
-        loaded = load(data.decode("utf-8"))
+        loaded = load(data.decode("utf-8"), strict=True)
     except DuplicateKey as exc:
         raise ConfigError(
             f"{path}: {exc} (YAML would keep only the second)",

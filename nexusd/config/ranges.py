@@ -50,4 +50,5 @@ def wanted(dotted: str, *, whole: bool, lowest: int = 0) -> str:
 def in_range(dotted: str, value: float, lowest: int = 0) -> bool:
     """Whether `value` is finite and within the bounds of `dotted`."""
     lo, hi = bounds(dotted, lowest)
-    return math.isfinite(value) and lo <= value <= hi
+    # An int is compared as it is: math.isfinite turns it into a float, which overflows.
+    return (isinstance(value, int) or math.isfinite(value)) and lo <= value <= hi

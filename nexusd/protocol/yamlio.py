@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from nexusd.yamlload import load
+
 FENCE = "---"
 CLOSERS = ("---", "...")
 
@@ -23,32 +25,9 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _ReadableDumper.add_representer(str, _represent_str)
 
 
-# libyaml's safe loader when PyYAML was built with it: ~7x faster on large front matter.
-_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _SafeLoader(_BaseLoader):  # type: ignore[valid-type,misc]
-    """The safe loader, with a value it cannot build reported as a YAML error at its line.
-
-    PyYAML lets Python's own errors out of its constructors: `2025-02-30` (ValueError: day
-    is out of range), an integer of more than 4300 digits, `!!int x`, `!!bool x` (KeyError),
-    `!!timestamp x` (AttributeError). Each caller handles yaml.YAMLError, and only that.
-    """
-
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-        try:
-            return super().construct_object(node, deep=deep)
-        except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
-            value = node.value if isinstance(node.value, str) else ""
-            shown = f" {value[:40]!r}{'…' if len(value) > 40 else ''}" if value else ""
-            why = str(exc).split(";")[0] or type(exc).__name__
-            problem = f"cannot read the value{shown} as {node.tag.rsplit(':', 1)[-1]} ({why})"
-            raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from exc
-
-
 def load_yaml(text: str) -> Any:
     """Safe-load YAML (plain data only: no tags, no objects); raises yaml.YAMLError."""
-    return yaml.load(text, Loader=_SafeLoader)
+    return load(text)
 
 
 def dump_yaml(data: Any) -> str:

@@ -228,6 +228,9 @@ def test_xdg_default_location(monkeypatch: pytest.MonkeyPatch, _isolated_home: P
         ("watch:\n  rescan_seconds: 99999999999999999999\n", "watch.rescan_seconds", "≤ 31622400"),
         ("planner:\n  timeout_ms: 1000000000000000\n", "planner.timeout_ms", "≤ 31622400000"),
         ("api:\n  port: 99999\n", "api.port", "≥ 1 and ≤ 65535"),
+        # An int past a float's range: math.isfinite raised OverflowError on it.
+        ("watch:\n  debounce_ms: " + "9" * 400 + "\n", "watch.debounce_ms", "≤ 31622400000"),
+        ("checks:\n- {name: a, run: x, pids: " + "9" * 400 + "}\n", "checks[0].pids", "≥ 0"),
         ("api:\n  port: 0\n", "api.port", "≥ 1 and ≤ 65535"),
         # Once: every memory file indexed into zero chunks, without a word.
         ("memory:\n  chunk_max_chars: 0\n", "memory.chunk_max_chars", "≥ 1"),
@@ -277,6 +280,15 @@ def test_a_folder_or_broken_link_for_the_file_is_an_error(
     with pytest.raises(ConfigError, match=r"config\.yaml: is .*cannot be read") as info:
         load_config(repo)
     assert info.value.hint and "remove it to use the defaults" in info.value.hint
+
+
+@pytest.mark.parametrize(
+    "text", ["watch:\n  debounce_ms: 2025-02-30\n", "watch:\n  ? !!timestamp x\n  : 1\n"]
+)
+def test_values_yaml_cannot_build_are_yaml_errors(repo: Path, text: str) -> None:
+    _write(repo / ".nexus" / "config.yaml", text)
+    with pytest.raises(ConfigError, match=r"not valid YAML .*cannot read the value"):
+        load_config(repo)
 
 
 @pytest.mark.parametrize(
