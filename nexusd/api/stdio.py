@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 from types import FrameType
@@ -40,7 +41,11 @@ def run(server: MCPServer[Any]) -> None:
     import anyio
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        raise SystemExit(EXIT_TERMINATED)
+        """End the checks, then the process: a clean exit would wait for the thread that
+        reads stdin, blocked for as long as the client keeps the pipe open."""
+        end_child_groups()
+        sys.stderr.flush()
+        os._exit(EXIT_TERMINATED)
 
     main = threading.current_thread() is threading.main_thread()  # signals: main thread only
     previous = signal.signal(signal.SIGTERM, stop) if main else None

@@ -92,6 +92,29 @@ def test_every_unreadable_line_gets_an_answer_and_serving_goes_on(memory_repo: P
     assert "Traceback" not in stderr
 
 
+def test_sigterm_ends_the_server_while_the_client_keeps_stdin_open(memory_repo: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-P", "-m", "nexusd", "mcp", "-C", str(memory_repo)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=nexusd_env(),
+        cwd=memory_repo,
+    )
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write((json.dumps(INIT) + "\n").encode())
+        proc.stdin.flush()
+        assert _answer(proc)["id"] == 0
+        proc.terminate()
+        # Before, it waited for the thread reading stdin: until the client closed the pipe.
+        assert proc.wait(timeout=30) == 128 + 15
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdin.close()
+
+
 def test_a_client_leaving_mid_call_takes_its_checks_with_it(memory_repo: Path) -> None:
     pid_file = memory_repo.parent / "check.pid"
     (memory_repo / ".nexus" / "config.yaml").write_text(
