@@ -49,8 +49,9 @@ def masked(src: bytes) -> bytes:
 
     for m in _ALONE.finditer(src):
         # After `{`, `,` or an operator it is a value (an enum's last enumerator, an
-        # expression's last operand), not a macro standing for code.
-        if src[: m.start()].rstrip()[-1:] not in _CONTINUED:
+        # expression's last operand), not a macro standing for code; before a `{` it heads
+        # a function (`PHP_FUNCTION(strlen)`, `TEST_F(Parser, X)` with the brace below).
+        if _last_byte(src, m.start()) not in _CONTINUED and not _opens_next(src, m.end()):
             blank(*m.span())
     for m in _PREFIX.finditer(src):
         # `YY_BUFFER_STATE yy_create_buffer(…)`: a lone name left before the `(` means the
@@ -64,3 +65,19 @@ def masked(src: bytes) -> bytes:
         blank(start, end)
         out[start] = ord("1")
     return bytes(out)
+
+
+def _last_byte(src: bytes, end: int) -> bytes:
+    """The last byte before `end` that is not whitespace (b"" at the start)."""
+    i = end - 1
+    while i >= 0 and src[i] in b" \t\r\n":
+        i -= 1
+    return src[i : i + 1]
+
+
+def _opens_next(src: bytes, start: int) -> bool:
+    """Whether the first byte after `start` that is not whitespace is a `{`."""
+    i = start
+    while i < len(src) and src[i] in b" \t\r\n":
+        i += 1
+    return src[i : i + 1] == b"{"

@@ -68,3 +68,24 @@ def test_what_is_blanked_and_how() -> None:
     assert lines[3].strip() == "" and lines[4].strip() == ""
     assert lines[6].lstrip() == "inline auto count_digits(uint64_t n) -> int {"
     assert lines[9].lstrip() == "void vprint(string_view fmt, format_args args) {"
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "expected"),
+    [
+        ("c", "PHP_FUNCTION(strlen)\n{\n  RETURN_LONG(1);\n}\n", ["strlen"]),
+        ("cpp", "TEST_F(ParserTest, Reads)\n{\n  EXPECT_TRUE(x);\n}\n", ["TEST_F"]),
+    ],
+)
+def test_a_macro_heading_a_body_on_the_next_line_stays(
+    language: str, source: str, expected: list[str]
+) -> None:
+    assert masked(source.encode()) == source.encode()
+    parsed = parse_treesitter("x.c", source, language)
+    assert parsed is not None
+    assert [u.name for u in parsed.units[1:]] == expected
+
+
+def test_a_long_file_of_macros_is_read_once() -> None:
+    src = b"FMT_BEGIN_NAMESPACE\n" * 50_000  # was quadratic: each match copied all before it
+    assert masked(src).strip() == b""
