@@ -257,12 +257,15 @@ class CodeIndex:
         A stat each: listing the files again cost as much as a large repository's update.
         (A write in the clock tick the listing began in may be dated before it: missed.)"""
         changed = []
+        # A time after now is no write made meanwhile (clock skew, `touch -d`, an archive's
+        # dates): it would be parsed again at every update.
+        now = time.time_ns()
         for path in paths:
             try:
                 written = (self.layout.root / path).lstat().st_mtime_ns
             except OSError:
                 continue
-            if path in self._files and written >= listed_at:
+            if path in self._files and listed_at <= written <= now:
                 changed.append(path)
         if changed:
             log.info("%d files changed while being parsed: parsed again next time", len(changed))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -507,3 +508,15 @@ def test_a_file_edited_while_an_update_parses_is_not_kept_under_its_old_blob(
     again = index_for(tmp_path)
     again.update()
     assert [u.name for u in again.symbols("m149.py")][1:] == ["f149"]
+
+
+def test_a_file_dated_in_the_future_is_parsed_once(tmp_path: Path) -> None:
+    write(tmp_path, "a.py", "def a():\n    pass\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "a")
+    ahead = time.time() + 86_400  # clock skew, `touch -d '+1 day'`, an archive's dates
+    os.utime(tmp_path / "a.py", (ahead, ahead))
+    index = index_for(tmp_path)
+    assert index.update().parsed == 1
+    assert index.update().parsed == 0  # was parsed again at every update
