@@ -319,8 +319,11 @@ def _restore(
 
 def _check_objects(layout: RepoLayout, target: Checkpoint, changes: Sequence[Change]) -> None:
     """Refuse, before anything is written, a checkpoint whose files git cannot read."""
-    wanted = {c.oid: c.path for c in changes if c.action != "delete" and c.mode in FILE_MODES}
-    gone = sorted(wanted[oid] for oid in missing_objects(layout, list(wanted)))
+    wanted: dict[str, list[str]] = {}  # one blob may be several identical files
+    for c in changes:
+        if c.action != "delete" and c.mode in FILE_MODES:
+            wanted.setdefault(c.oid, []).append(c.path)
+    gone = sorted(p for oid in missing_objects(layout, list(wanted)) for p in wanted[oid])
     if gone:
         shown = ", ".join(repr(p) for p in gone[:3]) + (" …" if len(gone) > 3 else "")
         raise _damaged(target, f"{len(gone)} of its files are missing from git ({shown})")

@@ -93,6 +93,20 @@ def test_restore_of_a_checkpoint_missing_a_file_changes_nothing(repo: Path) -> N
     assert (repo / "lost.txt").read_text() == "edited since\n"
 
 
+def test_identical_files_missing_one_blob_are_all_named(repo: Path) -> None:
+    layout = find_repo(repo)
+    (repo / "a.txt").write_text("same\n")
+    (repo / "b.txt").write_text("same\n")
+    cp = create_checkpoint(layout, reason="manual")
+    _remove_object(repo, git(repo, "rev-parse", f"{cp.tree}:a.txt").strip())
+    (repo / "a.txt").write_text("edited a\n")
+    (repo / "b.txt").write_text("edited b\n")
+    with pytest.raises(
+        GitError, match=r"2 of its files are missing from git \('a\.txt', 'b\.txt'\)"
+    ):
+        restore_checkpoint(layout, cp.id)
+
+
 def test_a_checkpoint_whose_tree_is_missing_is_listed_and_refused(repo: Path) -> None:
     layout = find_repo(repo)
     (repo / "a.txt").write_text("a\n")
