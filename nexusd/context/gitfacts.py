@@ -35,6 +35,7 @@ class DirtyFile:
 
     code: str
     path: str
+    origin: str = ""  # a rename's or copy's original path
 
 
 @dataclass(frozen=True)
@@ -114,8 +115,10 @@ def _parse_status(out: bytes) -> tuple[str | None, str | None, list[DirtyFile]]:
             dirty.append(DirtyFile(parts[1].replace(".", " "), parts[8]))
         elif rec[0] == "2":
             parts = rec.split(" ", 9)
-            dirty.append(DirtyFile(parts[1].replace(".", " "), parts[9]))
-            i += 1  # the original path of a rename follows as its own record
+            # The original path of a rename follows as its own record.
+            origin = records[i].decode("utf-8", "replace") if i < len(records) else ""
+            dirty.append(DirtyFile(parts[1].replace(".", " "), parts[9], origin))
+            i += 1
         elif rec[0] == "u":
             parts = rec.split(" ", 10)
             dirty.append(DirtyFile(parts[1], parts[10]))

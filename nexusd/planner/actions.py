@@ -153,13 +153,16 @@ def create_action(missing: tuple[str, ...]) -> Action:
 def gone_action(gone: tuple[str, ...], bundle: ContextBundle) -> Action:
     """Artifacts the request names that existed once (git has their history): they were
     deleted or moved, not yet to be written; say where each went and how to get it back."""
-    deleted_here = {d.path for d in bundle.git.dirty if "D" in d.code}
+    # Deleted (staged or not) or moved away (`git mv`) since the last commit.
+    dirty = bundle.git.dirty
+    deleted_here = {d.path for d in dirty if "D" in d.code} | {d.origin for d in dirty}
     told: list[str] = []
     for path in gone:
         if path in deleted_here:
             told.append(
-                f"`{path}` is deleted in the working tree, not in a commit "
-                f"(`git restore -- {path}` brings it back)"
+                f"`{path}` was deleted or moved since the last commit (`git status` says "
+                f"which; `git restore --source=HEAD --staged --worktree -- {path}` brings it "
+                "back)"
             )
             continue
         last = bundle.git.recent[path][0]

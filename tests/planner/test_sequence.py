@@ -328,9 +328,26 @@ def test_a_named_file_that_was_moved_is_looked_for_not_created(repo: Path) -> No
     assert "Fix the cause in `kitchen/storage.py`" in by_title
 
 
-def test_a_named_file_deleted_in_the_working_tree_is_restored_not_created(repo: Path) -> None:
+@pytest.mark.parametrize(
+    "how",
+    [
+        ["rm", "--cached", "-q"],  # a staged deletion: `git restore -- path` fails on it
+        ["mv"],  # a staged rename: only the new path is listed by `git status`
+        [],  # deleted from the working tree alone
+    ],
+    ids=["staged-deletion", "staged-rename", "unstaged-deletion"],
+)
+def test_a_named_file_deleted_since_the_last_commit_is_restored_not_created(
+    repo: Path, how: list[str]
+) -> None:
     kitchen_repo(repo)
-    (repo / "kitchen" / "courier.py").unlink()
+    courier = repo / "kitchen" / "courier.py"
+    if how == ["mv"]:
+        git(repo, "mv", "kitchen/courier.py", "kitchen/delivery.py")
+    else:
+        if how:
+            git(repo, *how, "kitchen/courier.py")
+        courier.unlink()
     artifacts = ("kitchen/courier.py", "kitchen/new_lock.py")
     req = request(goal="deliver() returns None", artifacts=artifacts, blockers=())
     actions = plan_actions(bundle_for(repo, req), 8)
@@ -338,8 +355,11 @@ def test_a_named_file_deleted_in_the_working_tree_is_restored_not_created(repo: 
     created = [a.files for a in actions if a.step == "create"]
     assert created == [("kitchen/new_lock.py",)]
     gone = next(a for a in actions if a.title == "Find out where `kitchen/courier.py` went")
-    assert "deleted in the working tree, not in a commit" in gone.how
-    assert "`git restore -- kitchen/courier.py`" in gone.how
+    assert "deleted or moved since the last commit" in gone.how
+    restore = "git restore --source=HEAD --staged --worktree -- kitchen/courier.py"
+    assert f"`{restore}`" in gone.how
+    git(repo, *restore.split()[1:])  # the advice works
+    assert courier.is_file()
 
 
 def test_a_named_file_is_changed_starting_at_the_function_the_index_ranks(repo: Path) -> None:
