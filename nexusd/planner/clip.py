@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
+# A request's or task's text takes at most this share of `planner.max_context_tokens` once
+# the fixed parts of the prompt are counted (a pasted log must leave room for the context
+# and, in `solve`, for the failed attempts), and never less than MIN_TASK_TOKENS.
+TASK_SHARE = 0.5
+MIN_TASK_TOKENS = 128
+CHARS_PER_TOKEN = 4  # as `models.prompts.estimate_tokens` counts
+
+
+def task_within(task: str, budget_tokens: int, reserved_tokens: int = 0) -> tuple[str, int]:
+    """`task` within its share (TASK_SHARE) of what `budget_tokens` leaves after
+    `reserved_tokens`, and how many characters were cut from its middle to fit."""
+    tokens = max(MIN_TASK_TOKENS, int((budget_tokens - reserved_tokens) * TASK_SHARE))
+    return clip_middle(task, tokens * CHARS_PER_TOKEN)
+
 
 def clip_middle(text: str, max_chars: int) -> tuple[str, int]:
     """`text` in at most about `max_chars` characters, and how many were cut: its start and

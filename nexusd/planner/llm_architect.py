@@ -27,7 +27,7 @@ from nexusd.models.routing import limits, resolve_route
 from nexusd.models.telemetry import Usage, record
 from nexusd.paths import RepoLayout
 from nexusd.planner import llm_schema as schema
-from nexusd.planner.clip import clip_middle
+from nexusd.planner.clip import task_within
 from nexusd.planner.llm_render import FIELD_LABEL, FIELD_SECTION, answer_bodies
 from nexusd.protocol.documents import STANDARD_SECTIONS, PlanRequest, Section
 
@@ -37,12 +37,6 @@ SYSTEM = (
     "Ground every statement in the context: name real files, real commands, real symbols. "
     "Answer with exactly one JSON object and nothing else."
 )
-
-# The request's own text takes at most this share of what `planner.max_context_tokens`
-# leaves beside the system text and the instructions: a pasted log of 200 000 characters
-# would otherwise push out all the ranked context and overflow the model's window.
-TASK_SHARE = 0.5
-MIN_TASK_TOKENS = 128
 
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0}
 _TIME_BOX = re.compile(r"(\d+(?:\.\d+)?)\s*(h|hours?|hrs?|m|mins?|minutes?|s|secs?|seconds?)\b")
@@ -85,14 +79,6 @@ def _task_text(request: PlanRequest) -> str:
     if asked:
         lines.append("\n## Executor questions\n" + "\n".join(f"- {k}: {v}" for k, v in asked))
     return "\n".join(lines)
-
-
-def task_within(task: str, budget_tokens: int, instructions: str) -> tuple[str, int]:
-    """The task text within its share of the prompt's budget (`TASK_SHARE`), and how many
-    characters were cut from its middle to fit."""
-    room = budget_tokens - estimate_tokens(SYSTEM) - estimate_tokens(instructions)
-    tokens = max(MIN_TASK_TOKENS, int(room * TASK_SHARE))
-    return clip_middle(task, tokens * 4)
 
 
 def _instructions(titles: Sequence[str], standard: bool, max_actions: int) -> tuple[str, Any]:
@@ -189,7 +175,8 @@ def plan_with_llm(
     max_actions = config.planner.max_actions
     instructions, spec = _instructions(titles, standard, max_actions)
     budget_tokens = limits(config).max_context_tokens
-    task, task_cut = task_within(_task_text(request), budget_tokens, instructions)
+    reserved = estimate_tokens(SYSTEM) + estimate_tokens(instructions)
+    task, task_cut = task_within(_task_text(request), budget_tokens, reserved)
     if task_cut:
         shortened.append(
             f"the request is too long for the model's context (`planner.max_context_tokens`"

@@ -25,15 +25,12 @@ from nexusd.models.routed import RoutedModel, merge_usage
 from nexusd.models.routing import limits, resolve_route
 from nexusd.models.telemetry import Usage, record
 from nexusd.paths import RepoLayout
-from nexusd.planner.clip import clip_middle
+from nexusd.planner.clip import task_within
 from nexusd.solve.attempt import Runner, RunResult, language_file, sandbox_runner
 from nexusd.solve.review import analyze_error, review_with_llm
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 _STDERR_TAIL = 2000
-# The task takes at most this share of `planner.max_context_tokens` in the builder's
-# prompt (a pasted issue must leave room for the failed attempts and their errors).
-TASK_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -104,13 +101,9 @@ def builder_messages(
     language: str,
     attempts: tuple[Attempt, ...],
     notes: Sequence[str] = (),
-    budget_tokens: int | None = None,
 ) -> list[Message]:
     """The builder's prompt: the task, what failed so far (every distinct error), the last
-    attempts with their errors and diagnosis, and why the last try gave no program. With
-    `budget_tokens`, a long task keeps its start and end within its share of it."""
-    if budget_tokens is not None:
-        task = clip_middle(task.strip(), int(budget_tokens * TASK_SHARE) * 4)[0]
+    attempts with their errors and diagnosis, and why the last try gave no program."""
     system = (
         f"You write one complete, runnable {language} program that solves the task and exits "
         "with status 0 only when it works (use assertions to check the result). Use only the "
@@ -226,12 +219,19 @@ def solve(
     timeout_s = float(config.sandbox.timeout)
     attempts: tuple[Attempt, ...] = ()
     notes: list[str] = []
+    # A pasted issue must leave the builder's prompt room for the failed attempts.
+    prompt_task, cut = task_within(task.strip(), lim.max_context_tokens)
+    if cut:
+        notes.append(
+            f"the task is longer than its share of planner.max_context_tokens"
+            f" ({lim.max_context_tokens}): {cut} characters of its middle were left out"
+        )
     critic_usage: Usage | None = None
     ran: set[str] = set()  # the programs already run: the same code is never run twice
     pending: list[str] = []  # why the last try produced nothing, told to the next one
     temperature = route.temperature
     for number in range(1, max_retries + 2):
-        messages = builder_messages(task, language, attempts, pending, lim.max_context_tokens)
+        messages = builder_messages(prompt_task, language, attempts, pending)
         text, reason = model.ask(
             messages, f"try{number}", timeout_s=lim.timeout_s, temperature=temperature
         )

@@ -208,3 +208,4 @@ def test_a_long_task_keeps_its_start_and_end_within_the_prompt_budget(
     assert len(prompt) < 1000 * 4 * 2  # the whole task was 280 000 characters
     assert "Sum the third column" in prompt and "The answer must be 100000." in prompt
     assert "characters left out here" in prompt
+    assert any("characters of its middle were left out" in note for note in result.notes)
