@@ -173,7 +173,11 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         """Rank the files and functions a question, bug report or traceback is about,
         with the reason for each (path, score, reasons, units with lines)."""
         allowed("read")
-        return _strip(api.backend.code({"op": "code_search", "query": query, "k": k}))
+        from nexusd.code.query import within_reach
+
+        # What the ranking reads of it, within the daemon's request line.
+        text, _cut = within_reach(query)
+        return _strip(api.backend.code({"op": "code_search", "query": text, "k": k}))
 
     @tool
     @_guarded

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import re
@@ -20,9 +19,6 @@ from nexusd.errors import ConfigError, IndexStoreError, NexusError
 SOCKET_TIMEOUT = 60.0
 # A rebuild through the daemon answers when it is done: a large repository takes minutes.
 REINDEX_TIMEOUT = 3600.0
-# A query is sent to the daemon as one JSON line, which it reads up to 1 MiB
-# (`nexusd.memory.server.MAX_LINE`): a longer one is cut in the middle, daemon or not.
-QUERY_MAX_JSON = 1_000_000
 NOT_FOUND_HINT = (
     "give the file's path (from here or from the repository root); "
     "`nexusd code status` lists the files skipped and why"
@@ -165,11 +161,12 @@ def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
     Example: nexusd code search "the latex printer drops the exponent" -k 5
     """
     from nexusd.code.ops import results_from_dict, results_to_dict
+    from nexusd.code.query import within_reach
 
     text = sys.stdin.read() if query == "-" else query
     if not text.strip():
         raise click.UsageError("QUERY is empty: say what to look for")
-    text, cut = fit_query(text)
+    text, cut = within_reach(text)
     answer = _ask(repo, {"op": "code_search", "query": text, "k": k}, as_json=as_json)
     results = results_from_dict(answer)
     if cut:
@@ -186,19 +183,6 @@ def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
         click.echo(f"{hit.path}  {hit.score:.4f}  {'; '.join(hit.reasons)}")
         for unit in hit.units:
             click.echo(f"    {hit.path}:{unit.start}  {unit.qualname}")
-
-
-def fit_query(text: str) -> tuple[str, int]:
-    """`text` cut in the middle (its start and end kept: a traceback's exception is at its
-    end) so that it fits a request to the daemon, and how many characters were cut."""
-    size = len(json.dumps(text))
-    keep, clipped = len(text), text
-    while size > QUERY_MAX_JSON:
-        keep = keep * QUERY_MAX_JSON // size * 9 // 10
-        head = text[: keep * 2 // 3]
-        clipped = f"{head}\n{text[len(text) - (keep - len(head)) :]}"
-        size = len(json.dumps(clipped))
-    return clipped, len(text) - keep
 
 
 @code.command()

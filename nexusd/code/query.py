@@ -6,6 +6,7 @@ and words shaped like code (`snake_case`, `CamelCase`, `a.b.c`, `f(`) weigh more
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import sys
@@ -270,6 +271,18 @@ def _frame_words(path: str) -> str:
     """The part of a frame's path that can name a repository file (ranks no report of the
     299 differently; it keeps `site`, `packages`, `venv` out of the reasons)."""
     return _ENV_PREFIX.sub("", path)
+
+
+def within_reach(text: str, max_json: int = 1_000_000) -> tuple[str, int]:
+    """What `mine` reads of `text` (its head and tail: a longer text ranks the same), cut
+    further in the middle until its JSON fits `max_json` bytes (the daemon reads a request
+    line of up to 1 MiB); and how many characters were left out."""
+    head, tail = MAX_READ_CHARS, MAX_READ_CHARS // 4
+    kept = _ends(text, head, tail)
+    while len(json.dumps(kept)) > max_json:  # `\uXXXX` escapes: six bytes a character
+        head, tail = head * 3 // 4, tail * 3 // 4
+        kept = _ends(text, head, tail)
+    return kept, 0 if kept is text else len(text) - head - tail
 
 
 def _ends(text: str, head: int, tail: int) -> str:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from nexusd.code.query import W_CODE, W_PROSE, W_SNIPPET_ONLY, W_TITLE, Frame, mine
+from nexusd.code.query import W_CODE, W_PROSE, W_SNIPPET_ONLY, W_TITLE, Frame, mine, within_reach
 
 PYTHON_TRACE = """Calling `block_collapse(b * b * b)` fails:
 
@@ -404,3 +406,16 @@ def test_other_runtimes_traces_end_at_the_fault(trace: str, innermost: Frame) ->
 def test_a_fences_language_label_is_no_word_of_the_report() -> None:
     words = {word for word, _ in mine("It fails:\n```javascript\nres.send(1)\n```\n").terms}
     assert "send" in words and "javascript" not in words
+
+
+def test_a_query_is_cut_to_what_the_ranking_reads_and_the_daemon_takes() -> None:
+    short = "Shelf.place_order fails"
+    assert within_reach(short) == (short, 0)
+    long = "start Shelf.place_order\n" + "x" * 2_000_000 + "\nend KeyError"
+    kept, cut = within_reach(long)
+    assert kept.startswith("start Shelf.place_order") and kept.endswith("end KeyError")
+    assert mine(kept) == mine(long)  # the miner reads no more than that anyway
+    assert cut == len(long) - len(kept) + 1  # the line break that joins the two ends
+    wide = "前" * 400_000  # six bytes a character in JSON: past the daemon's 1 MiB line
+    kept, cut = within_reach(wide)
+    assert len(json.dumps(kept)) <= 1_000_000 and cut > 0
