@@ -103,10 +103,11 @@ def _path_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:
     sig.add("path", values, scale=1.0)
     # A file named at a line (`ranges.h#L285`, `jsonrep.py:227`): the reporter read its code.
     pointed = np.zeros(sig.n)
-    for raw, _line in query.lines:
+    for raw, line in query.lines:
         f = corpus.file_for_path(raw)
-        if f is not None and f not in framed:
+        if f is not None and f not in framed and not pointed[f]:
             pointed[f] = 1.0
+            sig.reasons[f].append(("named_line", 1.0, f"named at line {line}"))
     sig.add("named_line", pointed, scale=1.0)
     # Words of the request that name a folder or a file: `latex printer` → printing/latex.py.
     sig.add("path_words", corpus.path_bm25.scores(dict(query.terms)))

@@ -83,7 +83,7 @@ def unanswerable_name(request: Path) -> ProtocolError | None:
     except UnicodeEncodeError:
         shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         return ProtocolError(
-            f"{shown} is not a UTF-8 file name: its response could not name it",
+            f"{_escaped(shown)} is not a UTF-8 file name: its response could not name it",
             hint="rename the request to a UTF-8 name; nexusd answers it then",
         )
     response = response_path_for(request).name
@@ -92,11 +92,16 @@ def unanswerable_name(request: Path) -> ProtocolError | None:
         return None
     longest = NAME_MAX - (size - len(os.fsencode(name)))
     return ProtocolError(
-        f"{name[:40]}… is too long a name to answer: its response's name would be {size}"
+        f"{_escaped(name[:40])}… is too long a name to answer: its response's name would be {size}"
         f" bytes, and a file name holds at most {NAME_MAX}",
         hint=f"rename the request to a name of at most {longest} bytes (UTF-8), for example"
         " by shortening the text after its timestamp; nexusd answers it then",
     )
+
+
+def _escaped(name: str) -> str:
+    """`name` with control characters escaped (`\\n`, `\\x1b`): it goes to logs and status."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
 
 
 def request_path_for(response: Path) -> Path:

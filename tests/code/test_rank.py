@@ -130,6 +130,7 @@ def test_a_path_named_at_a_line_counts_more_than_a_path_named_alone(corpus: Corp
     )
     hits = rank(corpus, mine(text), k=3)
     assert [h.path for h in hits[:2]] == ["app/templating.py", "app/routing.py"]
+    assert "named at line 2" in hits[0].reasons
     scores = {h.path: h.score for h in hits}
     unlined = rank(corpus, mine(text.replace("#L2", "")), k=3)
     assert {h.path: h.score for h in unlined}["app/templating.py"] < scores["app/templating.py"]

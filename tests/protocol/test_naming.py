@@ -207,3 +207,10 @@ def test_a_name_that_is_not_utf8_cannot_be_answered() -> None:
     assert error is not None
     assert error.message.startswith("caf\\xe9_plan_request.md is not a UTF-8 file name")
     assert error.hint is not None and "rename" in error.hint
+
+
+def test_a_name_that_cannot_be_answered_is_said_without_its_control_characters() -> None:
+    found = unanswerable_name(Path("a\x1b[31m" + "x" * 260 + "_plan_request.md"))
+    assert found is not None and found.message.startswith("a\\x1b[31mxxx")
+    found = unanswerable_name(Path("a\udcff\n_plan_request.md"))
+    assert found is not None and found.message.startswith("a\\xff\\n_plan_request.md is not")
