@@ -34,9 +34,10 @@ _BATCH = 500
 # is read as C++, flex's and Bison's output is generated; 9: such assignments in a
 # function's body, and TypeScript's, are units too; 10: a message piece that opens with a
 # label, `error: …`, is kept without it too; 11: C and C++ attribute-like macros are
-# blanked before parsing, a Python file's UTF-8 byte order mark is dropped), so that an
-# index parsed before is rebuilt rather than kept until each file is edited.
-PARSER_VERSION = b"11"
+# blanked before parsing, a Python file's UTF-8 byte order mark is dropped; 12: not a macro
+# heading a function whose brace is on the next line), so that an index parsed before is
+# rebuilt rather than kept until each file is edited.
+PARSER_VERSION = b"12"
 _PARSER_KEY = b"nexusd_parser"
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 
