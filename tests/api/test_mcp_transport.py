@@ -42,6 +42,18 @@ def _answer(proc: subprocess.Popen[bytes], timeout: float = 30.0) -> dict[str, A
     return answer
 
 
+def _raw_server(repo: Path) -> subprocess.Popen[bytes]:
+    """`nexusd mcp` on `repo` with raw pipes: the SDK client cannot send what is tested."""
+    return subprocess.Popen(
+        [sys.executable, "-P", "-m", "nexusd", "mcp", "-C", str(repo)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=nexusd_env(),
+        cwd=repo,
+    )
+
+
 def test_every_unreadable_line_gets_an_answer_and_serving_goes_on(memory_repo: Path) -> None:
     # What a JavaScript client writes for a string cut inside an emoji: "\ud83d" alone.
     lines = [
@@ -55,14 +67,7 @@ def test_every_unreadable_line_gets_an_answer_and_serving_goes_on(memory_repo: P
         r'{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":"\ud800"}}',
         '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"status","arguments":{}}}',
     ]
-    proc = subprocess.Popen(
-        [sys.executable, "-P", "-m", "nexusd", "mcp", "-C", str(memory_repo)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=nexusd_env(),
-        cwd=memory_repo,
-    )
+    proc = _raw_server(memory_repo)
     assert proc.stdin is not None
     try:
         proc.stdin.write((json.dumps(INIT) + "\n").encode())
@@ -93,14 +98,7 @@ def test_every_unreadable_line_gets_an_answer_and_serving_goes_on(memory_repo: P
 
 
 def test_sigterm_ends_the_server_while_the_client_keeps_stdin_open(memory_repo: Path) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-P", "-m", "nexusd", "mcp", "-C", str(memory_repo)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=nexusd_env(),
-        cwd=memory_repo,
-    )
+    proc = _raw_server(memory_repo)
     assert proc.stdin is not None
     try:
         proc.stdin.write((json.dumps(INIT) + "\n").encode())
