@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -29,9 +26,7 @@ def stats(as_json: bool, repo: Path | None) -> None:
     from nexusd.models.telemetry import read_events, summarize, telemetry_file
 
     layout, _ = open_repo(repo)
-    read, bad = read_events(layout)
-    events = [e for e in read if _sound(e)]
-    bad += len(read) - len(events)
+    events, bad = read_events(layout)
     summary = summarize(events) | {"unreadable_lines": bad, "file": str(telemetry_file(layout))}
     if as_json:
         echo_json(summary)
@@ -58,24 +53,3 @@ def stats(as_json: bool, repo: Path | None) -> None:
         click.echo(f"  {bad} unreadable line(s) skipped in {summary['file']}")
     if not events:
         click.echo(f"no telemetry yet in {summary['file']}")
-
-
-def _sound(event: Mapping[str, Any]) -> bool:
-    """Whether a (possibly hand-edited or torn) event can be summed: `phases` and `usage`
-    are mappings when present and no number is NaN, infinite or past 64 bits, which would end the
-    summary with a traceback, or print `NaN` that is not JSON."""
-    if any(k in event and not isinstance(event[k], Mapping) for k in ("phases", "usage")):
-        return False
-
-    def finite(value: Any) -> bool:
-        if isinstance(value, float):
-            return math.isfinite(value)
-        if isinstance(value, int):
-            return abs(value) < 2**63  # float() of a longer one raises
-        if isinstance(value, Mapping):
-            return all(finite(v) for v in value.values())
-        if isinstance(value, list):
-            return all(finite(v) for v in value)
-        return True
-
-    return finite(event)

@@ -7,6 +7,7 @@ with a single write so concurrent writers never interleave within a line.
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 import threading
@@ -72,7 +73,8 @@ def record(layout: RepoLayout, event: Mapping[str, Any]) -> None:
 
 
 def read_events(layout: RepoLayout) -> tuple[list[dict[str, Any]], int]:
-    """Every readable event (rotated file first) and the number of unreadable lines."""
+    """Every readable event (rotated file first) and the number of unreadable lines: not
+    JSON, or an event that cannot be summed (`_sound`)."""
     events: list[dict[str, Any]] = []
     bad = 0
     main = telemetry_file(layout)
@@ -87,11 +89,32 @@ def read_events(layout: RepoLayout) -> tuple[list[dict[str, Any]], int]:
             except json.JSONDecodeError:
                 bad += 1
                 continue
-            if isinstance(value, dict):
+            if isinstance(value, dict) and _sound(value):
                 events.append(value)
             else:
                 bad += 1
     return events, bad
+
+
+def _sound(event: Mapping[str, Any]) -> bool:
+    """Whether a (possibly hand-edited or torn) event can be summed: `phases` and `usage`
+    are mappings when present and no number is NaN, infinite or past 64 bits (which ended
+    the summary with a traceback, or printed `NaN`, which is not JSON)."""
+    if any(k in event and not isinstance(event[k], Mapping) for k in ("phases", "usage")):
+        return False
+
+    def finite(value: Any) -> bool:
+        if isinstance(value, float):
+            return math.isfinite(value)
+        if isinstance(value, int):
+            return abs(value) < 2**63  # float() of a longer one raises
+        if isinstance(value, Mapping):
+            return all(finite(v) for v in value.values())
+        if isinstance(value, list):
+            return all(finite(v) for v in value)
+        return True
+
+    return finite(event)
 
 
 def _spread(values: list[float]) -> dict[str, float]:

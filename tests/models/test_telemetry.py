@@ -76,3 +76,17 @@ def test_no_file_means_no_events(repo: Path) -> None:
     events, bad = read_events(find_repo(repo))
     assert (events, bad) == ([], 0)
     assert summarize(events)["totals"]["events"] == 0
+
+
+def test_events_that_cannot_be_summed_are_counted_unreadable(repo: Path) -> None:
+    layout = find_repo(repo)
+    record(layout, {"planner": "offline", "phases": {"plan": 3.0}})
+    path = telemetry_file(layout)
+    with path.open("a", encoding="utf-8") as out:  # hand-edited or torn lines
+        out.write('{"phases": [1]}\n{"usage": {"calls": Infinity}}\n')
+        out.write('{"usage": {"tokens_in": ' + "9" * 30 + "}}\n[1]\nnot json\n")
+    events, bad = read_events(layout)
+    assert len(events) == 1 and bad == 5
+    summary = summarize(events)  # raised AttributeError / OverflowError on those
+    assert summary["totals"]["events"] == 1
+    json.dumps(summary, allow_nan=False)
