@@ -115,7 +115,16 @@ def read_status(state_dir: Path) -> dict[str, Any] | None:
         data = json.loads(status_path(state_dir).read_text(encoding="utf-8"))
     except (FileNotFoundError, OSError, json.JSONDecodeError):
         return None
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    # A hand-edited file's lists of folders may be anything: shown as none, never a crash.
+    for key in ("watched", "pending_watch"):
+        value = data.get(key)
+        if value is not None and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
+            del data[key]
+    return data
 
 
 class StatusWriter:

@@ -59,3 +59,12 @@ def test_unreadable_status_is_none(tmp_path: Path) -> None:
     assert read_status(tmp_path) is None
     (tmp_path / "status.json").write_text("{half", encoding="utf-8")
     assert read_status(tmp_path) is None
+
+
+def test_hand_edited_folder_lists_are_left_out_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "status.json").write_text(
+        '{"state": "stopped", "answered": 3, "watched": 5, "pending_watch": ["a", 1]}',
+        encoding="utf-8",
+    )
+    data = read_status(tmp_path)
+    assert data == {"state": "stopped", "answered": 3}
