@@ -206,6 +206,8 @@ def _not_listed(root: Path, tail: str) -> str:
             if (root / folder / ".git").exists():
                 return f"it is inside `{folder}`, a submodule or another git repository"
         if full.exists():
+            if full.is_dir():
+                return "it is a folder: name one file in it"
             if not full.is_file():
                 return "it is not a regular file (a FIFO, socket or device): git tracks none"
             return _untracked_why(root, rel.as_posix())

@@ -28,6 +28,7 @@ from tests.conftest import git
         (".git/config", "it is inside `.git`, git's own folder"),
         ("etc/passwd", "it is reached through `etc`, a symbolic link"),
         ("pipe.py", "it is not a regular file (a FIFO, socket or device)"),
+        ("folder", "it is a folder: name one file in it"),
         ("fresh.py", "git does not list it (`git status` says why)"),
     ],
 )
@@ -39,6 +40,7 @@ def test_a_path_git_lists_no_file_for_says_why(tmp_path: Path, tail: str, why: s
     (tmp_path / "link.py").symlink_to("/etc/hostname")
     (tmp_path / "etc").symlink_to("/etc")
     os.mkfifo(tmp_path / "pipe.py")
+    (tmp_path / "folder").mkdir()
     (tmp_path / "vendor" / "lib").mkdir(parents=True)
     git(tmp_path / "vendor" / "lib", "init", "-q")
     (tmp_path / "vendor" / "lib" / "mod.py").write_text("x = 1\n", encoding="utf-8")
