@@ -132,6 +132,18 @@ def cat_blobs(cwd: Path, ids: Iterable[str]) -> list[bytes]:
     return found
 
 
+def object_kinds(cwd: Path, ids: Iterable[str]) -> dict[str, str]:
+    """Each of `ids` → its type (`commit`, `tree`, `blob`, `tag`) or `missing`, through one
+    `git cat-file --batch-check`."""
+    wanted = list(dict.fromkeys(ids))
+    if not wanted:
+        return {}
+    query = "".join(f"{i}\n" for i in wanted).encode()
+    out = run_git(cwd, "cat-file", "--batch-check", input=query)
+    # Each line is `<id> <type> <size>`, or `<id> missing`.
+    return dict(line.split()[:2] for line in out.decode().splitlines() if line.strip())
+
+
 def try_git(cwd: Path, *args: str) -> bytes | None:
     """Stdout of git, or None when git exits non-zero."""
     proc = subprocess.run(["git", *args], cwd=cwd, env=git_env(), capture_output=True, check=False)

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from nexusd.errors import NexusError
-from nexusd.git import cat_blobs, join_z, run_git, split_z
+from nexusd.git import cat_blobs, join_z, object_kinds, run_git, split_z
 from nexusd.paths import RepoLayout
 
 # Tree modes of entries that are files on disk (a gitlink is a folder, handled apart).
@@ -119,12 +119,7 @@ def changed_since(layout: RepoLayout, held: Sequence[tuple[str, str, str]]) -> s
 def missing_objects(layout: RepoLayout, oids: Sequence[str]) -> set[str]:
     """Which of `oids` the object store lacks (a pruned or half-copied repository): a
     restore must find that out before it writes anything, not half way through."""
-    wanted = list(dict.fromkeys(oids))
-    if not wanted:
-        return set()
-    query = "".join(f"{oid}\n" for oid in wanted).encode()
-    out = run_git(layout.root, "cat-file", "--batch-check", input=query).decode()
-    return {line.split()[0] for line in out.splitlines() if line.endswith(" missing")}
+    return {oid for oid, kind in object_kinds(layout.root, oids).items() if kind == "missing"}
 
 
 def _link_oid(path: Path, width: int) -> str:

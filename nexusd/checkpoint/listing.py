@@ -9,7 +9,7 @@ from datetime import datetime
 
 from nexusd.checkpoint.model import REF_PREFIX, Checkpoint, id_time, parse_trailers
 from nexusd.errors import GitError
-from nexusd.git import run_git, split_z
+from nexusd.git import object_kinds, run_git, split_z
 from nexusd.paths import RepoLayout
 
 _SEP = "\x1f"
@@ -64,9 +64,7 @@ def scan(layout: RepoLayout) -> tuple[list[Checkpoint], list[Broken]]:
         layout.root, "for-each-ref", "--format=%(refname) %(objectname)", REF_PREFIX
     ).decode("utf-8", "surrogateescape")
     refs = dict(line.split(" ", 1) for line in listed.splitlines() if " " in line)
-    query = "".join(f"{sha}\n" for sha in refs.values()).encode()
-    checked = run_git(layout.root, "cat-file", "--batch-check", input=query).decode()
-    kinds = dict(line.split()[:2] for line in checked.splitlines() if line.strip())
+    kinds = object_kinds(layout.root, refs.values())
     good = [ref for ref, sha in refs.items() if kinds.get(sha) == "commit"]
     missing = [
         Broken(ref.removeprefix(REF_PREFIX), sha, _NOT_READ.get(kinds.get(sha, ""), _NOT_COMMIT))
