@@ -61,6 +61,10 @@ def repository_tag(layout: RepoLayout) -> str:
     return hashlib.sha256(str(layout.git_dir.resolve()).encode()).hexdigest()[:8]
 
 
+# The fewest characters of a hash that `revoke` takes as a prefix.
+MIN_HASH_PREFIX = 4
+
+
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -116,16 +120,29 @@ class TokenStore:
         """Every stored token (hashes, roles, names)."""
         return sorted(self._read().values(), key=lambda r: r.created_at)
 
-    def revoke(self, prefix: str) -> int:
-        """Forget the tokens whose hash or name starts with / equals `prefix`; how many."""
+    def revoke(self, which: str) -> tuple[TokenRecord, ...]:
+        """Forget the tokens named `which` (matched whole: every token of that name), or
+        else the one token whose hash starts with `which` (at least MIN_HASH_PREFIX
+        characters); the tokens forgotten. NexusError when none or several hashes match."""
         with locked(self.layout.nexus_dir / "locks", self.path):
             records = dict(self._read())
-            gone = [h for h, r in records.items() if h.startswith(prefix) or r.name == prefix]
-            for h in gone:
-                del records[h]
-            if gone:
-                self._write(records)
-        return len(gone)
+            # By name first: a short name such as `ab` must not take every token whose hash
+            # starts with it along.
+            gone = [h for h, r in records.items() if which and r.name == which]
+            if not gone and len(which) >= MIN_HASH_PREFIX:
+                gone = [h for h in records if h.startswith(which.lower())]
+                if len(gone) > 1:
+                    raise NexusError(
+                        f"{len(gone)} tokens have a hash starting with {which!r}",
+                        hint="give more characters of the hash (see `nexusd token list`)",
+                    )
+            if not gone:
+                raise NexusError(
+                    f"no token named or hashed {which!r}", hint="see `nexusd token list`"
+                )
+            found = tuple(records.pop(h) for h in gone)
+            self._write(records)
+        return found
 
     def role_of(self, authorization: str | None) -> str:
         """The role of the bearer token in an `Authorization` header; 401 otherwise."""

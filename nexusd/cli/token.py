@@ -101,33 +101,16 @@ def revoke(which: str, as_json: bool, repo: Path | None) -> None:
     """
     from dataclasses import asdict
 
-    from nexusd.api.bearer import TokenStore
-    from nexusd.errors import NexusError
+    from nexusd.api.bearer import MIN_HASH_PREFIX, TokenStore
 
     layout, _ = open_repo(repo)
     store = TokenStore(layout)
-    records = store.list()
-    named = [r for r in records if which and r.name == which]
-    if named:
-        # By full hash: `TokenStore.revoke` also takes a prefix, and a short name such as
-        # `ab` would take every token whose hash starts with it along.
-        chosen = named
-    else:
-        if len(which) < 4:
-            raise click.UsageError(
-                f"no token is named {which!r}; give a token's name or at least 4 characters"
-                " of its hash (see `nexusd token list`)"
-            )
-        chosen = [r for r in records if r.sha256.startswith(which.lower())]
-        if len(chosen) > 1:
-            raise NexusError(
-                f"{len(chosen)} tokens have a hash starting with {which!r}",
-                hint="give more characters of the hash (see `nexusd token list`)",
-            )
-    if not chosen:
-        raise NexusError(f"no token named or hashed {which!r}", hint="see `nexusd token list`")
-    for record in chosen:
-        store.revoke(record.sha256)
+    if len(which) < MIN_HASH_PREFIX and not any(r.name == which for r in store.list()):
+        raise click.UsageError(
+            f"no token is named {which!r}; give a token's name or at least"
+            f" {MIN_HASH_PREFIX} characters of its hash (see `nexusd token list`)"
+        )
+    chosen = store.revoke(which)
     if as_json:
         echo_json([asdict(r) for r in chosen])
         return
