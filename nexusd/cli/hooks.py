@@ -18,14 +18,15 @@ def hooks() -> None:
     \b
     Each hook appends one line to <git-common-dir>/nexus/inbox/ and exits, so
     `git commit` stays fast and never fails because of nexusd. Existing hooks are
-    kept and still run; core.hooksPath, husky and the pre-commit framework are
+    kept and still run as before, failing the git command when they fail;
+    core.hooksPath, husky and the pre-commit framework are
     respected. `uninstall` puts back exactly what was there. Without a running
     daemon the events wait in the inbox for its next start.
 
     \b
     Examples:
       nexusd hooks install           # once per clone (worktrees share the hooks)
-      nexusd hooks status            # installed, behind-pre-commit, foreign or missing
+      nexusd hooks status            # installed, behind-pre-commit, outdated, foreign, missing
       nexusd hooks uninstall         # your own hooks are back, byte for byte
     """
 
@@ -45,8 +46,9 @@ def _print(rows: list[dict[str, object]], as_json: bool) -> None:
 def install(as_json: bool, repo: Path | None) -> None:
     """Install the hooks, chaining any hook already there (running it twice is safe).
 
-    A hook already in place is renamed <hook>.nexusd-chained and still runs, with
-    the same arguments, after nexusd's line is queued.
+    A hook already in place is renamed <hook>.nexusd-chained and runs in its place
+    once nexusd's line is queued: same arguments, stdin and output, and its exit
+    status is the hook's. Installing again updates outdated hooks.
 
     \b
     Examples:
@@ -93,6 +95,8 @@ def status(as_json: bool, repo: Path | None) -> None:
     States:
       installed          nexusd's hook is in place (chaining yours, if any)
       behind-pre-commit  the pre-commit framework runs it as its legacy hook
+      outdated           an older nexusd's hook, which hides your chained hook's
+                         failures: run `nexusd hooks install`
       foreign            another hook is there: run `nexusd hooks install`
       missing            no hook: run `nexusd hooks install`
 
@@ -112,3 +116,9 @@ def status(as_json: bool, repo: Path | None) -> None:
             + (f"  (core.hooksPath={setting})" if setting else "")
         )
     _print(rows, as_json)
+    if not as_json and any(r["state"] == "outdated" for r in rows):
+        click.echo(
+            f"{label('note')} outdated hooks ignore the exit status of the hooks they chain:"
+            " run `nexusd hooks install` to update them",
+            err=True,
+        )

@@ -1,5 +1,5 @@
 #!/bin/sh
-# nexusd-managed-hook @HOOK@ v1
+# nexusd-managed-hook @HOOK@ @VERSION@
 # Queues one JSON line for the nexusd daemon under <git-common-dir>/nexus/inbox/ and
 # exits: no Python starts here, and git never waits on or fails because of nexusd.
 # Installed by `nexusd hooks install`; `nexusd hooks uninstall` puts back what was here.
@@ -68,15 +68,16 @@ nexusd_enqueue() {
 
 (nexusd_enqueue "$@") </dev/null >/dev/null 2>&1 || true
 
-# The hook that was here before nexusd was installed still runs, with the same arguments.
+# The hook that was here before nexusd was installed now runs in our place, as git ran it:
+# same arguments, stdin (untouched above: pre-push reads its refs there), stdout and stderr,
+# and its exit status is the hook's, so a failing hook still fails the git command as it did
+# (`git checkout` exits 1 on a failing post-checkout; pre-commit, commit-msg and pre-push
+# abort). Only nexusd's part above fails open. git skips a hook that is not executable: so do we.
 case $0 in */*) nexusd_dir=${0%/*} ;; *) nexusd_dir=. ;; esac
 nexusd_prev=$nexusd_dir/$nexusd_hook.nexusd-chained
-if [ -f "$nexusd_prev" ]; then
-	if [ "$nexusd_chain" = husky ]; then
-		# husky's stub finds the user's script from the name in $0: keep it `<hook>`.
-		sh -c '. "$0.nexusd-chained"' "$nexusd_dir/$nexusd_hook" "$@" || true
-	elif [ -x "$nexusd_prev" ]; then
-		"$nexusd_prev" "$@" || true
-	fi
+[ -f "$nexusd_prev" ] && [ -x "$nexusd_prev" ] || exit 0
+if [ "$nexusd_chain" = husky ]; then
+	# husky's stub finds the user's script from the name in $0: keep it `<hook>`.
+	exec sh -c '. "$0.nexusd-chained"' "$nexusd_dir/$nexusd_hook" "$@"
 fi
-exit 0
+exec "$nexusd_prev" "$@"

@@ -23,6 +23,7 @@ from nexusd.protocol.fields import (
 from nexusd.protocol.freeform import parse_freeform
 from nexusd.protocol.template_a import looks_like_template_a, parse_template_a
 from nexusd.protocol.yamlio import FrontMatter, load_yaml
+from nexusd.yamlload import DuplicateKey
 
 # snake_cased front matter key -> PlanRequest field (camelCase keys are snake_cased first).
 ALIASES: dict[str, str] = {
@@ -90,7 +91,11 @@ def parse_front_matter(fm: FrontMatter) -> Draft:
 
 def _load(fm: FrontMatter) -> dict[Any, Any]:
     try:
-        data = load_yaml(fm.yaml_text)
+        # Strict: YAML keeps the second of two equal keys without a word, so a request with
+        # two `goal:` lines was planned for one of them, the writer never told.
+        data = load_yaml(fm.yaml_text, strict=True)
+    except DuplicateKey as exc:
+        raise _duplicate(fm, exc) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = None if mark is None else mark.line + fm.yaml_first_line
@@ -127,6 +132,30 @@ def _key_lines(fm: FrontMatter) -> dict[str, int]:
         if match:
             lines.setdefault(match.group(2).strip(), fm.yaml_first_line + offset)
     return lines
+
+
+def _duplicate(fm: FrontMatter, exc: DuplicateKey) -> ProtocolError:
+    """The error for a key given twice: which key, under which field, on which two lines."""
+    first, second = (n + fm.yaml_first_line - 1 for n in (exc.first, exc.second))
+    key = shown(str(exc.key))
+    texts = fm.yaml_text.split("\n")
+    match = _KEY.match(texts[exc.second - 1]) if exc.second <= len(texts) else None
+    parent = None
+    if not (match and match.group(2).strip() == str(exc.key)):
+        # Not a top-level key: name the field it sits in (the last one above it).
+        above = [(line, name) for name, line in _key_lines(fm).items() if line <= second]
+        parent = shown(max(above)[1]) if above else None
+    where = f"lines {first} and {second}" if first != second else f"line {first}"
+    under = f" under `{parent}`" if parent else ""
+    return ProtocolError(
+        f"`{key}` is given twice{under} in the front matter, on {where}",
+        hint=(
+            f"keep one `{key}:`{under} and delete the other (merge their values if both"
+            " matter): nexusd does not guess which one you meant"
+        ),
+        line=second,
+        field=parent or key,
+    )
 
 
 def _scalar(value: Any, key: str, line: int | None) -> str | None:

@@ -25,9 +25,9 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _ReadableDumper.add_representer(str, _represent_str)
 
 
-def load_yaml(text: str) -> Any:
-    """Safe-load YAML (plain data only: no tags, no objects); raises yaml.YAMLError."""
-    return load(text)
+def load_yaml(text: str, *, strict: bool = False) -> Any:
+    """Safe-load YAML (plain data only); raises yaml.YAMLError (DuplicateKey when `strict`)."""
+    return load(text, strict=strict)
 
 
 def dump_yaml(data: Any) -> str:

@@ -1,0 +1,90 @@
+"""A key given twice in a request's front matter is refused, not silently overwritten."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nexusd.errors import ProtocolError
+from nexusd.protocol.parse import parse_request
+from nexusd.protocol.render import read_response_meta
+
+# Two goals, far apart: YAML kept the second and the plan was for the billing rewrite.
+TWO_GOALS = """\
+---
+cycle: 3
+goal: Fix the flaky login test
+blockers:
+  - login times out on CI
+goal: Rewrite the billing module in Rust
+---
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line", "field"),
+    [
+        (TWO_GOALS, "`goal` is given twice in the front matter, on lines 3 and 6", 6, "goal"),
+        # The same value twice is refused too: one rule, and the file still needs fixing.
+        ("---\ngoal: a\ncycle: 1\ncycle: 1\n---\n", "`cycle` is given twice", 4, "cycle"),
+        ("---\n'goal': a\n\"goal\": b\n---\n", "on lines 2 and 3", 3, "goal"),
+        (
+            "---\ngoal: a\nquestions:\n  plan: In which order?\n  plan: Why?\n---\n",
+            "`plan` is given twice under `questions` in the front matter, on lines 4 and 5",
+            5,
+            "questions",
+        ),
+        (
+            "---\ngoal: a\nquestions: {plan: x, plan: y}\n---\n",
+            "`plan` is given twice under `questions` in the front matter, on line 3",
+            3,
+            "questions",
+        ),
+    ],
+    ids=["two-goals", "same-value", "quoted", "nested", "flow"],
+)
+def test_a_repeated_key_is_an_error_naming_it(
+    text: str, message: str, line: int, field: str
+) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_request(text, "r_plan_request.md")
+    assert message in str(caught.value)
+    assert (caught.value.line, caught.value.field) == (line, field)
+    assert caught.value.hint is not None and "delete the other" in caught.value.hint
+
+
+def test_two_aliases_of_one_field_stay_a_warning() -> None:
+    # Different keys are valid YAML: the documented rule (later value, a warning) holds.
+    req = parse_request("---\ngoal: first\nnext_goal: second\n---\n", "r_plan_request.md")
+    assert req.goal == "second"
+    assert req.warnings == ("`next_goal` repeats `goal`; the later value is used",)
+
+
+def test_merge_keys_are_not_repeats() -> None:
+    text = "---\ngoal: a\nquestions:\n  <<: {plan: x}\n  plan: y\n---\n"
+    assert parse_request(text, "r_plan_request.md").questions.plan == "y"
+
+
+def test_nexusd_plan_answers_a_repeated_key_with_an_error_response(repo: Path) -> None:
+    folder = repo / ".scratchpad_logs"
+    folder.mkdir()
+    request = folder / "2025-05-08T14_02_11_plan_request.md"
+    request.write_text(TWO_GOALS, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "nexusd", "plan", str(request)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 4, proc.stderr  # was 0, with a plan for the second goal
+    assert "`goal` is given twice" in proc.stderr
+    text = (folder / "2025-05-08T14_02_11_plan_response.md").read_text(encoding="utf-8")
+    meta = read_response_meta(text)
+    assert meta is not None and meta["status"] == "error"
+    assert meta["error"]["line"] == 6 and meta["error"]["field"] == "goal"
+    assert "keep one `goal:`" in meta["error"]["fix"]
+    assert "Rewrite the billing module" not in text.split("---", 2)[2]  # no plan for it
