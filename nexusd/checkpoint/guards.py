@@ -15,6 +15,8 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from nexusd.checkpoint.convert import c_quote
+from nexusd.checkpoint.shared import make_dir, open_shared
 from nexusd.errors import NexusError
 from nexusd.git import cat_blobs, join_z, object_kinds, run_git, split_z
 from nexusd.paths import RepoLayout
@@ -84,7 +86,9 @@ def disk_kind(root: Path, rel: str) -> str | None:
 def changed_since(layout: RepoLayout, held: Sequence[tuple[str, str, str]]) -> set[str]:
     """Which of `held` (path, mode, blob id in the pre-restore snapshot) the disk no longer
     matches: edited, replaced or removed since the snapshot read it (a restore overwriting
-    them would lose what nothing holds). Hashed as `git add` does, clean filters included.
+    them would lose what nothing holds). A file matches when its bytes are the blob (the
+    snapshot held them as they were) or when `git add` would store that blob (a file a
+    filter driver owns, or one the snapshot held as staged).
     """
     changed: set[str] = set()
     files: list[tuple[str, str]] = []
@@ -97,23 +101,30 @@ def changed_since(layout: RepoLayout, held: Sequence[tuple[str, str, str]]) -> s
             changed.add(path)
         else:
             files.append((path, oid))
-    if files:
-        # --stdin-paths applies each path's attributes (filters, eol) like `git add`.
-        out = run_git(
-            layout.root,
-            "-c",
-            "core.safecrlf=false",
-            "hash-object",
-            "--stdin-paths",
-            input=b"".join(_c_quote(p) + b"\n" for p, _ in files),
-            check=False,
-        )
-        hashes = out.decode("ascii", "replace").split()
-        for i, (path, oid) in enumerate(files):
-            # A file git could not read (gone meanwhile) ends the output early: changed too.
-            if i >= len(hashes) or hashes[i] != oid:
-                changed.add(path)
+    for filters in (False, True):
+        if not files:
+            break
+        hashes = _hashes(layout, [p for p, _ in files], filters=filters)
+        # A file git could not read (gone meanwhile) ends the output early: changed too.
+        files = [(p, oid) for i, (p, oid) in enumerate(files) if hashes[i : i + 1] != [oid]]
+    changed.update(p for p, _ in files)
     return changed
+
+
+def _hashes(layout: RepoLayout, paths: Sequence[str], *, filters: bool) -> list[str]:
+    """The blob ids of `paths` on disk: their bytes, or with `filters` what `git add` stores
+    (--stdin-paths applies each path's attributes, clean filters and line endings)."""
+    out = run_git(
+        layout.root,
+        "-c",
+        "core.safecrlf=false",
+        "hash-object",
+        *([] if filters else ["--no-filters"]),
+        "--stdin-paths",
+        input=b"".join(c_quote(p) + b"\n" for p in paths),
+        check=False,
+    )
+    return out.decode("ascii", "replace").split()
 
 
 def missing_objects(layout: RepoLayout, oids: Sequence[str]) -> set[str]:
@@ -130,19 +141,6 @@ def _link_oid(path: Path, width: int) -> str:
         return ""
     algo = hashlib.sha1 if width == 40 else hashlib.sha256
     return algo(b"blob %d\0" % len(target) + target).hexdigest()
-
-
-def _c_quote(path: str) -> bytes:
-    """`path` as a C-style quoted line, which `--stdin-paths` unquotes (newlines in names)."""
-    out = bytearray(b'"')
-    for byte in path.encode("utf-8", "surrogateescape"):
-        if byte in (0x22, 0x5C):
-            out += b"\\" + bytes([byte])
-        elif byte < 0x20 or byte == 0x7F:
-            out += b"\\%03o" % byte
-        else:
-            out.append(byte)
-    return bytes(out + b'"')
 
 
 def ignored_deletions(layout: RepoLayout, target_tree: str, paths: Sequence[str]) -> set[str]:
@@ -195,7 +193,7 @@ def _target_ignores(layout: RepoLayout, tree: str, paths: list[str]) -> set[str]
     if not rules:
         return set()
     tmp_root = layout.nexus_dir / "tmp"
-    tmp_root.mkdir(parents=True, exist_ok=True)
+    make_dir(layout, tmp_root)
     with tempfile.TemporaryDirectory(dir=tmp_root, prefix="ignores-") as tmp:
         work = Path(tmp) / "work"
         work.mkdir()
@@ -218,8 +216,9 @@ def _target_ignores(layout: RepoLayout, tree: str, paths: list[str]) -> set[str]
 def restoring(layout: RepoLayout) -> Iterator[None]:
     """Hold the working tree's restore lock: two restores at once each snapshot the other's
     half-written tree and leave a mix of both checkpoints."""
-    layout.nexus_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(layout.nexus_dir / "restore.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    make_dir(layout, layout.nexus_dir)
+    # Shared with the group in a shared repository: another member's restore takes it too.
+    fd = open_shared(layout, layout.nexus_dir / "restore.lock", os.O_RDWR)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

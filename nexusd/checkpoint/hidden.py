@@ -12,17 +12,20 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from nexusd.checkpoint.convert import is_attributes_file
 from nexusd.git import join_z, run_git, split_z, try_git_text
 from nexusd.paths import RepoLayout
 
 
 @dataclass(frozen=True)
 class Hidden:
-    """Paths of an index with either bit set; `absent` are skip-worktree ones not on disk."""
+    """Paths of an index with either bit set; `absent` are skip-worktree ones not on disk;
+    `attributes` its `.gitattributes` files (the same listing says whether git may convert)."""
 
     assumed: tuple[str, ...] = ()
     skip_worktree: tuple[str, ...] = ()
     absent: tuple[str, ...] = ()
+    attributes: tuple[str, ...] = ()
 
 
 def hidden_entries(layout: RepoLayout, env: Mapping[str, str] | None = None) -> Hidden:
@@ -30,8 +33,11 @@ def hidden_entries(layout: RepoLayout, env: Mapping[str, str] | None = None) -> 
     out = run_git(layout.root, "ls-files", "-v", "-z", env=env)
     assumed: list[str] = []
     skip: list[str] = []
+    attributes: list[str] = []
     for item in split_z(out):
         tag, _, path = item.partition(" ")
+        if is_attributes_file(path):
+            attributes.append(path)
         # `ls-files -v`: a lowercase tag is assume-unchanged, `S`/`s` is skip-worktree.
         if tag.islower():
             assumed.append(path)
@@ -40,7 +46,7 @@ def hidden_entries(layout: RepoLayout, env: Mapping[str, str] | None = None) -> 
     # A skip-worktree file missing from disk is one a sparse checkout never wrote: it is
     # not deleted, so it stays as the index has it.
     absent = tuple(p for p in skip if not os.path.lexists(layout.root / p))
-    return Hidden(tuple(assumed), tuple(skip), absent)
+    return Hidden(tuple(assumed), tuple(skip), absent, tuple(attributes))
 
 
 def reveal(layout: RepoLayout, env: Mapping[str, str]) -> Hidden:

@@ -20,8 +20,14 @@ TRAILER_KEYS = (
     "Nexus-Branch",
     "Nexus-Head",
     "Nexus-State",
+    "Nexus-Bytes",
     "Nexus-Id",
 )
+# `Nexus-Bytes: as-is`: the files git converts (line endings, `ident`, encodings) are held
+# with the bytes they had on disk, and a restore writes them back so; checkpoints made
+# before it hold git's cleaned blobs, which a restore smudges like a checkout.
+BYTES_KEY = "Nexus-Bytes"
+AS_IS = "as-is"
 # Trailers counting what a snapshot left out (oversized, nested repositories, vanished).
 LEFT_OUT = ("Nexus-Skipped", "Nexus-Skipped-Repos", "Nexus-Vanished")
 
@@ -113,6 +119,11 @@ class Checkpoint:
     def state(self) -> str | None:
         """An operation in progress when it was made (`merge`, `rebase`, …), if any."""
         return self.trailers.get("Nexus-State")
+
+    @property
+    def as_is(self) -> bool:
+        """True when its files hold the bytes they had on disk (see BYTES_KEY)."""
+        return self.trailers.get(BYTES_KEY) == AS_IS
 
     @property
     def left_out_notes(self) -> list[str]:

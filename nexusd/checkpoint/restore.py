@@ -42,10 +42,10 @@ from nexusd.checkpoint.snapshot import (
     create_checkpoint,
     repo_state,
     snapshot_tree,
-    temp_index,
 )
+from nexusd.checkpoint.writeback import write_files
 from nexusd.errors import GitError, NexusError
-from nexusd.git import join_z, run_git, split_z
+from nexusd.git import run_git, split_z
 from nexusd.paths import RepoLayout
 
 _KIND = {"A": "add", "M": "modify", "T": "modify", "D": "delete"}
@@ -305,7 +305,7 @@ def _restore(
             drop(layout, pre)  # nothing to undo: do not keep an identical checkpoint
         return RestoreResult(target, tuple(changes), dry_run, None, tuple(skipped))
     try:
-        done = _apply(layout, target.tree, changes, skipped)
+        done = _apply(layout, target, changes, skipped)
     except (GitError, OSError) as exc:
         raise GitError(
             f"the restore of {target.id} stopped part way: {getattr(exc, 'message', exc)}",
@@ -338,7 +338,7 @@ def _damaged(target: Checkpoint, why: str) -> GitError:
 
 
 def _apply(
-    layout: RepoLayout, target_tree: str, changes: list[Change], skipped: list[Change]
+    layout: RepoLayout, target: Checkpoint, changes: list[Change], skipped: list[Change]
 ) -> tuple[Change, ...]:
     """Remove, then write, what `changes` says; return what was done (adds to `skipped`)."""
     removed: set[str] = set()
@@ -362,17 +362,8 @@ def _apply(
             _remove_dir_if_empty(layout.root / change.path)
             to_write.append(change.path)
     if to_write:
-        with temp_index(layout, seed=False) as env:
-            run_git(layout.root, "read-tree", target_tree, env=env)
-            run_git(
-                layout.root,
-                "checkout-index",
-                "-f",
-                "-z",
-                "--stdin",
-                env=env,
-                input=join_z(to_write),
-            )
+        chosen = set(to_write)
+        write_files(layout, target, [(c.path, c.mode, c.oid) for c in changes if c.path in chosen])
     done = removed | set(to_write)
     return tuple(c for c in changes if c.path in done)
 

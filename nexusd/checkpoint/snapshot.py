@@ -19,8 +19,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from nexusd.atomic import new_file
+from nexusd.checkpoint.convert import (
+    is_attributes_file,
+    keep_bytes,
+    listings_later,
+    plan,
+    settings_later,
+)
 from nexusd.checkpoint.hidden import is_sparse, reveal
 from nexusd.checkpoint.model import (
+    AS_IS,
+    BYTES_KEY,
     REASONS,
     REF_PREFIX,
     Checkpoint,
@@ -28,6 +37,7 @@ from nexusd.checkpoint.model import (
     make_id,
 )
 from nexusd.checkpoint.objects import create_ref, read_head, write_commit
+from nexusd.checkpoint.shared import make_dir
 from nexusd.errors import GitError
 from nexusd.git import (
     IDENTITY,
@@ -86,7 +96,7 @@ def repo_state(layout: RepoLayout) -> RepoState:
 def temp_index(layout: RepoLayout, *, seed: bool = True) -> Iterator[dict[str, str]]:
     """Yield the env for a private index file, a copy of the real one when `seed`."""
     tmp_dir = layout.nexus_dir / "tmp"
-    tmp_dir.mkdir(parents=True, exist_ok=True)
+    make_dir(layout, tmp_dir)  # group-writable in a shared repository, like git's folders
     fd, path = new_file(tmp_dir, ".index-", ".tmp")
     try:
         real = layout.git_dir / "index"
@@ -135,12 +145,13 @@ class TreeReport:
 
 def _untracked_left_out(
     layout: RepoLayout, env: dict[str, str], limit: int
-) -> tuple[list[str], list[str]]:
-    """(untracked files over `limit` bytes, nested repositories without a commit)."""
-    out = run_git(layout.root, "ls-files", "-z", "-o", "--exclude-standard", env=env)
+) -> tuple[list[str], list[str], list[str]]:
+    """(untracked files over `limit` bytes, nested repositories without a commit, every
+    untracked path)."""
+    untracked = split_z(run_git(layout.root, "ls-files", "-z", "-o", "--exclude-standard", env=env))
     big: list[str] = []
     nested: list[str] = []
-    for rel in split_z(out):
+    for rel in untracked:
         if rel.endswith("/"):
             # git lists a nested repository as `dir/`; `git add` dies on one with no commit
             # ("does not have a commit checked out"), so it is left out like an oversized file.
@@ -153,7 +164,7 @@ def _untracked_left_out(
             st = (layout.root / rel).lstat()
             if stat.S_ISREG(st.st_mode) and st.st_size > limit:
                 big.append(rel)
-    return big, nested
+    return big, nested, untracked
 
 
 def _has_commit(repo: Path) -> bool:
@@ -171,13 +182,24 @@ def build_tree(layout: RepoLayout, max_untracked_bytes: int) -> tuple[str, list[
 
 def build_tree_report(layout: RepoLayout, max_untracked_bytes: int) -> TreeReport:
     """The tree of the working tree and what it leaves out (see TreeReport)."""
-    with temp_index(layout) as env:
+    with (
+        temp_index(layout) as env,
+        settings_later(layout) as settings,
+        listings_later(layout, env) as listings,
+    ):
         # assume-unchanged/skip-worktree files are read like any other (the real index keeps
         # its bits); skip-worktree ones a sparse checkout left off the disk stay as indexed.
-        sparse = is_sparse(layout, reveal(layout, env))
+        hidden = reveal(layout, env)
+        sparse = is_sparse(layout, hidden)
+        # The files git converts keep their bytes (`convert`): the tracked attribute files
+        # start the listings they need now, to run beside `ls-files -o` and `add`.
+        listings.start(plan(layout, {}, hidden.attributes))
         # Untracked files over the limit (datasets, build outputs nobody ignored) stay out of
         # every snapshot, so restores never touch them and the object store does not balloon.
-        big, nested = _untracked_left_out(layout, env, max_untracked_bytes)
+        big, nested, untracked = _untracked_left_out(layout, env, max_untracked_bytes)
+        how = plan(layout, settings(), [*hidden.attributes, *filter(is_attributes_file, untracked)])
+        listings.start(how)  # what the settings and untracked attribute files add
+        read: list[str] | None = None
         vanished: list[str] = []
         for _attempt in range(VANISHED_ATTEMPTS):
             try:
@@ -202,6 +224,12 @@ def build_tree_report(layout: RepoLayout, max_untracked_bytes: int) -> TreeRepor
                     env=env,
                     input=join_z(vanished),
                 )
+            if how.clean and read is None:
+                read = [*listings.paths(how), *untracked]
+            gone = keep_bytes(layout, env, how, read or [], hidden.absent) if how.clean else []
+            if gone:
+                vanished.extend(p for p in gone if p not in vanished)
+                continue
             tree = git_text(layout.root, "write-tree", env=env)
             return TreeReport(tree, big, vanished, nested)
     raise GitError(
@@ -283,6 +311,7 @@ def create_checkpoint(
     if state.operation:
         # A snapshot in the middle of a merge/rebase is allowed but flagged.
         info["Nexus-State"] = state.operation
+    info[BYTES_KEY] = AS_IS
     if big:
         info["Nexus-Skipped"] = f"{len(big)} untracked file(s) over {max_untracked_bytes} bytes"
     if report.nested:
