@@ -8,6 +8,11 @@ Starlette routes (the ASGI stack the MCP SDK brings), one per seed route:
 - `GET /api/v1/context/{id}`
 - `/mcp`: the MCP server of the caller's role (stateless, JSON responses)
 
+A trailing slash names the same route (`/mcp/`, `/search/`), and a path with no route is a
+JSON 404 that lists them: never the web framework's bare 307 redirect, whose Location is
+built from the request's own Host header and which a client holding a bearer token should
+not follow blindly.
+
 Every request needs `Authorization: Bearer <token>` (401 otherwise); answers are JSON with
 `query_time_ms`; errors are `{"error", "fix", "status"}` (400 bad input or an unknown
 category, with the valid ones; 403 a role that may not; 404; 413 a body over
@@ -19,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -43,7 +49,13 @@ from nexusd.errors import AccessError, ConfigError, IndexStoreError, NexusError
 log = logging.getLogger("nexusd.api")
 SEARCH_PARAMS = frozenset({"q", "limit", "offset", "category", "recent_days", "since"})
 INGEST_FIELDS = frozenset({"content", "category", "source", "tags"})
+PREFIX = "/api/v1/context"
+MCP_PATH = "/mcp"
+ROUTES_HINT = (
+    f"use {PREFIX}/search, {PREFIX}/ingest, {PREFIX}/categories, {PREFIX}/{{id}} or {MCP_PATH}"
+)
 Handler = Callable[[Request, str], Awaitable[Any]]
+_WHOLE = re.compile(r"-?[0-9]{1,4000}")  # int() refuses 4300 digits and more
 
 
 def error_response(exc: NexusError, started: float) -> JSONResponse:
@@ -67,10 +79,12 @@ def _bad(message: str, hint: str, status: int = 400) -> AccessError:
 def _int(params: dict[str, str], name: str, default: int | None) -> int | None:
     if name not in params:
         return default
-    try:
-        return int(params[name])
-    except ValueError:
-        raise _bad(f"`{name}` must be a whole number, got {params[name]!r}", "e.g. 10") from None
+    text = params[name]
+    # Digits only: int() also reads " 7", "1_0" and other scripts' digits, which no client
+    # sending a count means; `true` and the like are refused with them.
+    if not _WHOLE.fullmatch(text):
+        raise _bad(f"`{name}` must be a whole number, got {text!r}", f"e.g. {name}=10")
+    return int(text)
 
 
 class Api:
@@ -95,22 +109,27 @@ class Api:
             )
         return role
 
+    async def foreign(self, request: Request) -> AccessError | None:
+        """421 or 403 when the Host or Origin header is not this loopback server's."""
+        refused = await self.security.validate_request(request)
+        if refused is None:
+            return None
+        # DNS rebinding: a page elsewhere posing as loopback.
+        what = "Host" if refused.status_code == 421 else "Origin"
+        return _bad(
+            f"the {what} header does not name this loopback server",
+            "connect to http://127.0.0.1:<api.port> (or localhost) directly",
+            refused.status_code,
+        )
+
     def route(self, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         """An endpoint: authenticate, run `handler`, answer JSON (errors included)."""
 
         async def endpoint(request: Request) -> Response:
             started = time.perf_counter()
-            refused = await self.security.validate_request(request)
-            if refused is not None:  # DNS rebinding: a page elsewhere posing as loopback
-                what = "Host" if refused.status_code == 421 else "Origin"
-                return error_response(
-                    _bad(
-                        f"the {what} header does not name this loopback server",
-                        "connect to http://127.0.0.1:<api.port> (or localhost) directly",
-                        refused.status_code,
-                    ),
-                    started,
-                )
+            foreign = await self.foreign(request)
+            if foreign is not None:
+                return error_response(foreign, started)
             try:
                 role = self.role_of(request.headers.get("authorization"))
                 return JSONResponse(await handler(request, role))
@@ -208,6 +227,10 @@ class Api:
     async def get(self, request: Request, role: str) -> Any:
         """GET /api/v1/context/{id}."""
         chunk_id = str(request.path_params["chunk_id"])
+        if not chunk_id:  # `/api/v1/context/` itself: a route, not a chunk, was meant
+            raise no_route_error(request.url.path)
+        if chunk_id.rstrip("/") == "ingest":  # chunk ids are `path#heading#n`, never this
+            raise not_allowed(request.method, request.url.path)
         return await anyio.to_thread.run_sync(lambda: self.context.get(role, chunk_id))
 
 
@@ -224,22 +247,28 @@ def loopback_security(host: str) -> TransportSecurityMiddleware:
     )
 
 
+def no_route_error(path: str) -> AccessError:
+    """The 404 of a path no route serves, listing the routes."""
+    return _bad(f"no route {path}", ROUTES_HINT, 404)
+
+
+def not_allowed(method: str, path: str) -> AccessError:
+    """The 405 of a route that does not take `method`, saying which methods it takes."""
+    hint = (
+        f"MCP clients POST JSON-RPC messages to {MCP_PATH}"
+        if path.rstrip("/") == MCP_PATH
+        else "search, categories and chunks are GET; ingest is POST"
+    )
+    return _bad(f"{method} is not allowed on {path}", hint, 405)
+
+
 async def _no_route(request: Request, exc: Exception) -> Response:
     """404 and 405 as the API's JSON errors."""
-    status = getattr(exc, "status_code", 404)
-    if status == 405:
-        message = f"{request.method} is not allowed on {request.url.path}"
-        hint = (
-            "MCP clients POST JSON-RPC messages to /mcp"
-            if request.url.path.rstrip("/") == "/mcp"
-            else "search, categories and chunks are GET; ingest is POST"
-        )
+    if getattr(exc, "status_code", 404) == 405:
+        error = not_allowed(request.method, request.url.path)
     else:
-        message, hint = (
-            f"no route {request.url.path}",
-            ("use /api/v1/context/search, /ingest, /categories, /{id}, or /mcp"),
-        )
-    return error_response(_bad(message, hint, status), time.perf_counter())
+        error = no_route_error(request.url.path)
+    return error_response(error, time.perf_counter())
 
 
 class McpByRole:
@@ -252,10 +281,17 @@ class McpByRole:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         try:
+            # The Host first, as on the context routes: the SDK's own check answers text.
+            foreign = await self.api.foreign(Request(scope, receive))
+            if foreign is not None:
+                raise foreign
             role = self.api.role_of(Headers(scope=scope).get("authorization"))
         except NexusError as exc:
             await error_response(exc, started)(scope, receive, send)
             return
+        # `/mcp/` is served as `/mcp`: the role's app routes that path only, and would
+        # answer any other with a redirect of its own.
+        scope = {**scope, "path": MCP_PATH, "raw_path": MCP_PATH.encode()}
         await self.apps[role](scope, receive, send)
 
 
@@ -265,7 +301,7 @@ def build_app(context: Context, tokens: TokenStore, *, host: str, max_body_bytes
     servers = {role: build_server(context, role) for role in context.access.roles}
     apps: dict[str, ASGIApp] = {
         role: server.streamable_http_app(
-            streamable_http_path="/mcp",
+            streamable_http_path=MCP_PATH,
             json_response=True,
             stateless_http=True,
             host=host,
@@ -281,13 +317,24 @@ def build_app(context: Context, tokens: TokenStore, *, host: str, max_body_bytes
                 await stack.enter_async_context(server.session_manager.run())
             yield
 
-    prefix = "/api/v1/context"
-    routes = [
-        Route(f"{prefix}/search", api.route(api.search), methods=["GET"]),
-        Route(f"{prefix}/ingest", api.route(api.ingest), methods=["POST"]),
-        Route(f"{prefix}/categories", api.route(api.categories), methods=["GET"]),
-        Route(prefix + "/{chunk_id:path}", api.route(api.get), methods=["GET"]),
-        Route("/mcp", McpByRole(api, apps), methods=["GET", "POST", "DELETE"]),
+    named: list[tuple[str, Any, list[str]]] = [
+        (f"{PREFIX}/search", api.route(api.search), ["GET"]),
+        (f"{PREFIX}/ingest", api.route(api.ingest), ["POST"]),
+        (f"{PREFIX}/categories", api.route(api.categories), ["GET"]),
+        (MCP_PATH, McpByRole(api, apps), ["GET", "POST", "DELETE"]),
     ]
+    # Each with and without a trailing slash, before the chunks' catch-all (chunk ids are
+    # `path#heading#n`: `search/` never named one).
+    routes = [
+        Route(path + slash, endpoint, methods=methods)
+        for path, endpoint, methods in named
+        for slash in ("", "/")
+    ]
+    routes.append(Route(PREFIX + "/{chunk_id:path}", api.route(api.get), methods=["GET"]))
     handlers = {404: _no_route, 405: _no_route}
-    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+    # Starlette answers a path that matches once a slash is added or removed with a bare
+    # 307 to a URL built from the Host header, before any route checks the token or the
+    # Host: every path is served above or is a JSON 404 instead.
+    app.router.redirect_slashes = False
+    return app

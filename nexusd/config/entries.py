@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nexusd.config.ranges import in_range, wanted
+from nexusd.config.ranges import in_range, range_error, wanted
 from nexusd.errors import ConfigError
 
 # The keys one entry of `providers:` may have and their types; `type` is required.
@@ -106,10 +106,13 @@ def validate_checks(value: Any, origin: str, problems: list[ConfigError]) -> lis
             kind = CHECK_KEYS[key]
             if (isinstance(val, bool) and kind is not bool) or not isinstance(val, kind):
                 problems.append(type_error(origin, f"{where}.{key}", CHECK_WANT[key], val))
-            elif isinstance(val, int | float) and not val <= 0 and not in_range(key, val):
-                # Zero and below are the sandbox's to refuse (it says what each limit is).
-                want = wanted(key, whole=kind is int)
-                problems.append(type_error(origin, f"{where}.{key}", want, val))
+            elif (
+                # A number (`network: true` is a bool, checked above) outside its range.
+                isinstance(val, int | float)
+                and not isinstance(val, bool)
+                and not in_range(f"{where}.{key}", val)
+            ):
+                problems.append(range_error(origin, f"{where}.{key}", val, whole=kind is int))
         for key in CHECK_REQUIRED:
             given = item.get(key)
             if given is not None and not isinstance(given, str):
@@ -167,16 +170,17 @@ def validate_providers(
                     )
                 )
                 continue
-            bad_int = kind is int and (
-                isinstance(val, bool) or not isinstance(val, int) or not in_range(key, val, 1)
-            )
-            if bad_int or not isinstance(val, kind) or isinstance(val, bool):
-                want = {
-                    "int": wanted(key, whole=True, lowest=1),
-                    "str": "a string",
-                    "list": "a list of strings",
-                }
-                needed = want.get(getattr(kind, "__name__", ""), "a string or a list of strings")
+            number = kind is int and isinstance(val, int) and not isinstance(val, bool)
+            if number and not in_range(f"{where}.{key}", val):
+                problems.append(range_error(origin, f"{where}.{key}", val, whole=True))
+            elif not isinstance(val, kind) or isinstance(val, bool):
+                if kind is int:
+                    needed = wanted(f"{where}.{key}", whole=True)
+                else:
+                    want = {"str": "a string", "list": "a list of strings"}
+                    needed = want.get(
+                        getattr(kind, "__name__", ""), "a string or a list of strings"
+                    )
                 problems.append(type_error(origin, f"{where}.{key}", needed, val))
             elif isinstance(val, list) and not all(isinstance(v, str) for v in val):
                 problems.append(type_error(origin, f"{where}.{key}", "a list of strings", val))

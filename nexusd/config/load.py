@@ -23,7 +23,7 @@ from nexusd.config.entries import (
     validate_provider_refs,
     validate_providers,
 )
-from nexusd.config.ranges import in_range, wanted
+from nexusd.config.ranges import in_range, range_error
 from nexusd.config.sections import (
     Api,
     Checkpoint,
@@ -298,7 +298,7 @@ def _validate(dotted: str, default: Any, value: Any, origin: str) -> Any:
         whole = want is int
         kind = int if whole else int | float
         if isinstance(value, bool) or not isinstance(value, kind) or not in_range(dotted, value):
-            raise type_error(origin, dotted, wanted(dotted, whole=whole), value)
+            raise range_error(origin, dotted, value, whole=whole)
         value = value if whole else float(value)
     elif want is str:
         if not isinstance(value, str) or not value.strip():

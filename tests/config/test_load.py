@@ -230,11 +230,11 @@ def test_xdg_default_location(monkeypatch: pytest.MonkeyPatch, _isolated_home: P
         ("api:\n  port: 99999\n", "api.port", "≥ 1 and ≤ 65535"),
         # An int past a float's range: math.isfinite raised OverflowError on it.
         ("watch:\n  debounce_ms: " + "9" * 400 + "\n", "watch.debounce_ms", "≤ 31622400000"),
-        ("checks:\n- {name: a, run: x, pids: " + "9" * 400 + "}\n", "checks[0].pids", "≥ 0"),
+        ("checks:\n- {name: a, run: x, pids: " + "9" * 400 + "}\n", "checks[0].pids", "≥ 1"),
         ("api:\n  port: 0\n", "api.port", "≥ 1 and ≤ 65535"),
         # Once: every memory file indexed into zero chunks, without a word.
         ("memory:\n  chunk_max_chars: 0\n", "memory.chunk_max_chars", "≥ 1"),
-        ("sandbox:\n  cpus: .nan\n", "sandbox.cpus", "a number ≥ 0"),
+        ("sandbox:\n  cpus: .nan\n", "sandbox.cpus", "a number > 0"),
         ("routing:\n  critic:\n    temperature: .inf\n", "routing.critic.temperature", "≥ 0"),
         ("checks:\n- {name: a, run: x, timeout: .inf}\n", "checks[0].timeout", "≤ 31622400"),
         ("checks:\n- {name: a, run: x, cpus: .nan}\n", "checks[0].cpus", "a number"),
