@@ -21,6 +21,9 @@ from nexusd.code.lexical import Floats
 from nexusd.code.query import CodeQuery
 from nexusd.code.units import CodeUnit
 
+# A file reached along an import or from its test says so where that edge gave this share
+# of its score or more.
+EDGE_SHARE = 0.25
 # Units a run enters: a function's first line is its code object's `co_firstlineno`.
 _RUNNABLE = frozenset({"function", "method"})
 
@@ -198,15 +201,32 @@ def combine(corpus: Corpus, sig: Signals, w: Weights) -> Floats:
         total += getattr(w, name) * values
     tests = np.array(corpus.tests, dtype=bool)
     spread = np.zeros(n)
+    # Per file, the edge its spread came by: a hit found only so still says why it is there.
+    edges: dict[str, dict[int, tuple[str, int]]] = {"test_spread": {}, "graph": {}}
     for f in np.flatnonzero(tests & (total > 0)):
         for t, share in corpus.tested_by(int(f)):
-            spread[t] = max(spread[t], w.test_spread * share * total[f])
+            if w.test_spread * share * total[f] > spread[t]:
+                spread[t] = w.test_spread * share * total[f]
+                edges["test_spread"][t] = ("tested by", int(f))
     graph = np.zeros(n)
     for f in np.argsort(-total)[:20]:
-        for t in corpus.imports[f] | corpus.importers[f]:
+        imports = corpus.imports[f]
+        for t in imports | corpus.importers[f]:
             # A module everything imports says nothing about this request.
-            graph[t] = max(graph[t], total[f] / math.sqrt(1.0 + len(corpus.importers[t])))
+            value = total[f] / math.sqrt(1.0 + len(corpus.importers[t]))
+            if value > graph[t]:
+                graph[t] = value
+                edges["graph"][t] = ("imported by" if t in imports else "imports", int(f))
+    spreads = {"test_spread": spread, "graph": w.graph * graph}
     total = total + spread + w.graph * graph
+    said: dict[int, int] = {}
+    for name, values in spreads.items():
+        for t, (how, source) in edges[name].items():
+            # Said where the edge is a good part of the file's score, not for every neighbour;
+            # a test that also imports the file is named once, as its test.
+            if values[t] >= EDGE_SHARE * total[t] > 0 and said.get(t) != source:
+                sig.reasons[t].append((name, float(values[t]), f"{how} `{corpus.paths[source]}`"))
+                said[t] = source
     total[tests] *= w.test_factor
     prose = np.array(corpus.prose, dtype=bool)
     total[prose] *= w.text_factor

@@ -35,9 +35,10 @@ _BATCH = 500
 # function's body, and TypeScript's, are units too; 10: a message piece that opens with a
 # label, `error: …`, is kept without it too; 11: C and C++ attribute-like macros are
 # blanked before parsing, a Python file's UTF-8 byte order mark is dropped; 12: not a macro
-# heading a function whose brace is on the next line), so that an index parsed before is
-# rebuilt rather than kept until each file is edited.
-PARSER_VERSION = b"12"
+# heading a function whose brace is on the next line; 13: a function set on an object,
+# `Runner.prototype.stop = …` or an ES5 constructor's `this.run = …`, is a method), so that an
+# index parsed before is rebuilt rather than kept until each file is edited.
+PARSER_VERSION = b"13"
 _PARSER_KEY = b"nexusd_parser"
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 

@@ -181,7 +181,14 @@ class Builder:
                 # defines most of its methods so; the unit is `Layer.handle`, `res.send`.
                 owner, prop, assigned_value = assigned
                 prefix = ".".join(p for p in [frame.prefix, owner] if p)
-                scoped = _Frame(frame.children, prefix, frame.owner, False, frame.wanted)
+                # `this.run = function …` in an ES5 constructor `function Runner() {…}`: a
+                # method of what the function constructs, not a closure of it.
+                # `Runner.prototype.stop = function …` is a method too, where `Runner` is a
+                # function of the file (its qualname alone would make it a closure of it).
+                method = bool(owner) and (owner != "this" or self._in_function(frame))
+                if owner == "this":
+                    prefix = frame.prefix
+                scoped = _Frame(frame.children, prefix, frame.owner, method, frame.wanted)
                 is_class = assigned_value.type in q.CLASS_VALUES
                 kind: UnitKind = "class" if is_class else "function"
                 return self.unit(scoped, i, kind, inner, decl=assigned_value, name_node=prop)
@@ -199,6 +206,10 @@ class Builder:
         if t in q.NAMED_MEMBERS:
             self.names(frame, inner)
         return None
+
+    def _in_function(self, frame: _Frame) -> bool:
+        """Whether `frame` is the body of a function or method (not a class, not the file)."""
+        return frame.owner >= 0 and self.drafts[frame.owner].kind in ("function", "method")
 
     def names(self, frame: _Frame, node: Node) -> None:
         """Record a declaration's names on the file or class that owns it (not a function)."""
@@ -336,6 +347,8 @@ def _assigned(statement: Node) -> tuple[str, Node, Node] | None:
     if name is None or owner is None or name.type != "property_identifier":
         return None
     spelled = q.text(owner).removesuffix(".prototype")
+    if spelled == "this":
+        return spelled, name, right  # the enclosing scope's, a method where that constructs
     if spelled in _OWN or not _DOTTED.fullmatch(spelled):
-        spelled = ""  # `module.exports.parse = …`, `this.run = …`: the enclosing scope's
+        spelled = ""  # `module.exports.parse = …`: the enclosing scope's
     return spelled, name, right

@@ -89,3 +89,55 @@ def test_a_macro_heading_a_body_on_the_next_line_stays(
 def test_a_long_file_of_macros_is_read_once() -> None:
     src = b"FMT_BEGIN_NAMESPACE\n" * 50_000  # was quadratic: each match copied all before it
     assert masked(src).strip() == b""
+
+
+CLASS_LIKE = """\
+#if FMT_HAS_INCLUDE(<string_view>) && \\
+    FMT_CPLUSPLUS > 201703L
+#  include <string_view>
+#endif
+template <typename To, typename From,
+          FMT_ENABLE_IF(sizeof(To) == sizeof(From))>
+auto bit_cast(const From& from) -> To { return To(); }
+class FMT_SO_VISIBILITY("default") format_error : public std::runtime_error {
+ public:
+  FMT_CONSTEXPR20 format_error(int code) : std::runtime_error("x") {}
+  FMT_CONSTEXPR20 ~format_error() {}
+};
+void grow(int n) {
+  if FMT_CONSTEXPR20 (n > 1) return;
+}
+"""
+
+
+def test_macros_in_class_heads_templates_and_conditions_are_blanked() -> None:
+    out = masked(CLASS_LIKE.encode()).decode().split("\n")
+    assert out[0].split() == ["#if", "1", "\\"]  # continued, still
+    assert out[1].strip() == ""
+    assert out[5].strip() == ">"  # the macro parameter and its comma
+    assert out[7].split() == ["class", "format_error", ":", "public", "std::runtime_error", "{"]
+    assert out[9].split()[0] == "format_error(int"  # a constructor: the class's own name
+    assert out[10].split()[0] == "~format_error()"
+    assert out[13].split()[:2] == ["if", "(n"]
+    parsed = parse_treesitter("include/fmt/format.h", CLASS_LIKE, "cpp")
+    assert parsed is not None
+    assert parsed.status == "ok", parsed.note
+    got = {(u.kind, u.qualname) for u in parsed.units[1:]}
+    assert {
+        ("function", "bit_cast"),
+        ("class", "format_error"),
+        ("method", "format_error.format_error"),
+        ("method", "format_error.~format_error"),
+        ("function", "grow"),
+    } <= got
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        b"struct MY_POINT {\n  int x;\n};\nstruct MY_POINT origin;\n",  # a struct's own name
+        b"#if HAS_FEATURE(3)\nint a;\n#endif\n",  # a directive's readable condition
+    ],
+)
+def test_capitals_that_are_names_or_conditions_stay(src: bytes) -> None:
+    assert masked(src) == src

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from nexusd.code.definitions import Definitions
 from nexusd.code.lang_treesitter import EXTENSIONS, parse_treesitter
 from nexusd.code.ts_walker import MAX_DEPTH
 from nexusd.code.units import CodeUnit, ParsedFile
@@ -423,17 +424,25 @@ def test_functions_assigned_to_an_objects_property_are_units() -> None:
         "res.send = function send(body) {\n  return this;\n};\n"
         "module.exports.parse = function (s) { return s; };\n"
         "total = 1 + 2;\n"
+        "function Runner() {\n  this.run = function () {};\n  function helper() {}\n}\n"
     )
     parsed = parse_treesitter("lib/router/layer.js", source, "javascript")
     assert parsed is not None
     got = [(u.kind, u.qualname, u.start, u.end) for u in parsed.units[1:]]
     assert got == [
         ("function", "Layer", 1, 3),
-        ("function", "Layer.handle_request", 6, 8),
-        ("function", "res.send", 10, 12),
+        ("method", "Layer.handle_request", 6, 8),
+        ("method", "res.send", 10, 12),
         ("function", "parse", 13, 13),  # the module's own
+        ("function", "Runner", 15, 18),
+        ("method", "Runner.run", 16, 16),  # an ES5 constructor's method
+        ("function", "Runner.helper", 17, 17),  # a closure
     ]
     assert parsed.units[2].doc == "Handle the request."
+    # Methods set on a function of the file define their names; its closures do not.
+    defined = Definitions(parsed.units, [range(len(parsed.units))]).exact
+    assert {"handle_request", "run", "send", "parse"} <= defined.keys()
+    assert "helper" not in defined
 
 
 @pytest.mark.parametrize(
@@ -447,9 +456,9 @@ def test_functions_assigned_to_an_objects_property_are_units() -> None:
             "    return 1\n  }\n  d.utc = (date) => date\n  proto.n = 2\n}\n",
             [
                 ("function", "default", 1, 9),
-                ("function", "default.proto.week", 3, 6),
-                ("function", "default.proto.week.tick", 4, 4),  # `this.`: the method's own
-                ("function", "default.d.utc", 7, 7),
+                ("method", "default.proto.week", 3, 6),
+                ("method", "default.proto.week.tick", 4, 4),  # `this.`: the method's own
+                ("method", "default.d.utc", 7, 7),
             ],
         ),
         (
@@ -458,9 +467,9 @@ def test_functions_assigned_to_an_objects_property_are_units() -> None:
             "Layer.prototype.handle = function (req: Request): number {\n  return 1\n}\n"
             "export function install(proto: P): void {\n  proto.week = function () {}\n}\n",
             [
-                ("function", "Layer.handle", 1, 3),
+                ("method", "Layer.handle", 1, 3),
                 ("function", "install", 4, 6),
-                ("function", "install.proto.week", 5, 5),
+                ("method", "install.proto.week", 5, 5),
             ],
         ),
     ],

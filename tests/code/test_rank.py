@@ -433,3 +433,12 @@ def test_the_unit_of_a_files_innermost_frame_is_listed_first(innermost: str, exp
     assert hit.units[0].qualname == expected
     plain = rank(corpus, mine(report.split("Traceback")[0]), k=1)[0]
     assert plain.units[0].qualname == "GenericSitemap.lastmod"  # the words alone
+
+
+def test_a_file_reached_along_an_edge_says_which(corpus: Corpus) -> None:
+    hits = rank(corpus, mine("Config.from_file crashes when the file is missing"), k=5)
+    cli = next(h for h in hits if h.path == "app/cli.py")
+    assert "imports `app/config.py`" in cli.reasons
+    hits = rank(corpus, mine("test_route_keeps_the_rule fails"), k=5)
+    routing = next(h for h in hits if h.path == "app/routing.py")
+    assert "tested by `tests/test_routing.py`" in routing.reasons
