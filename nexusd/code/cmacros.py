@@ -9,7 +9,7 @@ macros, so each of these was a syntax error that cost the declaration after it i
 and 238 more units (nlohmann/json: 782 more). Also blanked: a macro in a class head
 (`class FMT_API format_error`), before a constructor or destructor, as `if`'s `constexpr`
 (`if FMT_CONSTEXPR20 (…)`), a template parameter (`FMT_ENABLE_IF(…)>`), and `#if`
-conditions continued over lines: fmt's files with errors 33 → 27, 113 more units.
+conditions continued over lines: fmt's files with errors 33 → 28, 111 more units.
 
 Only the parse sees the blanks: every byte keeps its offset (lines and columns stay), and
 the words a lexical search reads come from the file as written.
@@ -41,15 +41,19 @@ _CLASS_HEAD = re.compile(
     rb"\b(?:class|struct|union)[ \t]+(" + _HEAD_MACRO + rb"+)"
     rb"(?=[A-Za-z_][A-Za-z0-9_]*[ \t]*(?:final\b)?[ \t]*(?:[:{]|\r?\n))"
 )
-# `if FMT_CONSTEXPR20 (…)`: a macro standing for `constexpr`.
-_IF = re.compile(rb"\bif[ \t]+(" + _MACRO + rb")[ \t]*\(")
+# `if FMT_CONSTEXPR20 (…)`: a macro standing for `constexpr` (not a directive's `#if X(…)`).
+_IF = re.compile(rb"(?<!#)(?<!#[ \t])(?<!#[ \t][ \t])\bif[ \t]+(" + _MACRO + rb")[ \t]*\(")
 # A template parameter that is a macro (`template <typename T, FMT_ENABLE_IF(…)>`), with
 # its comma; the arguments may span lines.
 _TEMPLATE_ARG = re.compile(
     rb",[ \t\r\n]*" + _MACRO + rb"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)(?=[ \t\r\n]*>)"
 )
-# The classes a file declares, whose constructors a macro may qualify.
-_CLASS_NAME = re.compile(rb"\b(?:class|struct)[ \t]+" + _HEAD_MACRO + rb"*([A-Za-z_][A-Za-z0-9_]*)")
+# The classes a C++ file defines, whose constructors a macro may qualify (a C `struct stat
+# *st` parameter defines nothing: `INT_RESULT stat(…)` keeps its type).
+_CLASS_NAME = re.compile(
+    rb"\b(?:class|struct)[ \t]+" + _HEAD_MACRO + rb"*([A-Za-z_][A-Za-z0-9_]*)"
+    rb"(?=[ \t]*(?:final\b)?[ \t]*(?:\r?\n[ \t]*)?[:{])"
+)
 _DECLARATOR = re.compile(rb"[(;={]")
 _NAME = re.compile(rb"[A-Za-z_~][A-Za-z0-9_]*")
 # An `#if`/`#elif` condition the preprocessor grammar cannot read (`::`, `<…>`, a string).
@@ -57,9 +61,10 @@ _CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|elif)[ \t]+((?:[^\n\\]|\\\r?\n|\\
 _UNREADABLE = re.compile(rb"::|<|\"")
 
 
-def masked(src: bytes) -> bytes:
+def masked(src: bytes, *, cpp: bool = False) -> bytes:
     """`src` with attribute-like macros and unreadable `#if` conditions blanked (the
-    condition becomes `1`), every byte at its offset."""
+    condition becomes `1`), every byte at its offset; `cpp`: C++, where a macro may qualify
+    a constructor."""
     out = bytearray(src)
 
     def blank(start: int, end: int) -> None:
@@ -80,14 +85,13 @@ def masked(src: bytes) -> bytes:
         rest = _DECLARATOR.split(src[m.end(1) : None if line_end < 0 else line_end], 1)[0]
         names = _NAME.findall(rest)
         if len(names) == 1 and classes is None:
-            classes = set(_CLASS_NAME.findall(src))
+            classes = set(_CLASS_NAME.findall(src)) if cpp else set()
         if len(names) >= 2 or (names and (names[0][:1] == b"~" or names[0] in (classes or ()))):
             blank(*m.span(1))
     for m in _CLASS_HEAD.finditer(src):
         blank(*m.span(1))
     for m in _IF.finditer(src):
-        if not src[src.rfind(b"\n", 0, m.start()) + 1 : m.start()].lstrip().startswith(b"#"):
-            blank(*m.span(1))  # not `#if HAS_X(…)`: a directive's condition is read below
+        blank(*m.span(1))
     for m in _TEMPLATE_ARG.finditer(src):
         blank(*m.span())
     for m in _CONDITION.finditer(src):

@@ -62,7 +62,7 @@ def parse_treesitter(path: str, text: str, language: str) -> ParsedFile | None:
 
     src = text.encode("utf-8")
     if language in ("c", "cpp"):
-        src = masked(src)
+        src = masked(src, cpp=language == "cpp")
     root = parser(language, lang).parse(src).root_node
     builder = Builder(GRAMMARS[language], src)
     builder.walk(root)

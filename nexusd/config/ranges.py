@@ -116,8 +116,9 @@ def range_of(dotted: str) -> Range:
     parts = dotted.split(".")
     if check is not None:
         key = f"checks[].{check.group(1)}"
-    elif parts[0] in ("routing", "providers") and len(parts) == 3:
-        key = f"{parts[0]}.*.{parts[2]}"  # any role, any provider name
+    elif parts[0] in ("routing", "providers") and len(parts) >= 3:
+        # Any role, any provider name, dots included (`providers.llama3.2.timeout_ms`).
+        key = f"{parts[0]}.*.{parts[-1]}"
     else:
         key = dotted
     try:

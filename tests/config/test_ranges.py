@@ -155,6 +155,11 @@ def test_the_template_the_readme_and_the_demo_stay_in_range(repo: Path) -> None:
         ),
         ("checks:\n- {name: a, run: x, timeout: 0}\n", "checks[0].timeout", "> 0 and ≤ 31622400"),
         ("version: 2\n", "version", "must be 1, got 2"),
+        (  # a provider's name may hold dots
+            "providers:\n  llama3.2: {type: ollama, model: m, timeout_ms: 0}\n",
+            "providers.llama3.2.timeout_ms",
+            "≥ 1 and ≤ 31622400000",
+        ),
     ],
 )
 def test_absurd_values_in_a_real_file_are_refused(
@@ -167,6 +172,14 @@ def test_absurd_values_in_a_real_file_are_refused(
         load_config(repo)
     assert f"{path}: `{key}` must be" in info.value.message and want in info.value.message
     assert f"set `{key}` to" in (info.value.hint or "")
+
+
+def test_a_provider_named_with_dots_loads(repo: Path) -> None:
+    path = repo / ".nexus" / "config.yaml"
+    path.parent.mkdir()
+    text = "providers:\n  gpt-3.5: {type: openai, model: m, timeout_ms: 30000}\n"
+    path.write_text(text, encoding="utf-8")
+    assert load_config(repo).providers["gpt-3.5"]["timeout_ms"] == 30000
 
 
 def test_a_checks_true_or_false_key_is_not_taken_for_a_number() -> None:
