@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias
 
-from nexusd.git import git_failure, git_run, join_z, run_git, split_z, start_git
+from nexusd.git import git_failure, git_run, join_z, run_git, split_z, start_git, try_git
 from nexusd.paths import RepoLayout
 
 # The attributes by which git changes a file's bytes, beside `filter` (whose driver owns them).
@@ -366,7 +366,22 @@ def _converted(
     return kept
 
 
-def filter_driven(layout: RepoLayout, paths: list[str], env: Mapping[str, str]) -> set[str]:
-    """Those of `paths` whose attributes, in the index `env` names, give them a filter driver."""
-    found = _attributes(layout, paths, ("filter",), env, cached=True)
-    return {p for p, attrs in found.items() if attrs.get("filter", "unspecified") not in NO_DRIVER}
+def checkout_converts(layout: RepoLayout, paths: list[str], env: Mapping[str, str]) -> set[str]:
+    """Those of `paths` a checkout of the index `env` names may write other than their blob
+    (line endings, `ident`, an encoding): any converting attribute, or `core.autocrlf=true`,
+    and no filter driver (whose smudge gives its files back, as `checkout-index` runs it)."""
+    if not paths:
+        return set()
+    out = try_git(layout.root, "config", "-z", "--get-regexp", _SETTINGS) or b""
+    every = _autocrlf(parse_settings(out)) == "true"
+    found = _attributes(layout, paths, ("filter", *CONVERTING), env, cached=True)
+    kept: set[str] = set()
+    for path in paths:
+        attrs = found.get(path, {})
+        if attrs.get("filter", "unspecified") not in NO_DRIVER:
+            continue
+        # `-text` converts nothing; other unset ones are counted too (what is written from
+        # the blob itself is right in any case, only slower).
+        if every or any(attrs.get(a, "unspecified") != "unspecified" for a in CONVERTING):
+            kept.add(path)
+    return kept

@@ -7,9 +7,10 @@ import difflib
 from dataclasses import dataclass
 from datetime import datetime
 
+from nexusd.checkpoint.changed import changed_paths
 from nexusd.checkpoint.model import REF_PREFIX, Checkpoint, id_time, parse_trailers
 from nexusd.errors import GitError
-from nexusd.git import object_kinds, run_git, split_z
+from nexusd.git import object_kinds, run_git
 from nexusd.paths import RepoLayout
 
 _SEP = "\x1f"
@@ -178,27 +179,9 @@ def files_changed(layout: RepoLayout, checkpoints: list[Checkpoint]) -> dict[str
 
 
 def _count_changed(layout: RepoLayout, checkpoints: list[Checkpoint]) -> dict[str, int]:
-    by_commit = {c.commit: c.id for c in checkpoints}
-    lines = "".join(f"{c.commit}\n" for c in checkpoints).encode()
-    out = run_git(
-        layout.root,
-        "diff-tree",
-        "--stdin",
-        "--root",
-        "-r",
-        "--no-renames",
-        "--name-only",
-        "-z",
-        input=lines,
-    )
-    counts = {c.id: 0 for c in checkpoints}
-    current: str | None = None
-    for token in split_z(out):
-        if token in by_commit:
-            current = by_commit[token]
-        elif current is not None:
-            counts[current] += 1
-    return counts
+    # Files held as a checkout of HEAD writes them (an as-is checkpoint's CRLF `.bat` files
+    # under `eol=crlf`) are not counted: see `changed`.
+    return {cid: len(paths) for cid, paths in changed_paths(layout, checkpoints).items()}
 
 
 def drop(layout: RepoLayout, checkpoint: Checkpoint | Broken) -> None:

@@ -269,11 +269,20 @@ def _restore(
     nexus_files: Sequence[str],
 ) -> RestoreResult:
     pre: Checkpoint | None = None
+    # An older checkpoint holds git's cleaned blobs: against the disk's bytes every file git
+    # converts would differ, and be rewritten converted, so it is compared with the cleaned
+    # tree. That is taken before the pre-restore checkpoint: a file edited in between then
+    # differs from its planned blob and is left as it is (`changed_since`).
+    cleaned = (
+        None
+        if target.as_is
+        else snapshot_tree(layout, max_untracked_bytes=max_untracked_bytes, as_is=False)
+    )
     if dry_run:
-        current_tree = snapshot_tree(layout, max_untracked_bytes=max_untracked_bytes)
+        current_tree = cleaned or snapshot_tree(layout, max_untracked_bytes=max_untracked_bytes)
     else:
-        # The plan is computed from the pre-restore checkpoint itself, so everything the
-        # restore removes or overwrites is in it by construction.
+        # The plan is computed from the pre-restore checkpoint itself (or from the cleaned
+        # tree taken just before it), so everything the restore removes or overwrites is in it.
         pre = create_checkpoint(
             layout,
             reason="pre-restore",
@@ -281,7 +290,7 @@ def _restore(
             trailers={"Nexus-Restores": target.id},
             max_untracked_bytes=max_untracked_bytes,
         )
-        current_tree = pre.tree
+        current_tree = cleaned or pre.tree
     try:
         try:
             planned = plan_changes(layout, current_tree, target.tree, specs)

@@ -117,9 +117,11 @@ def temp_index(layout: RepoLayout, *, seed: bool = True) -> Iterator[dict[str, s
                 leftover.unlink()
 
 
-def snapshot_tree(layout: RepoLayout, *, max_untracked_bytes: int = MAX_UNTRACKED_BYTES) -> str:
+def snapshot_tree(
+    layout: RepoLayout, *, max_untracked_bytes: int = MAX_UNTRACKED_BYTES, as_is: bool = True
+) -> str:
     """Write the tree of the working tree (tracked + untracked, not ignored); return its id."""
-    return build_tree(layout, max_untracked_bytes)[0]
+    return build_tree_report(layout, max_untracked_bytes, as_is=as_is).tree
 
 
 NESTED_WHY = "a nested repository with no commit"
@@ -180,8 +182,11 @@ def build_tree(layout: RepoLayout, max_untracked_bytes: int) -> tuple[str, list[
     return report.tree, report.big
 
 
-def build_tree_report(layout: RepoLayout, max_untracked_bytes: int) -> TreeReport:
-    """The tree of the working tree and what it leaves out (see TreeReport)."""
+def build_tree_report(
+    layout: RepoLayout, max_untracked_bytes: int, *, as_is: bool = True
+) -> TreeReport:
+    """The tree of the working tree and what it leaves out (see TreeReport); without
+    `as_is`, git's cleaned tree (what `git add` stores), as made before `Nexus-Bytes`."""
     with (
         temp_index(layout) as env,
         settings_later(layout) as settings,
@@ -193,12 +198,14 @@ def build_tree_report(layout: RepoLayout, max_untracked_bytes: int) -> TreeRepor
         sparse = is_sparse(layout, hidden)
         # The files git converts keep their bytes (`convert`): the tracked attribute files
         # start the listings they need now, to run beside `ls-files -o` and `add`.
-        listings.start(plan(layout, {}, hidden.attributes))
+        if as_is:
+            listings.start(plan(layout, {}, hidden.attributes))
         # Untracked files over the limit (datasets, build outputs nobody ignored) stay out of
         # every snapshot, so restores never touch them and the object store does not balloon.
         big, nested, untracked = _untracked_left_out(layout, env, max_untracked_bytes)
         how = plan(layout, settings(), [*hidden.attributes, *filter(is_attributes_file, untracked)])
-        listings.start(how)  # what the settings and untracked attribute files add
+        if as_is:
+            listings.start(how)  # what the settings and untracked attribute files add
         read: list[str] | None = None
         vanished: list[str] = []
         for _attempt in range(VANISHED_ATTEMPTS):
@@ -224,9 +231,14 @@ def build_tree_report(layout: RepoLayout, max_untracked_bytes: int) -> TreeRepor
                     env=env,
                     input=join_z(vanished),
                 )
-            if how.clean and read is None:
-                read = [*listings.paths(how), *untracked]
-            gone = keep_bytes(layout, env, how, read or [], hidden.absent) if how.clean else []
+            keep = as_is and how.clean
+            if keep and read is None:
+                # Not the untracked files the snapshot leaves out: reading a data file of
+                # gigabytes for a CRLF on every snapshot, to drop it anyway, costs seconds.
+                skip = {*big, *nested}
+                kept = (p for p in untracked if p not in skip and not p.endswith("/"))
+                read = [*listings.paths(how), *kept]
+            gone = keep_bytes(layout, env, how, read or [], hidden.absent) if keep else []
             if gone:
                 vanished.extend(p for p in gone if p not in vanished)
                 continue

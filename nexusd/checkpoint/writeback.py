@@ -1,10 +1,11 @@
 """Write a checkpoint's files into the working tree, with the bytes the snapshot read.
 
 A checkpoint made `as-is` (see `convert`) holds each file's bytes as they were on disk, so
-its regular files are written from their blobs untouched; `checkout-index` would convert
-them again (an LF file under `eol=crlf` would come back CRLF). Symbolic links, files a
-filter driver owns (Git LFS) and every file of an older checkpoint, which holds git's
-cleaned blobs, are checked out by git as before.
+its regular files that a checkout converts are written from their blobs untouched;
+`checkout-index` would convert them again (an LF file under `eol=crlf` would come back
+CRLF). The rest (files no attribute converts, symbolic links, files a filter driver owns
+such as Git LFS's, and every file of an older checkpoint, which holds git's cleaned blobs)
+are checked out by git as before, which streams them instead of holding them in memory.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from nexusd.checkpoint.convert import FILE_MODES, filter_driven
+from nexusd.checkpoint.convert import FILE_MODES, checkout_converts
 from nexusd.checkpoint.model import Checkpoint
 from nexusd.checkpoint.snapshot import temp_index
 from nexusd.git import cat_blobs, join_z, run_git
@@ -36,8 +37,8 @@ def write_files(
         as_is: list[tuple[str, str, str]] = []
         if target.as_is:
             files = [e for e in entries if e[1] in FILE_MODES]
-            driven = filter_driven(layout, [path for path, _, _ in files], env)
-            as_is = [e for e in files if e[0] not in driven]
+            converted = checkout_converts(layout, [path for path, _, _ in files], env)
+            as_is = [e for e in files if e[0] in converted]
         written = {path for path, _, _ in as_is}
         rest = [path for path, _, _ in entries if path not in written]
         if rest:

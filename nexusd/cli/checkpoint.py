@@ -99,6 +99,7 @@ def list_(as_json: bool, repo: Path | None) -> None:
 @repo_option
 def show(checkpoint_id: str, as_json: bool, repo: Path | None) -> None:
     """Show a checkpoint's metadata, check results and changed files."""
+    from nexusd.checkpoint.changed import unchanged_paths
     from nexusd.checkpoint.listing import resolve
     from nexusd.checkpoint.notes import read_note
 
@@ -113,7 +114,11 @@ def show(checkpoint_id: str, as_json: bool, repo: Path | None) -> None:
     for note in cp.left_out_notes:
         click.echo(f"{'left out':>16}: {note}")
     base = cp.parent or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-    _git_passthrough(layout.root, "diff", "--stat", base, cp.commit)
+    # An as-is checkpoint holds the disk's bytes of the files git converts: those held as
+    # a checkout of HEAD writes them are not shown as changed (`checkpoint.changed`).
+    unchanged = sorted(unchanged_paths(layout, cp))
+    specs = [":/", *(f":(top,literal,exclude){p}" for p in unchanged)]
+    _git_passthrough(layout.root, "diff", "--stat", base, cp.commit, "--", *specs)
 
 
 @checkpoint.command()

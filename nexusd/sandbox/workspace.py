@@ -2,7 +2,10 @@
 
 The working tree is snapshotted the way checkpoints are (`checkpoint/snapshot.py`: a
 temporary index, the size cap for untracked files), so the user's index and files stay as
-they were.
+they were. Its tree is git's cleaned one, not a checkpoint's as-is tree: `git archive`
+converts each file for the working tree as a checkout does (line endings, `ident`,
+`working-tree-encoding`), so an as-is blob would be converted a second time (a UTF-16
+file encoded twice, another `$Id`).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ def resolve_tree(
     """The tree id of a commit/tree/ref, or of the working tree when `treeish` is None (the
     checkpoints' snapshot: untracked files over `max_untracked_bytes` left out)."""
     if treeish is None:
-        return snapshot_tree(layout, max_untracked_bytes=max_untracked_bytes)
+        return snapshot_tree(layout, max_untracked_bytes=max_untracked_bytes, as_is=False)
     tree = try_git_text(layout.root, "rev-parse", "--verify", "--quiet", f"{treeish}^{{tree}}")
     if tree is None:
         raise GitError(
@@ -64,7 +67,7 @@ def resolve_snapshot(
     tree, its files are not: `git archive` leaves an empty folder)."""
     left_out: tuple[tuple[str, str], ...] = ()
     if treeish is None:
-        report = build_tree_report(layout, max_untracked_bytes)
+        report = build_tree_report(layout, max_untracked_bytes, as_is=False)
         tree, left_out = report.tree, report.left_out(max_untracked_bytes)
     else:
         tree = resolve_tree(layout, treeish)

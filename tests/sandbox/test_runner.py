@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -129,3 +130,26 @@ def test_the_result_names_what_its_snapshot_left_out(
     assert "2 path(s)" in warning
     assert "big.bin (untracked, over 1024 bytes)" in warning
     assert "vendored (a submodule or nested repository" in warning
+
+
+def test_the_check_sees_converted_files_as_they_are_on_disk(repo: Path) -> None:
+    # `git archive` converts each file for the working tree: an as-is checkpoint tree would
+    # have been converted twice (another `$Id`, a UTF-16 file encoded again).
+    (repo / ".gitattributes").write_bytes(b"*.txt ident\n*.u16 working-tree-encoding=UTF-16LE\n")
+    (repo / "id.txt").write_bytes(b"$Id$\nhello\n")
+    (repo / "w.u16").write_bytes("hi\n".encode("utf-16-le"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "converted")
+    for name in ("id.txt", "w.u16"):
+        (repo / name).unlink()
+    git(repo, "checkout", "--", ".")  # as a clone writes them: `$Id: <blob> $`, UTF-16
+    disk = {name: (repo / name).read_bytes() for name in ("id.txt", "w.u16")}
+    assert disk["id.txt"].startswith(b"$Id: ")
+    checks = [{"name": "bytes", "run": "od -An -c id.txt w.u16"}]
+    config = config_from_mapping({"sandbox": {"backend": "subprocess"}, "checks": checks})
+    (result,) = run_checks(find_repo(repo), config)
+    expected = subprocess.run(
+        ["od", "-An", "-c", "id.txt", "w.u16"], cwd=repo, capture_output=True, check=True
+    ).stdout.decode()
+    assert result.status == "passed"
+    assert result.stdout == expected

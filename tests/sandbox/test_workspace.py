@@ -20,6 +20,7 @@ from nexusd.sandbox.spec import CheckSpec
 from nexusd.sandbox.workspace import (
     archive,
     extract,
+    resolve_snapshot,
     resolve_tree,
     retag,
     scratch_dir,
@@ -157,3 +158,34 @@ def test_a_workspace_is_named_by_its_process(make_spec: Callable[..., CheckSpec]
     result = subprocess_backend.run(make_spec("pwd -P"), out.getvalue())
     ns = Path("/proc/self/ns/pid").stat().st_ino
     assert Path(result.stdout.strip()).parent.name.startswith(f"nexusd-run-{ns}-{os.getpid()}-")
+
+
+def test_the_workspace_holds_the_bytes_of_converted_files(repo: Path) -> None:
+    # Line endings, `ident` and `working-tree-encoding`: the exported tree is converted by
+    # `git archive` as a checkout would, so the workspace must match the disk exactly.
+    (repo / ".gitattributes").write_bytes(
+        b"id.txt ident\n*.u16 working-tree-encoding=UTF-16LE\n*.bat text eol=crlf\n"
+    )
+    files = {
+        "id.txt": b"$Id$\nhello\n",
+        "w.u16": "hi\nthere\n".encode("utf-16-le"),
+        "s.bat": b"one\r\ntwo\r\n",
+    }
+    for name, data in files.items():
+        (repo / name).write_bytes(data)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "converted")
+    for name in files:
+        (repo / name).unlink()
+    git(repo, "checkout", "--", ".")
+    (repo / "new.u16").write_bytes("untracked\n".encode("utf-16-le"))
+    layout = find_repo(repo)
+    out = repo.parent / "ws"
+    tree, _left_out = resolve_snapshot(layout, None)
+    extract(archive(layout, tree), out)
+    for name in (*files, "new.u16"):
+        assert (out / name).read_bytes() == (repo / name).read_bytes(), name
+    other = repo.parent / "ws2"
+    extract(archive(layout, resolve_tree(layout, None)), other)
+    assert (other / "id.txt").read_bytes() == (repo / "id.txt").read_bytes()
+    assert (other / "w.u16").read_bytes() == (repo / "w.u16").read_bytes()
