@@ -356,12 +356,19 @@ def _converted(
 ) -> list[str]:
     """Those of `paths` git may convert on `add`, unless a filter driver owns them."""
     found = _attributes(layout, paths, ("filter", *CONVERTING), env)
+    return _converting(paths, found, every=autocrlf)
+
+
+def _converting(paths: list[str], found: dict[str, dict[str, str]], *, every: bool) -> list[str]:
+    """Those of `paths` whose attributes (`found`) convert them, or all when `every`, but
+    never a file a filter driver owns. An unset attribute counts too (`-text` converts
+    nothing): a file read or written as it is needlessly is still right, only slower."""
     kept: list[str] = []
     for path in paths:
         attrs = found.get(path, {})
         if attrs.get("filter", "unspecified") not in NO_DRIVER:
             continue
-        if autocrlf or any(attrs.get(a, "unspecified") != "unspecified" for a in CONVERTING):
+        if every or any(attrs.get(a, "unspecified") != "unspecified" for a in CONVERTING):
             kept.append(path)
     return kept
 
@@ -375,13 +382,4 @@ def checkout_converts(layout: RepoLayout, paths: list[str], env: Mapping[str, st
     out = try_git(layout.root, "config", "-z", "--get-regexp", _SETTINGS) or b""
     every = _autocrlf(parse_settings(out)) == "true"
     found = _attributes(layout, paths, ("filter", *CONVERTING), env, cached=True)
-    kept: set[str] = set()
-    for path in paths:
-        attrs = found.get(path, {})
-        if attrs.get("filter", "unspecified") not in NO_DRIVER:
-            continue
-        # `-text` converts nothing; other unset ones are counted too (what is written from
-        # the blob itself is right in any case, only slower).
-        if every or any(attrs.get(a, "unspecified") != "unspecified" for a in CONVERTING):
-            kept.add(path)
-    return kept
+    return set(_converting(paths, found, every=every))

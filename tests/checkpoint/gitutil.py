@@ -16,6 +16,14 @@ def git(cwd: Path, *args: str, input: bytes | None = None) -> str:
     return proc.stdout.decode("utf-8", "surrogateescape")
 
 
+def commit_files(repo: Path, files: dict[str, bytes]) -> None:
+    """Write `files` and commit everything (git's line-ending warnings off)."""
+    for rel, data in files.items():
+        (repo / rel).write_bytes(data)
+    git(repo, "-c", "core.safecrlf=false", "add", "-A")
+    git(repo, "commit", "-qm", "files")
+
+
 def tree_files(root: Path) -> dict[str, tuple[str, bytes]]:
     """Every file and symlink under root (not .git): path -> (kind, content or link target)."""
     out: dict[str, tuple[str, bytes]] = {}

@@ -17,16 +17,9 @@ from nexusd.checkpoint.snapshot import build_tree_report, create_checkpoint
 from nexusd.cli import cli
 from nexusd.paths import find_repo
 
-from .gitutil import git
+from .gitutil import commit_files, git
 
 CRLF = b"one\r\ntwo\r\n"
-
-
-def _commit(repo: Path, files: dict[str, bytes]) -> None:
-    for rel, data in files.items():
-        (repo / rel).write_bytes(data)
-    git(repo, "-c", "core.safecrlf=false", "add", "-A")
-    git(repo, "commit", "-qm", "files")
 
 
 def _old_checkpoint(repo: Path, cid: str) -> None:
@@ -50,7 +43,7 @@ def test_an_older_checkpoint_restores_only_the_files_that_changed(repo: Path) ->
     # (the untracked CRLF notes under `text=auto`) differed from the old checkpoint's blob
     # and was rewritten, its CRLFs lost, though nobody had touched it.
     (repo / ".gitattributes").write_text("* text=auto\n")
-    _commit(repo, {"f.txt": b"one\n", "w.txt": CRLF})  # w.txt: CRLF on disk, LF in git
+    commit_files(repo, {"f.txt": b"one\n", "w.txt": CRLF})  # w.txt: CRLF on disk, LF in git
     (repo / "notes.txt").write_bytes(CRLF)
     cid = "20250101T000000Z-000001"
     _old_checkpoint(repo, cid)
@@ -91,7 +84,7 @@ def test_untracked_files_left_out_are_not_read(repo: Path, tmp_path: Path) -> No
     if not _reads_update_atime(repo):
         pytest.skip("this file system does not record reads (noatime)")
     (repo / ".gitattributes").write_text("* text=auto\n")
-    _commit(repo, {"f.txt": b"one\n"})
+    commit_files(repo, {"f.txt": b"one\n"})
     big = repo / "data.bin"
     big.write_bytes(b"a\r\n" * 2000)
     os.utime(big, (1000, big.stat().st_mtime))
@@ -121,7 +114,7 @@ def test_files_no_attribute_converts_are_not_held_in_memory(repo: Path) -> None:
     # need that; the rest stream through `checkout-index`.
     size = 48 << 20
     (repo / ".gitattributes").write_text("*.bat text eol=crlf\n")
-    _commit(repo, {"big.bin": b"x" * size, "s.bat": b"a\r\nb\r\n"})
+    commit_files(repo, {"big.bin": b"x" * size, "s.bat": b"a\r\nb\r\n"})
     (repo / "s.bat").write_bytes(b"lf\n")  # LF on disk, under eol=crlf: kept as it is
     cp = create_checkpoint(find_repo(repo), reason="manual")
     (repo / "big.bin").write_bytes(b"small\n")
@@ -147,7 +140,7 @@ def test_files_held_as_a_checkout_writes_them_are_not_counted_as_changed(
     # A clone writes `*.bat` CRLF under `eol=crlf`; the as-is checkpoint holds those bytes,
     # HEAD the LF blobs: `list` counted every `.bat` as changed and `show` listed them.
     (repo / ".gitattributes").write_text("*.bat text eol=crlf\n")
-    _commit(repo, {f"{n}.bat": b"x\ny\n" for n in (1, 2, 3)} | {"a.txt": b"a\n"})
+    commit_files(repo, {f"{n}.bat": b"x\ny\n" for n in (1, 2, 3)} | {"a.txt": b"a\n"})
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(repo), str(clone))
     git(clone, "config", "user.email", "t@example.com")

@@ -13,18 +13,11 @@ from nexusd.checkpoint.snapshot import create_checkpoint
 from nexusd.cli import cli
 from nexusd.paths import find_repo
 
-from .gitutil import git, tree_files
+from .gitutil import commit_files, git, tree_files
 
 CRLF = b"one\r\ntwo\r\n"
 LF = b"one\ntwo\n"
 MIXED = b"one\ntwo\r\nthree\n"
-
-
-def _commit(repo: Path, files: dict[str, bytes]) -> None:
-    for rel, data in files.items():
-        (repo / rel).write_bytes(data)
-    git(repo, "-c", "core.safecrlf=false", "add", "-A")
-    git(repo, "commit", "-qm", "files")
 
 
 def _write(repo: Path, files: dict[str, bytes]) -> None:
@@ -96,7 +89,7 @@ def test_converted_files_come_back_byte_for_byte(repo: Path, case: str) -> None:
         git(repo, "config", key, value)
     if attributes is not None:
         (repo / ".gitattributes").write_bytes(attributes)
-    _commit(repo, committed)
+    commit_files(repo, committed)
     if case == "ident":
         (repo / "id.c").unlink()
         git(repo, "checkout", "--", "id.c")  # the blob's id expanded on disk
@@ -107,7 +100,7 @@ def test_converted_files_come_back_byte_for_byte(repo: Path, case: str) -> None:
 
 
 def test_an_attributes_file_not_committed_yet_counts(repo: Path) -> None:
-    _commit(repo, {"w.txt": LF})
+    commit_files(repo, {"w.txt": LF})
     (repo / ".gitattributes").write_text("*.txt text\n")  # untracked: `add` normalizes by it
     (repo / "w.txt").write_bytes(CRLF)
     (repo / "new.txt").write_bytes(MIXED)
@@ -117,7 +110,7 @@ def test_an_attributes_file_not_committed_yet_counts(repo: Path) -> None:
 
 def test_the_checkpoint_holds_the_bytes_on_disk(repo: Path) -> None:
     (repo / ".gitattributes").write_text("* text=auto\n")
-    _commit(repo, {"w.txt": LF})
+    commit_files(repo, {"w.txt": LF})
     (repo / "w.txt").write_bytes(CRLF)
 
     cp = create_checkpoint(find_repo(repo), reason="manual")
@@ -136,7 +129,7 @@ def test_a_filter_drivers_files_keep_gits_round_trip(repo: Path) -> None:
     git(repo, "config", "filter.rot13.clean", "tr a-zA-Z n-za-mN-ZA-M")
     git(repo, "config", "filter.rot13.smudge", "tr a-zA-Z n-za-mN-ZA-M")
     (repo / ".gitattributes").write_text("*.r filter=rot13 text eol=crlf\n")
-    _commit(repo, {"secret.r": b"hello\r\n"})
+    commit_files(repo, {"secret.r": b"hello\r\n"})
     (repo / "secret.r").write_bytes(b"abc\r\n")
     layout = find_repo(repo)
 
@@ -151,7 +144,7 @@ def test_a_filter_drivers_files_keep_gits_round_trip(repo: Path) -> None:
 def test_a_checkpoint_from_before_is_checked_out_as_git_would(repo: Path) -> None:
     # Made without `Nexus-Bytes`, it holds git's cleaned blobs: a restore smudges them.
     git(repo, "config", "core.autocrlf", "true")
-    _commit(repo, {"a.txt": CRLF})
+    commit_files(repo, {"a.txt": CRLF})
     tree = git(repo, "write-tree").strip()
     cid = "20250101T000000Z-000001"
     message = f"old checkpoint\n\nNexus-Reason: manual\nNexus-Id: {cid}\n"
@@ -166,7 +159,7 @@ def test_a_checkpoint_from_before_is_checked_out_as_git_would(repo: Path) -> Non
 
 def test_the_cli_round_trip_keeps_crlf(repo: Path) -> None:
     (repo / ".gitattributes").write_text("* text=auto\n")
-    _commit(repo, {"w.txt": LF})
+    commit_files(repo, {"w.txt": LF})
     (repo / "w.txt").write_bytes(CRLF)
     (repo / "new.txt").write_bytes(CRLF)
     runner = CliRunner()
