@@ -203,7 +203,9 @@ class Baseline:
         for blob, data in blobs(self.repo, todo):
             text = data.decode("utf-8", errors="replace")
             self.docs[blob] = Counter(bm25_tokens(paths[blob].replace("/", " ") + " " + text))
-        return bm25_order([(path, self.docs[blob]) for path, blob in files], report)
+        # A blob the clone lacks (a partial mirror) is an empty document, as the index has it.
+        empty = Counter[str]()
+        return bm25_order([(path, self.docs.get(blob, empty)) for path, blob in files], report)
 
 
 def request_query(report: str) -> tuple[str, str]:
