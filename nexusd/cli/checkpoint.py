@@ -116,7 +116,10 @@ def show(checkpoint_id: str, as_json: bool, repo: Path | None) -> None:
     base = cp.parent or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
     # An as-is checkpoint holds the disk's bytes of the files git converts: those held as
     # a checkout of HEAD writes them are not shown as changed (`checkpoint.changed`).
-    unchanged = sorted(unchanged_paths(layout, cp))
+    try:
+        unchanged = sorted(unchanged_paths(layout, cp))
+    except GitError:
+        unchanged = []  # a checkpoint git cannot read: the diff below says so, and what to do
     specs = [":/", *(f":(top,literal,exclude){p}" for p in unchanged)]
     _git_passthrough(layout.root, "diff", "--stat", base, cp.commit, "--", *specs)
 
