@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nexusd.errors import GitError
-from nexusd.git import git_text
+from nexusd.git import git_text, try_git_text
 
 
 @dataclass(frozen=True)
@@ -97,11 +97,43 @@ def _git(cwd: Path, *args: str) -> str:
     try:
         return git_text(cwd, *args)
     except GitError as exc:
+        # A bare repository or a git directory is a repository: `git init` would be wrong.
+        better = _no_work_tree(cwd)
+        if better is not None:
+            raise better from exc
         why = exc.message.split(": ", 1)[-1]  # git's own words, without our command prefix
         raise GitError(
             f"{cwd} is not inside a git repository ({why})",
             hint="cd into your repository, or run `git init` here first",
         ) from exc
+
+
+def _no_work_tree(where: Path) -> GitError | None:
+    """The error for a folder inside a repository but in no working tree (None otherwise)."""
+    out = try_git_text(
+        where, "rev-parse", "--is-bare-repository", "--is-inside-git-dir", "--absolute-git-dir"
+    )
+    lines = (out or "").splitlines()
+    if len(lines) != 3:
+        return None
+    bare, inside, git_dir = lines
+    if bare == "true":
+        return GitError(
+            f"{git_dir} is a bare repository: it has no working tree, and nexusd (its"
+            " checkpoints, plans and checks) works on a working tree",
+            hint=f"run nexusd in a working tree of it: `git -C {git_dir} worktree add <folder>`"
+            f" or `git clone {git_dir} <folder>`, then `cd <folder>`; `git -C {git_dir}"
+            " for-each-ref refs/nexus/checkpoints` lists the checkpoints pushed here",
+        )
+    if inside == "true":
+        tree = Path(git_dir).parent if Path(git_dir).name == ".git" else None
+        return GitError(
+            f"{where} is inside the git directory {git_dir}, not in its working tree",
+            hint=f"run it from the working tree: `cd {tree}` or `-C {tree}`"
+            if tree
+            else "run it from the repository's working tree (cd there, or pass it with -C)",
+        )
+    return None
 
 
 def find_repo(start: Path | None = None) -> RepoLayout:

@@ -10,10 +10,8 @@ import click
 from nexusd.cli._common import echo_json, open_repo, repo_option
 from nexusd.cli._group import group
 from nexusd.cli._style import label
-from nexusd.config import Config
 from nexusd.errors import GitError
-from nexusd.git import run_git, try_git_text
-from nexusd.paths import RepoLayout
+from nexusd.git import run_git
 
 # How many left-out paths `create` names (the rest are counted).
 LEFT_OUT_SHOWN = 20
@@ -49,7 +47,7 @@ def create(message: str | None, as_json: bool, repo: Path | None) -> None:
     """Snapshot the working tree now (reason `manual`)."""
     from nexusd.checkpoint.snapshot import create_checkpoint
 
-    layout, config = _open(repo)
+    layout, config = open_repo(repo)
     limit = config.checkpoint.max_untracked_file_bytes
     cp = create_checkpoint(layout, reason="manual", message=message, max_untracked_bytes=limit)
     shown = [{"path": path, "why": why} for path, why in cp.left_out[:LEFT_OUT_SHOWN]]
@@ -74,7 +72,7 @@ def list_(as_json: bool, repo: Path | None) -> None:
     from nexusd.checkpoint.listing import scan
     from nexusd.checkpoint.overview import overview
 
-    layout, _ = _open(repo)
+    layout, _ = open_repo(repo)
     checkpoints, broken = scan(layout)
     rows = overview(layout, checkpoints)
     for bad in broken:
@@ -103,7 +101,7 @@ def show(checkpoint_id: str, as_json: bool, repo: Path | None) -> None:
     from nexusd.checkpoint.listing import resolve
     from nexusd.checkpoint.notes import read_note
 
-    layout, _ = _open(repo)
+    layout, _ = open_repo(repo)
     cp = resolve(layout, checkpoint_id)
     data = {**cp.to_dict(), "note": read_note(layout, cp.commit), "left_out": cp.left_out_notes}
     if as_json:
@@ -134,7 +132,7 @@ def diff(first: str, second: str | None, stat: bool, repo: Path | None) -> None:
     from nexusd.checkpoint.listing import resolve
     from nexusd.checkpoint.snapshot import snapshot_tree
 
-    layout, config = _open(repo)
+    layout, config = open_repo(repo)
     old = resolve(layout, first).tree
     limit = config.checkpoint.max_untracked_file_bytes
     new = (
@@ -167,7 +165,7 @@ def restore(
     """
     from nexusd.checkpoint.restore import restore_checkpoint
 
-    layout, config = _open(repo)
+    layout, config = open_repo(repo)
     base = (repo or Path.cwd()).absolute()
     specs = [_repo_relative(base / p, layout.root) for p in (*paths, *more_paths)]
     limit = config.checkpoint.max_untracked_file_bytes
@@ -207,7 +205,7 @@ def drop(checkpoint_id: str, repo: Path | None) -> None:
     from nexusd.checkpoint.listing import drop as drop_ref
     from nexusd.checkpoint.listing import find
 
-    layout, _ = _open(repo)
+    layout, _ = open_repo(repo)
     cp = find(layout, checkpoint_id)  # a broken one too: dropping is how it goes away
     drop_ref(layout, cp)
     click.echo(f"dropped {cp.id} (commit {cp.commit[:12]})")
@@ -221,7 +219,7 @@ def gc(dry_run: bool, as_json: bool, repo: Path | None) -> None:
     """Apply the retention policy (checkpoint.retention in the config)."""
     from nexusd.checkpoint.retention import run_gc
 
-    layout, config = _open(repo)
+    layout, config = open_repo(repo)
     report = run_gc(layout, config, dry_run=dry_run)
     if as_json:
         echo_json({"kept": report.kept, "dropped": report.dropped, "dry_run": dry_run})
@@ -239,7 +237,7 @@ def push(remote: str, repo: Path | None) -> None:
     """Push all checkpoints and their notes to REMOTE (refs/nexus/*)."""
     from nexusd.checkpoint.remote import push as push_refs
 
-    layout, _ = _open(repo)
+    layout, _ = open_repo(repo)
     click.echo(push_refs(layout, remote) or "nothing to push")
 
 
@@ -250,51 +248,8 @@ def fetch(remote: str, repo: Path | None) -> None:
     """Fetch checkpoints and their notes from REMOTE (refs/nexus/*)."""
     from nexusd.checkpoint.remote import fetch as fetch_refs
 
-    layout, _ = _open(repo)
+    layout, _ = open_repo(repo)
     click.echo(fetch_refs(layout, remote) or "up to date")
-
-
-def _open(repo: Path | None) -> tuple[RepoLayout, Config]:
-    """The repository and its configuration; a bare repository or a git directory is
-    named as such (finding the repository would call it no repository at all)."""
-    try:
-        return open_repo(repo)
-    except GitError as exc:
-        better = _no_work_tree((repo or Path.cwd()).absolute())
-        if better is None:
-            raise
-        raise better from exc
-
-
-def _no_work_tree(start: Path) -> GitError | None:
-    """The error for a folder inside a repository but in no work tree (None otherwise)."""
-    if not start.exists():
-        return None
-    where = start if start.is_dir() else start.parent
-    out = try_git_text(
-        where, "rev-parse", "--is-bare-repository", "--is-inside-git-dir", "--absolute-git-dir"
-    )
-    lines = (out or "").splitlines()
-    if len(lines) != 3:
-        return None
-    bare, inside, git_dir = lines
-    if bare == "true":
-        return GitError(
-            f"{git_dir} is a bare repository: it has no working tree, and a checkpoint is a"
-            " snapshot of a working tree",
-            hint=f"run nexusd in a working tree of it: `git -C {git_dir} worktree add <folder>`"
-            f" or `git clone {git_dir} <folder>`, then `cd <folder>`; `git -C {git_dir}"
-            " for-each-ref refs/nexus/checkpoints` lists the checkpoints pushed here",
-        )
-    if inside == "true":
-        tree = Path(git_dir).parent if Path(git_dir).name == ".git" else None
-        return GitError(
-            f"{where} is inside the git directory {git_dir}, not in its working tree",
-            hint=f"run it from the working tree: `cd {tree}` or `-C {tree}`"
-            if tree
-            else "run it from the repository's working tree (cd there, or pass it with -C)",
-        )
-    return None
 
 
 def _repo_relative(path: Path, root: Path) -> str:
