@@ -17,7 +17,7 @@ from pathlib import Path
 
 from nexusd.checkpoint.convert import FILE_MODES, c_quote, checkout_converts
 from nexusd.checkpoint.model import Checkpoint
-from nexusd.checkpoint.shared import make_dir
+from nexusd.checkpoint.shared import scratch_dir
 from nexusd.checkpoint.snapshot import temp_index
 from nexusd.errors import GitError
 from nexusd.git import join_z, run_git, split_z
@@ -88,10 +88,11 @@ def _as_checked_out(layout: RepoLayout, pairs: list[Pair]) -> set[Pair]:
     wanted = [pair for pair in pairs if pair[0] in converted]
     if not wanted:
         return set()
-    tmp_root = layout.nexus_dir / "tmp"
-    make_dir(layout, tmp_root)
     same: set[Pair] = set()
-    with temp_index(layout, seed=False) as env, tempfile.TemporaryDirectory(dir=tmp_root) as tmp:
+    with (
+        temp_index(layout, seed=False) as env,
+        tempfile.TemporaryDirectory(dir=scratch_dir(layout)) as tmp,
+    ):
         # One blob per path in a scratch index: several checkpoints may hold one path with
         # different blobs, so each round writes each path once.
         while wanted:

@@ -60,9 +60,13 @@ def is_attributes_file(path: str) -> bool:
 
 
 @contextlib.contextmanager
-def settings_later(layout: RepoLayout) -> Iterator[Callable[[], Settings]]:
+def settings_later(layout: RepoLayout, *, wanted: bool = True) -> Iterator[Callable[[], Settings]]:
     """Start reading the settings that convert files; yield what waits for them (the read
-    overlaps the snapshot's other git work instead of adding a process to it)."""
+    overlaps the snapshot's other git work instead of adding a process to it). Not
+    `wanted` (a tree git cleans as usual): no process, no settings."""
+    if not wanted:
+        yield dict
+        return
     proc = start_git(layout.root, "config", "-z", "--get-regexp", _SETTINGS)
     read: list[Settings] = []
 

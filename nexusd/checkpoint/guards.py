@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from nexusd.checkpoint.convert import c_quote
-from nexusd.checkpoint.shared import make_dir, open_shared
+from nexusd.checkpoint.shared import make_dir, open_shared, scratch_dir
 from nexusd.errors import NexusError
 from nexusd.git import cat_blobs, join_z, object_kinds, run_git, split_z
 from nexusd.paths import RepoLayout
@@ -192,9 +192,7 @@ def _target_ignores(layout: RepoLayout, tree: str, paths: list[str]) -> set[str]
             rules.append((path, oid))
     if not rules:
         return set()
-    tmp_root = layout.nexus_dir / "tmp"
-    make_dir(layout, tmp_root)
-    with tempfile.TemporaryDirectory(dir=tmp_root, prefix="ignores-") as tmp:
+    with tempfile.TemporaryDirectory(dir=scratch_dir(layout), prefix="ignores-") as tmp:
         work = Path(tmp) / "work"
         work.mkdir()
         contents = cat_blobs(layout.root, (oid for _, oid in rules))

@@ -14,6 +14,7 @@ import os
 import stat
 from pathlib import Path
 
+from nexusd.checkpoint.convert import parse_settings
 from nexusd.git import try_git
 from nexusd.paths import RepoLayout
 
@@ -59,11 +60,10 @@ def shared_perm(layout: RepoLayout) -> int:
     if "sharedrepository" not in text.lower():
         return 0
     out = try_git(layout.root, "config", "-z", "--get-regexp", r"^core\.sharedrepository$")
-    if not out:
+    settings = parse_settings(out or b"")  # the last setting wins
+    if "core.sharedrepository" not in settings:
         return 0
-    last = out.split(b"\0")[-2].decode("utf-8", "replace")  # the last setting wins
-    _key, newline, value = last.partition("\n")
-    return parse_shared(value if newline else None)
+    return parse_shared(settings["core.sharedrepository"])
 
 
 def shared_mode(mode: int, perm: int, *, is_dir: bool) -> int:
@@ -106,6 +106,13 @@ def make_dir(layout: RepoLayout, path: Path) -> None:
         if layout.git_dir not in each.parents:
             break
         adjust(each, perm)
+
+
+def scratch_dir(layout: RepoLayout) -> Path:
+    """`<git-dir>/nexus/tmp`, made with the shared mode: private indexes and scratch folders."""
+    path = layout.nexus_dir / "tmp"
+    make_dir(layout, path)
+    return path
 
 
 def open_shared(layout: RepoLayout, path: Path, flags: int) -> int:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from nexusd.atomic import new_file
 from nexusd.checkpoint.convert import (
+    Plan,
     is_attributes_file,
     keep_bytes,
     listings_later,
@@ -37,7 +38,7 @@ from nexusd.checkpoint.model import (
     make_id,
 )
 from nexusd.checkpoint.objects import create_ref, read_head, write_commit
-from nexusd.checkpoint.shared import make_dir
+from nexusd.checkpoint.shared import scratch_dir
 from nexusd.errors import GitError
 from nexusd.git import (
     IDENTITY,
@@ -95,8 +96,7 @@ def repo_state(layout: RepoLayout) -> RepoState:
 @contextlib.contextmanager
 def temp_index(layout: RepoLayout, *, seed: bool = True) -> Iterator[dict[str, str]]:
     """Yield the env for a private index file, a copy of the real one when `seed`."""
-    tmp_dir = layout.nexus_dir / "tmp"
-    make_dir(layout, tmp_dir)  # group-writable in a shared repository, like git's folders
+    tmp_dir = scratch_dir(layout)  # group-writable in a shared repository, like git's folders
     fd, path = new_file(tmp_dir, ".index-", ".tmp")
     try:
         real = layout.git_dir / "index"
@@ -189,7 +189,7 @@ def build_tree_report(
     `as_is`, git's cleaned tree (what `git add` stores), as made before `Nexus-Bytes`."""
     with (
         temp_index(layout) as env,
-        settings_later(layout) as settings,
+        settings_later(layout, wanted=as_is) as settings,
         listings_later(layout, env) as listings,
     ):
         # assume-unchanged/skip-worktree files are read like any other (the real index keeps
@@ -203,8 +203,10 @@ def build_tree_report(
         # Untracked files over the limit (datasets, build outputs nobody ignored) stay out of
         # every snapshot, so restores never touch them and the object store does not balloon.
         big, nested, untracked = _untracked_left_out(layout, env, max_untracked_bytes)
-        how = plan(layout, settings(), [*hidden.attributes, *filter(is_attributes_file, untracked)])
+        how = Plan()  # git's cleaned tree: nothing read as it is
         if as_is:
+            attributes = [*hidden.attributes, *filter(is_attributes_file, untracked)]
+            how = plan(layout, settings(), attributes)
             listings.start(how)  # what the settings and untracked attribute files add
         read: list[str] | None = None
         vanished: list[str] = []
@@ -231,7 +233,7 @@ def build_tree_report(
                     env=env,
                     input=join_z(vanished),
                 )
-            keep = as_is and how.clean
+            keep = how.clean
             if keep and read is None:
                 # Not the untracked files the snapshot leaves out: reading a data file of
                 # gigabytes for a CRLF on every snapshot, to drop it anyway, costs seconds.
