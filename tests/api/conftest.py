@@ -1,4 +1,5 @@
-"""Fixtures of the API tests: `nexusd mcp` driven over stdio by the official SDK's client."""
+"""Fixtures of the API tests: `nexusd mcp` over stdio and the daemon's `/mcp`, each driven
+by the official SDK's client."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import httpx2
 import pytest
 from daemon.helpers import nexusd, nexusd_env, served, start_daemon
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 __all__ = ["served", "start_daemon"]
 T = TypeVar("T")
@@ -37,6 +40,22 @@ def run_mcp(repo: Path, body: Callable[[ClientSession], Awaitable[T]], *args: st
             ):
                 await session.initialize()
                 return await body(session)
+
+    return anyio.run(main)
+
+
+def run_mcp_http(url: str, tok: str, body: Callable[[ClientSession], Awaitable[T]]) -> T:
+    """Run `body` with an initialized SDK client session on the daemon's streamable HTTP
+    endpoint `url`, holding the bearer token `tok`."""
+
+    async def main() -> T:
+        async with (
+            httpx2.AsyncClient(headers=auth(tok), timeout=60) as client,
+            streamable_http_client(url, http_client=client) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return await body(session)
 
     return anyio.run(main)
 

@@ -13,14 +13,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import anyio
 import httpx2
 import pytest
 from daemon.helpers import nexusd
 from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
-from api.conftest import auth, token
+from api.conftest import auth, run_mcp_http, token
 from tests.conftest import git
 
 pytestmark = pytest.mark.slow
@@ -152,19 +150,13 @@ def test_mcp_over_streamable_http(api: tuple[Path, str]) -> None:
     repo, base = api
     user = token(repo, "user")
 
-    async def main() -> tuple[Any, Any, Any]:
-        async with (
-            httpx2.AsyncClient(headers=auth(user), timeout=60) as client,
-            streamable_http_client(f"{base}/mcp", http_client=client) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            tools = await session.list_tools()
-            saved = await session.call_tool("memory_save", {"text": "HTTP clients work too"})
-            refused = await session.call_tool("checkpoint_restore", {"checkpoint_id": "x"})
-            return tools, saved, refused
+    async def body(session: ClientSession) -> tuple[Any, Any, Any]:
+        tools = await session.list_tools()
+        saved = await session.call_tool("memory_save", {"text": "HTTP clients work too"})
+        refused = await session.call_tool("checkpoint_restore", {"checkpoint_id": "x"})
+        return tools, saved, refused
 
-    tools, saved, refused = anyio.run(main)
+    tools, saved, refused = run_mcp_http(f"{base}/mcp", user, body)
     assert "memory_search" in {t.name for t in tools.tools}
     assert not saved.is_error and "HTTP clients work too" in (repo / "MEMORY.md").read_text()
     assert refused.is_error and "forbidden" in refused.content[0].text

@@ -6,13 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anyio
 import httpx2
 import pytest
 from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
-from api.conftest import auth, token
+from api.conftest import auth, run_mcp_http, token
 
 pytestmark = pytest.mark.slow
 CONTEXT = "/api/v1/context"
@@ -90,13 +88,7 @@ def test_a_trailing_slash_serves_the_route_itself(api: tuple[Path, str]) -> None
         wrong = _no_redirect(http.get(f"{CONTEXT}/ingest/", headers=auth(user)))
         assert wrong["status"] == 405 and "ingest is POST" in wrong["fix"]
 
-    async def main() -> list[str]:
-        async with (
-            httpx2.AsyncClient(headers=auth(user), timeout=60) as client,
-            streamable_http_client(f"{base}/mcp/", http_client=client) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            return [t.name for t in (await session.list_tools()).tools]
+    async def names(session: ClientSession) -> list[str]:
+        return [t.name for t in (await session.list_tools()).tools]
 
-    assert "memory_search" in anyio.run(main)
+    assert "memory_search" in run_mcp_http(f"{base}/mcp/", user, names)

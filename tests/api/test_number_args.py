@@ -8,13 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anyio
 import httpx2
 import pytest
 from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
-from api.conftest import auth, error_text, result_json, run_mcp, token
+from api.conftest import auth, error_text, result_json, run_mcp, run_mcp_http, token
 
 pytestmark = pytest.mark.slow
 BOOLEANS: list[tuple[str, dict[str, Any], str, str]] = [
@@ -77,14 +75,5 @@ def test_the_http_api_refuses_a_boolean_for_a_number(api: tuple[Path, str]) -> N
         )
         assert fine.status_code == 200 and fine.json()["limit"] == 3
 
-    async def main() -> list[str]:
-        async with (
-            httpx2.AsyncClient(headers=auth(dev), timeout=60) as client,
-            streamable_http_client(f"{base}/mcp", http_client=client) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            return await _refusals(session)
-
-    _check(anyio.run(main))
+    _check(run_mcp_http(f"{base}/mcp", dev, _refusals))
     assert not list(repo.glob(".scratchpad_logs/*_plan_request.md"))
