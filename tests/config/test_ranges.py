@@ -155,6 +155,25 @@ def test_the_template_the_readme_and_the_demo_stay_in_range(repo: Path) -> None:
         ),
         ("checks:\n- {name: a, run: x, timeout: 0}\n", "checks[0].timeout", "> 0 and ≤ 31622400"),
         ("version: 2\n", "version", "must be 1, got 2"),
+        # Once the daemon's start: an OverflowError from the scheduler, exit 70.
+        ("watch:\n  rescan_seconds: 99999999999999999999\n", "watch.rescan_seconds", "≤ 31622400"),
+        ("planner:\n  timeout_ms: 1000000000000000\n", "planner.timeout_ms", "≤ 31622400000"),
+        ("api:\n  port: 99999\n", "api.port", "≥ 1 and ≤ 65535"),
+        # An int past a float's range: math.isfinite raised OverflowError on it.
+        ("watch:\n  debounce_ms: " + "9" * 400 + "\n", "watch.debounce_ms", "≤ 31622400000"),
+        ("checks:\n- {name: a, run: x, pids: " + "9" * 400 + "}\n", "checks[0].pids", "≥ 1"),
+        ("api:\n  port: 0\n", "api.port", "≥ 1 and ≤ 65535"),
+        # Once: every memory file indexed into zero chunks, without a word.
+        ("memory:\n  chunk_max_chars: 0\n", "memory.chunk_max_chars", "≥ 1"),
+        ("sandbox:\n  cpus: .nan\n", "sandbox.cpus", "a number > 0"),
+        ("routing:\n  critic:\n    temperature: .inf\n", "routing.critic.temperature", "≥ 0"),
+        ("checks:\n- {name: a, run: x, timeout: .inf}\n", "checks[0].timeout", "≤ 31622400"),
+        ("checks:\n- {name: a, run: x, cpus: .nan}\n", "checks[0].cpus", "a number"),
+        (
+            "providers:\n  p: {type: openai, timeout_ms: 100000000000000000000000}\n",
+            "providers.p.timeout_ms",
+            "≥ 1 and ≤ 31622400000",
+        ),
         (  # a provider's name may hold dots
             "providers:\n  llama3.2: {type: ollama, model: m, timeout_ms: 0}\n",
             "providers.llama3.2.timeout_ms",
