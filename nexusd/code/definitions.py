@@ -46,7 +46,8 @@ def _nested(units: Sequence[CodeUnit], file_entries: Sequence[range]) -> tuple[s
         functions = {qualname for qualname, kind in kinds.items() if kind in _RUNNABLE}
         for e in entries:
             parent = units[e].qualname.rpartition(".")[0]
-            # A method a function sets on `this` (an ES5 constructor's) is no closure.
+            # A method set on a function's object (`Runner.prototype.stop`, an ES5
+            # constructor's `this.run`) is no closure of that function.
             if parent in functions and units[e].kind != "method":
                 local.add(e)
             elif parent not in kinds and any(scope in functions for scope in _scopes(parent)):
