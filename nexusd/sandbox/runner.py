@@ -1,8 +1,8 @@
 """Run the configured checks on an exact snapshot, one at a time, on the chosen backend.
 
 The snapshot is a git tree (a checkpoint's commit, or a temporary snapshot of the
-working tree made through a throw-away index); it is exported with `git archive`
-into the sandbox's workspace, so the live working tree is never mounted or changed.
+working tree made through a throw-away index); it is exported (`export.tree_tar`) into
+the sandbox's workspace, so the live working tree is never mounted or changed.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from nexusd.config import Config
 from nexusd.errors import SandboxError
 from nexusd.paths import RepoLayout
 from nexusd.sandbox.backends import BACKENDS, RunContext
+from nexusd.sandbox.export import stored_as_is
 from nexusd.sandbox.pool import WarmPool
 from nexusd.sandbox.probe import FALLBACK_PREFIX, ISOLATED, Choice, choose
 from nexusd.sandbox.record import record_choice
@@ -39,7 +40,9 @@ def run_checks(
         return ()
     limit = config.checkpoint.max_untracked_file_bytes
     tree, left_out = resolve_snapshot(layout, treeish, max_untracked_bytes=limit)
-    tree_tar = archive(layout, tree)
+    # An as-is checkpoint holds its files' bytes as they were on disk: not converted again.
+    as_is = treeish is not None and stored_as_is(layout, treeish)
+    tree_tar = archive(layout, tree, as_is=as_is)
     choice = choose(config, sorted({spec.image for spec in specs}))
     record_choice(layout, choice, config.sandbox.backend)
     ro_binds = tuple(config.sandbox.ro_binds)

@@ -2,10 +2,9 @@
 
 The working tree is snapshotted the way checkpoints are (`checkpoint/snapshot.py`: a
 temporary index, the size cap for untracked files), so the user's index and files stay as
-they were. Its tree is git's cleaned one, not a checkpoint's as-is tree: `git archive`
-converts each file for the working tree as a checkout does (line endings, `ident`,
-`working-tree-encoding`), so an as-is blob would be converted a second time (a UTF-16
-file encoded twice, another `$Id`).
+they were. Its tree is git's cleaned one, not a checkpoint's as-is tree: the export
+(`export.tree_tar`) converts each file for the working tree as a checkout does (line
+endings, `ident`, `working-tree-encoding`); an as-is checkpoint's tree is exported as stored.
 """
 
 from __future__ import annotations
@@ -22,9 +21,10 @@ from pathlib import Path
 
 from nexusd.checkpoint.snapshot import MAX_UNTRACKED_BYTES, build_tree_report, snapshot_tree
 from nexusd.errors import GitError
-from nexusd.git import run_git, split_z, try_git, try_git_text
+from nexusd.git import split_z, try_git, try_git_text
 from nexusd.paths import RepoLayout
 from nexusd.processes import pid_alive
+from nexusd.sandbox.export import tree_tar
 
 log = logging.getLogger("nexusd.sandbox")
 
@@ -100,10 +100,10 @@ def _shown(path: str) -> str:
     return text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
 
 
-def archive(layout: RepoLayout, tree: str) -> bytes:
-    """The tree as an uncompressed tar (paths relative to the workspace)."""
-    hint = "check that the repository and the snapshot id are valid"
-    return run_git(layout.root, "archive", "--format=tar", tree, hint=hint)
+def archive(layout: RepoLayout, tree: str, *, as_is: bool = False) -> bytes:
+    """The tree as an uncompressed tar (paths relative to the workspace), every file in it
+    (`export.tree_tar`; `as_is`: an as-is checkpoint's tree, exported as stored)."""
+    return tree_tar(layout, tree, as_is=as_is)
 
 
 def scratch_dir(tree_bytes: int) -> str | None:

@@ -83,3 +83,19 @@ def host_processes(marker: str) -> list[str]:
         if marker in cmd and "pytest" not in cmd:
             found.append(f"{entry.name}: {cmd}")
     return found
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("docker", marks=pytest.mark.docker),
+        pytest.param("bwrap", marks=pytest.mark.bwrap),
+        "subprocess",
+    ]
+)
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each backend name, with its availability fixture."""
+    if request.param == "docker":
+        request.getfixturevalue("docker_client")
+    if request.param == "bwrap":
+        request.getfixturevalue("bwrap_usable")
+    return str(request.param)

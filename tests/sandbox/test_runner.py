@@ -23,22 +23,6 @@ def _config(backend: str, **sandbox: Any) -> Any:
     return config_from_mapping({"sandbox": {"backend": backend, **sandbox}, "checks": CHECKS})
 
 
-@pytest.fixture(
-    params=[
-        pytest.param("docker", marks=pytest.mark.docker),
-        pytest.param("bwrap", marks=pytest.mark.bwrap),
-        "subprocess",
-    ]
-)
-def backend(request: pytest.FixtureRequest) -> str:
-    """Each backend name, with its availability fixture."""
-    if request.param == "docker":
-        request.getfixturevalue("docker_client")
-    if request.param == "bwrap":
-        request.getfixturevalue("bwrap_usable")
-    return str(request.param)
-
-
 def test_working_tree_snapshot_runs_and_live_tree_is_untouched(repo: Path, backend: str) -> None:
     (repo / "README.md").write_text("# uncommitted edit\n")
     (repo / "extra.txt").write_text("new\n")
