@@ -12,7 +12,9 @@ archived: `export-subst` has nothing to fill in and leaves files as they are.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 import tarfile
 import tempfile
 import time
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nexusd.checkpoint.model import AS_IS, BYTES_KEY, parse_trailers
-from nexusd.git import cat_blobs, join_z, run_git, split_z, try_git
+from nexusd.git import cat_blobs, join_z, run_git, split_z, try_git, try_git_text
 from nexusd.paths import RepoLayout
 
 GITLINK = "160000"
@@ -49,6 +51,8 @@ def tree_tar(layout: RepoLayout, tree: str, *, as_is: bool = False) -> bytes:
     if as_is:
         return _stored(layout, tree, entries)
     tar = run_git(layout.root, "archive", "--format=tar", tree, hint=_HINT)
+    if not _attributes_mention(layout, entries, b"export-ignore"):
+        return tar  # reading the names of a large tar back costs more than this check
     with tarfile.open(fileobj=io.BytesIO(tar)) as archived:
         have = {name.rstrip("/") for name in archived.getnames()}
     left_out = [entry for entry in entries if entry.path not in have]
@@ -58,6 +62,24 @@ def tree_tar(layout: RepoLayout, tree: str, *, as_is: bool = False) -> bytes:
     with tarfile.open(fileobj=out, mode="a", format=tarfile.PAX_FORMAT) as dst:
         _add(dst, layout, tree, left_out, have, converted=True)
     return out.getvalue()
+
+
+def _attributes_mention(layout: RepoLayout, entries: list[Entry], word: bytes) -> bool:
+    """Whether an attributes file git reads for the tree mentions `word`: its `.gitattributes`
+    files, the repository's info/attributes or the user's `core.attributesFile`."""
+    ids = [e.oid for e in entries if e.mode != GITLINK and e.path.endswith(".gitattributes")]
+    if any(word in text for text in cat_blobs(layout.root, ids)):
+        return True
+    config = try_git_text(layout.root, "config", "--path", "--get", "core.attributesFile")
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    for extra in (
+        layout.git_common_dir / "info" / "attributes",
+        Path(config) if config else xdg / "git" / "attributes",
+    ):
+        with contextlib.suppress(OSError):
+            if word in extra.read_bytes():
+                return True
+    return False
 
 
 def stored_as_is(layout: RepoLayout, treeish: str) -> bool:
@@ -80,10 +102,42 @@ def tree_entries(layout: RepoLayout, tree: str) -> Iterator[Entry]:
 
 
 def _stored(layout: RepoLayout, tree: str, entries: list[Entry]) -> bytes:
+    # An as-is checkpoint keeps the files a filter driver owns (Git LFS) as git cleaned
+    # them (`checkpoint/convert.py`): those are smudged, as a restore (`writeback`) does.
+    owned = _filter_owned(layout, tree, [e for e in entries if e.mode not in (GITLINK, SYMLINK)])
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as dst:
-        _add(dst, layout, tree, entries, set(), converted=False)
+        raw = [e for e in entries if e.path not in owned]
+        _add(dst, layout, tree, raw, set(), converted=False)
+        have = {p for e in raw for p in _parents(e.path)} | {e.path for e in raw}
+        _add(dst, layout, tree, [e for e in entries if e.path in owned], have, converted=True)
     return out.getvalue()
+
+
+def _filter_owned(layout: RepoLayout, tree: str, entries: list[Entry]) -> set[str]:
+    """Paths of `entries` whose `filter` attribute (the tree's own) names a driver."""
+    if not entries or not _attributes_mention(layout, entries, b"filter"):
+        return set()
+    with tempfile.TemporaryDirectory(prefix="nexusd-export-") as scratch:
+        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        run_git(layout.root, "read-tree", tree, env=env, hint=_HINT)
+        out = run_git(
+            layout.root,
+            "check-attr",
+            "--cached",
+            "-z",
+            "--stdin",
+            "filter",
+            env=env,
+            input=join_z(e.path for e in entries),
+            hint=_HINT,
+        )
+    fields = split_z(out)  # path, attribute, value, ...
+    return {
+        fields[i]
+        for i in range(0, len(fields) - 2, 3)
+        if fields[i + 2] not in ("unspecified", "unset", "set")
+    }
 
 
 def _add(
@@ -148,13 +202,30 @@ def _checked_out(
     # `git checkout-index` from a throw-away index of the tree converts each file with the
     # tree's own attributes, as a checkout does (`cat-file --batch --filters` would take
     # the working tree's, and git 2.39 prints the unconverted size in its headers).
-    with tempfile.TemporaryDirectory(prefix="nexusd-export-") as scratch:
+    # checkout-index reads a working tree's `.gitattributes` before the index's (git's
+    # default attribute direction): an empty work tree leaves only the tree's (and
+    # $GIT_DIR/info/attributes, as `git archive` reads too). The scratch goes to memory
+    # when it can: files written to disk cost about a second per thousand here.
+    from nexusd.sandbox.workspace import scratch_dir  # here: workspace imports this module
+
+    with tempfile.TemporaryDirectory(prefix="nexusd-export-", dir=scratch_dir(0)) as scratch:
         env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
         run_git(layout.root, "read-tree", tree, env=env, hint=_HINT)
+        empty = Path(scratch) / "worktree"
+        empty.mkdir()
         prefix = f"--prefix={scratch}/files/"
         paths = join_z(e.path for e in entries)
         run_git(
-            layout.root, "checkout-index", prefix, "-z", "--stdin", env=env, input=paths, hint=_HINT
+            empty,
+            f"--git-dir={layout.git_dir}",
+            f"--work-tree={empty}",
+            "checkout-index",
+            prefix,
+            "-z",
+            "--stdin",
+            env=env,
+            input=paths,
+            hint=_HINT,
         )
         for entry in entries:
             yield entry, (Path(scratch) / "files" / entry.path).read_bytes()

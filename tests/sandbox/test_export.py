@@ -120,7 +120,7 @@ CONVERTED = ("id.txt", "w.u16", "s.bat")
 def test_an_as_is_checkpoint_is_exported_as_stored(converted: Path) -> None:
     layout = find_repo(converted)
     checkpoint = create_checkpoint(layout, reason="manual")
-    assert checkpoint is not None and checkpoint.as_is
+    assert checkpoint.as_is
     assert stored_as_is(layout, checkpoint.commit)
     assert not stored_as_is(layout, "HEAD") and not stored_as_is(layout, "HEAD^{tree}")
     tree = resolve_tree(layout, checkpoint.commit)
@@ -137,7 +137,6 @@ def test_an_as_is_checkpoint_is_exported_as_stored(converted: Path) -> None:
 def test_a_check_of_an_as_is_checkpoint_sees_the_bytes_it_saved(converted: Path) -> None:
     layout = find_repo(converted)
     checkpoint = create_checkpoint(layout, reason="manual")
-    assert checkpoint is not None
     for name in CONVERTED:  # the checkpoint, not the working tree, is what runs
         (converted / name).write_bytes(b"changed later\n")
     checks = [{"name": "bytes", "run": "od -An -c " + " ".join(CONVERTED)}]
@@ -159,3 +158,55 @@ def test_a_path_with_a_newline_is_exported(repo: Path) -> None:
     layout = find_repo(repo)
     members = _members(archive(layout, resolve_tree(layout, "HEAD")))
     assert "odd\nname.txt" in members
+
+
+@pytest.mark.parametrize("where", ["info/attributes", "core.attributesFile"])
+def test_export_ignore_outside_the_tree_is_seen_too(repo: Path, where: str) -> None:
+    # `git archive` also reads the repository's info/attributes and the user's attributes
+    # file: a tree with no .gitattributes can still lose paths.
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_a.py").write_text("def test_a():\n    assert True\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "tests")
+    if where == "info/attributes":
+        (repo / ".git" / "info").mkdir(exist_ok=True)
+        (repo / ".git" / "info" / "attributes").write_bytes(b"tests/ export-ignore\n")
+    else:
+        attributes = repo.parent / "attributes"
+        attributes.write_bytes(b"tests/ export-ignore\n")
+        git(repo, "config", "core.attributesFile", str(attributes))
+    layout = find_repo(repo)
+    tree = resolve_tree(layout, "HEAD")
+    assert "tests/test_a.py" not in _git_archive(repo, tree)
+    assert "tests/test_a.py" in _members(archive(layout, tree))
+
+
+def test_export_ignored_files_are_converted_by_the_trees_attributes(repo: Path) -> None:
+    (repo / ".gitattributes").write_bytes(b"tests/ export-ignore\n")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "a.txt").write_bytes(b"one\ntwo\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "c")
+    # Uncommitted edits of attribute files are not the commit's: a clone writes LF.
+    (repo / ".gitattributes").write_bytes(b"tests/ export-ignore\n*.txt text eol=crlf\n")
+    (repo / "tests" / ".gitattributes").write_bytes(b"* text eol=crlf\n")
+    layout = find_repo(repo)
+    out = repo.parent / "ws"
+    extract(archive(layout, resolve_tree(layout, "HEAD")), out)
+    assert (out / "tests" / "a.txt").read_bytes() == b"one\ntwo\n"
+
+
+def test_an_as_is_checkpoint_smudges_the_files_a_filter_driver_owns(repo: Path) -> None:
+    git(repo, "config", "filter.up.smudge", "tr a-z A-Z")
+    git(repo, "config", "filter.up.clean", "tr A-Z a-z")
+    (repo / ".gitattributes").write_bytes(b"*.flt filter=up\n")
+    (repo / "f.flt").write_bytes(b"UPPER\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "c")
+    layout = find_repo(repo)
+    checkpoint = create_checkpoint(layout, reason="manual")
+    assert checkpoint.as_is
+    out = repo.parent / "ws"
+    extract(archive(layout, resolve_tree(layout, checkpoint.commit), as_is=True), out)
+    # As on disk and as a restore writes it (Git LFS: the file, not its pointer).
+    assert (out / "f.flt").read_bytes() == b"UPPER\n"
