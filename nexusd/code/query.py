@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nexusd.code import boilerplate
+from nexusd.code.operators import operator_words
 from nexusd.code.pointers import named_lines, without_links
 from nexusd.code.tokens import IDENT, STOP, tokens
 
@@ -316,6 +317,12 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
         weights[word] = max(weights[word], W_TITLE)
     for word in set(tokens(trace_text)):
         weights[word] = max(weights[word], W_TRACE)
+    # `x**2 * y` is about the code implementing powers and products (`__pow__`, `Mul`):
+    # words no name of the snippet holds (sympy-13895 32 → 4, benchmarks/README.md).
+    for word in operator_words("\n".join(spans)):
+        weights[word] = max(weights[word], W_CODE)
+    for word in operator_words(title):
+        weights[word] = max(weights[word], W_TITLE)
     for word, n in counts.items():
         # A word the report keeps coming back to is what it is about (BM25's query-side
         # term frequency, dampened: Acc@1 +0.01 on the 110 reports, flat from 0.15 to 0.25).
