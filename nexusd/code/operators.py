@@ -29,6 +29,7 @@ _PATH_TOKEN = re.compile(
     r"|[\w.~-]+(?:/[\w.~-]+){2,})(?!\S)"
 )
 _WORD = re.compile(r"[A-Za-z]{2,}")
+_SPAN = 80  # characters read either side of a slash for the words it joins
 
 
 def operator_words(code: str) -> set[str]:
@@ -36,7 +37,10 @@ def operator_words(code: str) -> set[str]:
     code = _PATH_TOKEN.sub(" ", code)
     found: set[str] = set()
     for m in _OPERATOR.finditer(code):
-        op, after = m.group("op"), code[m.end() : m.end() + 1]
+        op = m.group("op")
+        if WORDS[op][0] in found:
+            continue  # known already: the rest of a long snippet costs little
+        after = code[m.end() : m.end() + 1]
         if bool(m.group("before")) != bool(m.group("after")):
             continue  # `char *p`, `Foo* bar`: a declaration, not a product
         if after == "-" and op != "**":
@@ -51,8 +55,9 @@ def operator_words(code: str) -> set[str]:
 
 def _prose_alternative(code: str, start: int, end: int) -> bool:
     """`and/or`, `sympify/simplify`: two words joined by a slash, not a quotient."""
-    left = re.search(r"\w+$", code[:start])
-    right = re.match(r"\w+", code[end:])
+    # Only a short stretch either side is read: a huge snippet of slashes stays linear.
+    left = re.search(r"\w+$", code[max(start - _SPAN, 0) : start])
+    right = re.match(r"\w+", code[end : end + _SPAN])
     return bool(
         left and right and _WORD.fullmatch(left.group(0)) and _WORD.fullmatch(right.group(0))
     )
