@@ -7,8 +7,10 @@ binary operator found between two operands gives the words such code is named wi
 miner adds them as it adds the snippet's names (`query.mine`).
 
 Only what reads as arithmetic counts: an operator between operands spaced alike on both
-sides (`a*b`, `a * b`; not a C pointer `char *p`), paths and URLs left out (`src/mod.py`),
-and a slash between two words is prose (`and/or`, `read/write`), not a division.
+sides (`a*b`, `a * b`; not a C pointer `char *p`), paths and URLs left out (`src/mod.py`,
+`File "/usr/lib/python3.8/x.py"`), and a slash between two words is prose (`and/or`,
+`read/write`), not a division. A title is prose: its slash divides only inside an
+expression (`(-x/4 - S(1)/12)**x`), not in `Python 3.8/3.9` or `I/O`.
 """
 
 from __future__ import annotations
@@ -23,31 +25,46 @@ WORDS = {"**": ("pow", "power"), "*": ("mul",), "/": ("div",), "%": ("mod",)}
 _OPERATOR = re.compile(
     r"(?<=[\w)\]])(?P<before>[ \t]*)(?P<op>\*\*|\*|/|%)(?P<after>[ \t]*)(?=[\w(\[-])"
 )
-# Whole tokens that are paths or URLs: their slashes divide nothing.
+# A file's extension: `a/np.pi`, `x/self.scale` divide; `a/__init__.py` names a file.
+_EXT = (
+    r"(?:pyi?|pyx|rs|go|[ch]|cc|cpp|cxx|hh|hpp|java|kt|scala|m?js|cjs|jsx|tsx?|vue|rb|php|cs"
+    r"|swift|sh|md|rst|txt|json|toml|ya?ml|cfg|ini|html?|css|xml|lock|log|so|dll|a)"
+)
+# Whole tokens that are paths or URLs: their slashes divide nothing. A quote, a bracket or
+# a `:line` ends one as a space does (`File "/home/u/lib/python3.8/x.py", line 2`,
+# `(/home/u/p/index.js:10:5)`, `#include <fmt/core.h>`, `WindowsPath('C:/Users/me')`).
 _PATH_TOKEN = re.compile(
-    r"(?<!\S)(?:\w+://\S+|[.~/][\w.~/-]*/[\w.~/-]*|[\w.~-]*/[\w.~/-]*\.[A-Za-z]\w*"
-    r"|[\w.~-]+(?:/[\w.~-]+){2,})(?!\S)"
+    r"(?<![^\s\"'`(\[<=,;:])"
+    r"(?:\w+://\S+|[.~/][\w.~/@+-]*/[\w.~/@+-]*"
+    rf"|[\w.~@+-]*/[\w.~/@+-]*\.{_EXT}"
+    r"|[\w.~@+-]+(?:/[\w.~@+-]+){2,})"
+    r"(?=[\s\"'`)\]>,;:]|$)"
 )
 _WORD = re.compile(r"[A-Za-z]{2,}")
+# Percent-encoding (`%20world`, `a%2Fb`, `.css%00.js`): no modulo.
+_PERCENT_ENCODED = re.compile(r"%[0-9][0-9A-Fa-f](?:[A-Za-z%.]|(?<=[A-Fa-f]))")
 _SPAN = 80  # characters read either side of a slash for the words it joins
 
 
-def operator_words(code: str) -> set[str]:
-    """The words of the arithmetic operators `code` applies between operands."""
+def operator_words(code: str, *, prose: bool = False) -> set[str]:
+    """The words of the arithmetic operators `code` applies between operands; with `prose`
+    (a title), a slash counts only within an expression (a token with a bracket or another
+    operator: `S(1)/12`, `x**(1/E)`), not between versions or initials (`3.8/3.9`, `I/O`)."""
     code = _PATH_TOKEN.sub(" ", code)
     found: set[str] = set()
     for m in _OPERATOR.finditer(code):
         op = m.group("op")
         if WORDS[op][0] in found:
             continue  # known already: the rest of a long snippet costs little
-        after = code[m.end() : m.end() + 1]
         if bool(m.group("before")) != bool(m.group("after")):
             continue  # `char *p`, `Foo* bar`: a declaration, not a product
-        if after == "-" and op != "**":
-            continue  # `x**-1` is a power; `a/-b` is rare, `ls /-x`, `%-5s` are not sums
-        if op != "**" and code[m.end("op") : m.end("op") + 1] in ("=", op):
-            continue  # `*=`, `//`: an augmented assignment, a floor division
+        if code[m.end() : m.end() + 1] == "-" and op != "**" and not m.group("after"):
+            continue  # `%-5s`, `*-linux-*`; a spaced `x * -1` is a product
+        if op == "%" and _PERCENT_ENCODED.match(code, m.start("op")):
+            continue
         if op == "/" and _prose_alternative(code, m.start(), m.end()):
+            continue
+        if op == "/" and prose and not _in_expression(code, m.start("op")):
             continue
         found.update(WORDS[op])
     return found
@@ -61,3 +78,12 @@ def _prose_alternative(code: str, start: int, end: int) -> bool:
     return bool(
         left and right and _WORD.fullmatch(left.group(0)) and _WORD.fullmatch(right.group(0))
     )
+
+
+def _in_expression(text: str, at: int) -> bool:
+    """Whether the slash at `at` of a title is inside an expression: its stretch of text
+    (up to a space) holds a bracket, a backtick or another operator (`S(1)/12)**x`)."""
+    lo = max(text.rfind(" ", max(at - _SPAN, 0), at), at - _SPAN, 0)
+    hi = text.find(" ", at, at + _SPAN)
+    token = text[lo : hi if hi != -1 else at + _SPAN]
+    return any(c in token for c in "()[]*%`")

@@ -321,7 +321,7 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
     # words no name of the snippet holds (sympy-13895 32 → 4, benchmarks/README.md).
     for word in operator_words("\n".join(spans)):
         weights[word] = max(weights[word], W_CODE)
-    for word in operator_words(title):
+    for word in operator_words(title, prose=True):
         weights[word] = max(weights[word], W_TITLE)
     for word, n in counts.items():
         # A word the report keeps coming back to is what it is about (BM25's query-side

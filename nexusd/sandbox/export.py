@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nexusd.checkpoint.model import AS_IS, BYTES_KEY, parse_trailers
+from nexusd.errors import GitError
 from nexusd.git import cat_blobs, join_z, run_git, split_z, try_git, try_git_text
 from nexusd.paths import RepoLayout
 
@@ -132,11 +133,13 @@ def _filter_owned(layout: RepoLayout, tree: str, entries: list[Entry]) -> set[st
             input=join_z(e.path for e in entries),
             hint=_HINT,
         )
-    fields = split_z(out)  # path, attribute, value, ...
+    # path, attribute, value, …: kept whole, since `filter=` gives an empty value
+    # (split_z drops empty fields, and every later triple would shift).
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
     return {
         fields[i]
         for i in range(0, len(fields) - 2, 3)
-        if fields[i + 2] not in ("unspecified", "unset", "set")
+        if fields[i + 2] not in ("", "unspecified", "unset", "set")
     }
 
 
@@ -196,19 +199,31 @@ def _contents(
     yield from zip(entries, out, strict=True)
 
 
-def _checked_out(
-    layout: RepoLayout, tree: str, entries: list[Entry]
-) -> Iterator[tuple[Entry, bytes]]:
+def _checked_out(layout: RepoLayout, tree: str, entries: list[Entry]) -> list[tuple[Entry, bytes]]:
+    """The entries as a checkout of `tree` writes them; in memory when there is room, and
+    on disk when a large file (a Git LFS one, smudged) fills it."""
+    from nexusd.sandbox.workspace import scratch_dir  # here: workspace imports this module
+
+    memory = scratch_dir(0)
+    try:
+        return _check_out(layout, tree, entries, memory)
+    except (GitError, OSError):
+        if memory is None:
+            raise
+        return _check_out(layout, tree, entries, None)
+
+
+def _check_out(
+    layout: RepoLayout, tree: str, entries: list[Entry], folder: str | None
+) -> list[tuple[Entry, bytes]]:
     # `git checkout-index` from a throw-away index of the tree converts each file with the
     # tree's own attributes, as a checkout does (`cat-file --batch --filters` would take
     # the working tree's, and git 2.39 prints the unconverted size in its headers).
     # checkout-index reads a working tree's `.gitattributes` before the index's (git's
     # default attribute direction): an empty work tree leaves only the tree's (and
-    # $GIT_DIR/info/attributes, as `git archive` reads too). The scratch goes to memory
-    # when it can: files written to disk cost about a second per thousand here.
-    from nexusd.sandbox.workspace import scratch_dir  # here: workspace imports this module
-
-    with tempfile.TemporaryDirectory(prefix="nexusd-export-", dir=scratch_dir(0)) as scratch:
+    # $GIT_DIR/info/attributes, as `git archive` reads too). Files written to disk cost
+    # about a second per thousand here, hence memory first.
+    with tempfile.TemporaryDirectory(prefix="nexusd-export-", dir=folder) as scratch:
         env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
         run_git(layout.root, "read-tree", tree, env=env, hint=_HINT)
         empty = Path(scratch) / "worktree"
@@ -227,5 +242,4 @@ def _checked_out(
             input=paths,
             hint=_HINT,
         )
-        for entry in entries:
-            yield entry, (Path(scratch) / "files" / entry.path).read_bytes()
+        return [(entry, (Path(scratch) / "files" / entry.path).read_bytes()) for entry in entries]

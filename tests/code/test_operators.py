@@ -68,3 +68,59 @@ def test_a_power_in_the_snippet_finds_the_code_implementing_powers() -> None:
     assert any("`power`" in reason for reason in hits["core/power.py"].reasons)
     without = rank(corpus, mine("Wrong result:\n\n```\n>>> show(x)\n```\n"), k=3)
     assert "core/power.py" not in [h.path for h in without]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'File "/home/me/envs/py38/lib/python3.8/site-packages/x/y.py", line 3, in f',
+        "  File ~/miniconda/envs/py310/lib/python3.10/site-packages/m.py:12, in g",
+        "    at diff (/home/circleci/project/node_modules/dayjs/plugin/utc.js:1:1941)",
+        "#include <catch2/catch.hpp>",
+        "WindowsPath('C:/Users/john_doe/AppData/Local/Temp')",
+        "Unable to load file a/__init__.py: No such file",
+        'd = "2021/01/02"',
+        "curl 'http://h/a%2Fb' -d 'q=hello%20world'",
+    ],
+)
+def test_paths_quoted_or_bracketed_and_encodings_give_no_words(code: str) -> None:
+    assert operator_words(code) == set()
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        ("y = x/np.pi", {"div"}),  # an attribute is no file extension
+        ("r = a/self.scale", {"div"}),
+        ("return x * -1", {"mul"}),  # spaced alike, a negative operand
+        ("i%10 == 0", {"mod"}),
+    ],
+)
+def test_arithmetic_the_path_rules_must_not_eat(code: str, words: set[str]) -> None:
+    assert operator_words(code) == words
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Drop Python 3.8/3.9 support",
+        "I/O error when reading n/a values",
+        "1/2 of the tests fail on x86_64/arm64",
+        "Parsing with Unix Timestamp tokens X/x and strict mode results in Invalid Date",
+        "HTTP/2 connections hang",
+    ],
+)
+def test_a_titles_prose_slash_is_no_division(title: str) -> None:
+    assert "div" not in operator_words(title, prose=True)
+
+
+@pytest.mark.parametrize(
+    "title", ["(-x/4 - S(1)/12)**x - 1 simplifies wrongly", "inaccurate rendering of pi**(1/E)"]
+)
+def test_a_titles_expression_still_divides(title: str) -> None:
+    assert "div" in operator_words(title, prose=True)
+
+
+def test_a_titles_slash_weighs_as_the_title_only_inside_an_expression() -> None:
+    assert "div" not in dict(mine("body", title="Python 3.8/3.9 and I/O").terms)
+    assert dict(mine("body", title="(-x/4 - S(1)/12)**x - 1 is wrong").terms)["div"] == W_TITLE

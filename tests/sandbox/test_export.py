@@ -210,3 +210,20 @@ def test_an_as_is_checkpoint_smudges_the_files_a_filter_driver_owns(repo: Path) 
     extract(archive(layout, resolve_tree(layout, checkpoint.commit), as_is=True), out)
     # As on disk and as a restore writes it (Git LFS: the file, not its pointer).
     assert (out / "f.flt").read_bytes() == b"UPPER\n"
+
+
+def test_an_empty_filter_attribute_owns_nothing(repo: Path) -> None:
+    # `filter=` prints an empty value: the attribute triples after it must not shift.
+    git(repo, "config", "filter.up.smudge", "tr a-z A-Z")
+    git(repo, "config", "filter.up.clean", "tr A-Z a-z")
+    (repo / ".gitattributes").write_bytes(b"a.txt filter=\nb.flt filter=up\nc.txt filter=\n")
+    for name in ("a.txt", "b.flt", "c.txt"):
+        (repo / name).write_bytes(b"UPPER\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "c")
+    layout = find_repo(repo)
+    checkpoint = create_checkpoint(layout, reason="manual")
+    out = repo.parent / "ws"
+    extract(archive(layout, resolve_tree(layout, checkpoint.commit), as_is=True), out)
+    for name in ("a.txt", "b.flt", "c.txt"):
+        assert (out / name).read_bytes() == (repo / name).read_bytes(), name
