@@ -377,6 +377,20 @@ def _converting(paths: list[str], found: dict[str, dict[str, str]], *, every: bo
     return kept
 
 
+def filter_driven(layout: RepoLayout, paths: list[str], env: Mapping[str, str]) -> set[str]:
+    """Those of `paths` whose attributes, in the index `env` names, give them a filter driver
+    (the files a snapshot keeps as git cleaned them, whatever else converts them)."""
+    found = _attributes(layout, paths, ("filter",), env, cached=True)
+    return {p for p, attrs in found.items() if attrs.get("filter", "unspecified") not in NO_DRIVER}
+
+
+def outside_attribute_files(layout: RepoLayout) -> list[Path]:
+    """The attributes files git reads beside a tree's `.gitattributes`: the repository's
+    info/attributes, the user's (`core.attributesFile`) and the system's."""
+    out = try_git(layout.root, "config", "-z", "--get-regexp", _SETTINGS) or b""
+    return _attribute_files(layout, (), parse_settings(out))
+
+
 def checkout_converts(layout: RepoLayout, paths: list[str], env: Mapping[str, str]) -> set[str]:
     """Those of `paths` a checkout of the index `env` names may write other than their blob
     (line endings, `ident`, an encoding): any converting attribute, or `core.autocrlf=true`,

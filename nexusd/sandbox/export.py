@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import tarfile
 import tempfile
 import time
@@ -22,9 +21,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from nexusd.checkpoint.convert import filter_driven, is_attributes_file, outside_attribute_files
 from nexusd.checkpoint.model import AS_IS, BYTES_KEY, parse_trailers
+from nexusd.checkpoint.snapshot import temp_index
 from nexusd.errors import GitError
-from nexusd.git import cat_blobs, join_z, run_git, split_z, try_git, try_git_text
+from nexusd.git import cat_blobs, join_z, run_git, split_z, try_git
 from nexusd.paths import RepoLayout
 
 GITLINK = "160000"
@@ -67,16 +68,11 @@ def tree_tar(layout: RepoLayout, tree: str, *, as_is: bool = False) -> bytes:
 
 def _attributes_mention(layout: RepoLayout, entries: list[Entry], word: bytes) -> bool:
     """Whether an attributes file git reads for the tree mentions `word`: its `.gitattributes`
-    files, the repository's info/attributes or the user's `core.attributesFile`."""
-    ids = [e.oid for e in entries if e.mode != GITLINK and e.path.endswith(".gitattributes")]
+    files, or one outside it (info/attributes, the user's, the system's)."""
+    ids = [e.oid for e in entries if e.mode != GITLINK and is_attributes_file(e.path)]
     if any(word in text for text in cat_blobs(layout.root, ids)):
         return True
-    config = try_git_text(layout.root, "config", "--path", "--get", "core.attributesFile")
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    for extra in (
-        layout.git_common_dir / "info" / "attributes",
-        Path(config) if config else xdg / "git" / "attributes",
-    ):
+    for extra in outside_attribute_files(layout):
         with contextlib.suppress(OSError):
             if word in extra.read_bytes():
                 return True
@@ -116,31 +112,13 @@ def _stored(layout: RepoLayout, tree: str, entries: list[Entry]) -> bytes:
 
 
 def _filter_owned(layout: RepoLayout, tree: str, entries: list[Entry]) -> set[str]:
-    """Paths of `entries` whose `filter` attribute (the tree's own) names a driver."""
+    """Paths of `entries` a filter driver owns by the tree's own attributes, as the snapshot
+    and a restore decide it (`convert.filter_driven`)."""
     if not entries or not _attributes_mention(layout, entries, b"filter"):
         return set()
-    with tempfile.TemporaryDirectory(prefix="nexusd-export-") as scratch:
-        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+    with temp_index(layout, seed=False) as env:
         run_git(layout.root, "read-tree", tree, env=env, hint=_HINT)
-        out = run_git(
-            layout.root,
-            "check-attr",
-            "--cached",
-            "-z",
-            "--stdin",
-            "filter",
-            env=env,
-            input=join_z(e.path for e in entries),
-            hint=_HINT,
-        )
-    # path, attribute, value, …: kept whole, since `filter=` gives an empty value
-    # (split_z drops empty fields, and every later triple would shift).
-    fields = out.decode("utf-8", "surrogateescape").split("\0")
-    return {
-        fields[i]
-        for i in range(0, len(fields) - 2, 3)
-        if fields[i + 2] not in ("", "unspecified", "unset", "set")
-    }
+        return filter_driven(layout, [e.path for e in entries], env)
 
 
 def _add(

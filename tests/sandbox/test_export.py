@@ -212,7 +212,7 @@ def test_an_as_is_checkpoint_smudges_the_files_a_filter_driver_owns(repo: Path) 
     assert (out / "f.flt").read_bytes() == b"UPPER\n"
 
 
-def test_an_empty_filter_attribute_owns_nothing(repo: Path) -> None:
+def test_an_empty_filter_attribute_does_not_hide_the_next_files_driver(repo: Path) -> None:
     # `filter=` prints an empty value: the attribute triples after it must not shift.
     git(repo, "config", "filter.up.smudge", "tr a-z A-Z")
     git(repo, "config", "filter.up.clean", "tr A-Z a-z")
