@@ -122,7 +122,12 @@ def ran_files(
             return {"files": {}, "unexported": f"git archive failed: {why[0]}", "errors": []}
     known = import_lines(corpus, free_names(snippet))
     found = run_snippet(config, tar, snippet.prelude, snippet.statements, known=known)
-    ran = {"files": dict(found.files), "lines": dict(found.lines), "errors": list(found.errors)}
+    ran = {
+        "files": dict(found.files),
+        "lines": dict(found.lines),
+        "errors": list(found.errors),
+        "recursion": dict(found.recursion),
+    }
     return ran | ({"missing": missing} if missing else {})
 
 
@@ -263,7 +268,7 @@ def run_repo(
         if opts.reproduce is not None:
             ran = ran_files(repo, item["base_commit"], text, opts.reproduce, corpus)
             if ran is not None:
-                signal = executed_signal(corpus, ran["files"])
+                signal = executed_signal(corpus, ran["files"], ran.get("recursion"))
                 extra["ran"] = {"files": len(ran["files"]), "gold": gold in ran["files"]}
                 for key in ("unexported", "missing"):
                     if key in ran:
@@ -276,6 +281,10 @@ def run_repo(
             extra=signal[0],
             why=signal[1],
             ran_lines=(ran or {}).get("lines"),
+            looped_lines={
+                path: {line for line, _ in pairs}
+                for path, pairs in (ran or {}).get("recursion", {}).items()
+            },
         )
         ranked = [h.path for h in hits]
         if bm25 is not None:

@@ -113,7 +113,7 @@ def _path_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:
     sig.add("path_words", corpus.path_bm25.scores(dict(query.terms)))
 
 
-def _above_all(sig: Signals, unit_scores: Floats) -> float:
+def above_all(sig: Signals, unit_scores: Floats) -> float:
     """A bonus above whatever the words and the other signals give any unit."""
     return float(unit_scores.max(initial=0.0)) + max(sig.unit_bonus.values(), default=0.0) + 1.0
 
@@ -123,7 +123,7 @@ def _named_line_units(corpus: Corpus, query: CodeQuery, sig: Signals, unit_score
     227") is listed first among its file's: the reporter has read the code."""
     if not query.lines:
         return
-    top = _above_all(sig, unit_scores)
+    top = above_all(sig, unit_scores)
     for raw, line in query.lines:
         f = corpus.file_for_path(raw)
         if f is None:
@@ -144,7 +144,7 @@ def _named_line_units(corpus: Corpus, query: CodeQuery, sig: Signals, unit_score
 def _frame_units(corpus: Corpus, query: CodeQuery, sig: Signals, unit_scores: Floats) -> None:
     """The unit of a file's innermost frame is listed first among the file's units: the
     error passed through the outer frames' units, and left the file from that one."""
-    top = _above_all(sig, unit_scores)
+    top = above_all(sig, unit_scores)
     innermost: dict[int, tuple[Frame, str]] = {}
     for depth, frame in enumerate(query.frames):
         f = corpus.file_for_path(frame.path)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nexusd.code.corpus import Corpus
-from nexusd.code.evidence import Signals, signals
+from nexusd.code.evidence import Signals, above_all, signals
 from nexusd.code.lexical import Floats
 from nexusd.code.query import CodeQuery
 from nexusd.code.units import CodeUnit
@@ -68,6 +68,9 @@ class Weights:
     # Files the request's own code entered when run in the sandbox (sandbox/reproduce.py):
     # 9 of the 110 dev reports up, none down (benchmarks/README.md, twelfth session).
     executed: float = 0.75
+    # Files whose functions a RecursionError's stack went round when the request's code ran:
+    # the fix breaks the recursion somewhere along it (benchmarks/README.md, 26th session).
+    recursion: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,7 @@ def rank(
     extra: Mapping[str, Floats] | None = None,
     why: Mapping[str, Mapping[int, str]] | None = None,
     ran_lines: Mapping[str, AbstractSet[int]] | None = None,
+    looped_lines: Mapping[str, AbstractSet[int]] | None = None,
 ) -> list[FileHit]:
     """The `k` files most likely to be what the request is about, best first.
 
@@ -139,7 +143,7 @@ def rank(
     like a `Weights` field), each divided by its best like the index's own; `why` gives
     files their reason for one of them (signal → file index → text); `ran_lines` gives, per
     path, the first lines of the functions the request's code entered, which list first among
-    their file's.
+    their file's; `looped_lines` those a recursion it ran into went round, listed above all.
     """
     n = len(corpus.paths)
     if n == 0 or query.is_empty():
@@ -150,6 +154,7 @@ def rank(
     for name, texts in (why or {}).items():
         for f, text in texts.items():
             sig.reasons[f].append((name, 1.0, text))
+    _looped_units(corpus, sig, unit_scores, looped_lines or {})
     weights = weights or Weights()
     total = combine(corpus, sig, weights)
     order = np.argsort(-total, kind="stable")[:k]
@@ -176,21 +181,49 @@ def rank(
 
 
 def executed_signal(
-    corpus: Corpus, ran: Mapping[str, Sequence[str]]
+    corpus: Corpus,
+    ran: Mapping[str, Sequence[str]],
+    recursion: Mapping[str, Sequence[tuple[int, str]]] | None = None,
 ) -> tuple[dict[str, Floats], dict[str, dict[int, str]]]:
-    """`rank`'s extra signal and reasons for the files a request's code entered when run."""
-    if not ran:
-        return {}, {}
-    values = np.zeros(len(corpus.paths))
-    why: dict[int, str] = {}
-    for path, names in ran.items():
+    """`rank`'s extra signals and reasons for the files a request's code entered when run,
+    and for those whose functions a recursion it ran into went round (`recursion`: per path,
+    the functions' first lines and names)."""
+    extra: dict[str, Floats] = {}
+    reasons: dict[str, dict[int, str]] = {}
+    for name, found, said in (
+        ("executed", ran, "ran when the request's code was run"),
+        (
+            "recursion",
+            {p: [n for _, n in pairs] for p, pairs in (recursion or {}).items()},
+            "went round in the recursion the request's code ran into",
+        ),
+    ):
+        values = np.zeros(len(corpus.paths))
+        why: dict[int, str] = {}
+        for path, names in found.items():
+            f = corpus.index.get(path)
+            if f is None:
+                continue
+            values[f] = 1.0
+            shown = ", ".join(f"`{n}`" for n in list(dict.fromkeys(names))[:3])
+            why[f] = said + (f" ({shown})" if shown else "")
+        if why:
+            extra[name], reasons[name] = values, why
+    return extra, reasons
+
+
+def _looped_units(
+    corpus: Corpus, sig: Signals, unit_scores: Floats, looped: Mapping[str, AbstractSet[int]]
+) -> None:
+    """The functions a recursion went round are listed first among their file's units."""
+    if not looped:
+        return
+    top = above_all(sig, unit_scores)
+    for path, starts in looped.items():
         f = corpus.index.get(path)
-        if f is None:
-            continue
-        values[f] = 1.0
-        shown = ", ".join(f"`{name}`" for name in list(names)[:3])
-        why[f] = "ran when the request's code was run" + (f" ({shown})" if shown else "")
-    return {"executed": values}, {"executed": why}
+        for e in corpus.file_entries[f] if f is not None else ():
+            if _ran(corpus.entries[e].unit, starts):
+                sig.unit_bonus[e] += top
 
 
 def combine(corpus: Corpus, sig: Signals, w: Weights) -> Floats:

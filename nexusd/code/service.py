@@ -326,19 +326,32 @@ class CodeIndex:
         title: str = "",
         ran: Mapping[str, Sequence[str]] | None = None,
         ran_lines: Mapping[str, AbstractSet[int]] | None = None,
+        recursion: Mapping[str, Sequence[tuple[int, str]]] | None = None,
     ) -> CodeResults:
         """Files and units most likely meant by `text` (a request, a question, a traceback).
 
         `ran`: the files the request's own code entered (path → some function names);
-        `ran_lines`: per file, the first lines of the functions it entered."""
+        `ran_lines`: per file, the first lines of the functions it entered; `recursion`: per
+        file, (first line, name) of those a RecursionError it ran into went round."""
         start = time.perf_counter()
         corpus = self._corpus
         limit = k or self.config.code.max_results
         hits = []
         if corpus is not None:
-            extra, why = executed_signal(corpus, ran or {})
+            extra, why = executed_signal(corpus, ran or {}, recursion)
             query = mine(text, title=title)
-            hits = rank(corpus, query, k=limit, extra=extra, why=why, ran_lines=ran_lines)
+            looped = {
+                path: {line for line, _ in pairs} for path, pairs in (recursion or {}).items()
+            }
+            hits = rank(
+                corpus,
+                query,
+                k=limit,
+                extra=extra,
+                why=why,
+                ran_lines=ran_lines,
+                looped_lines=looped,
+            )
         ms = round((time.perf_counter() - start) * 1000.0, 3)
         return CodeResults(tuple(hits), self._note(), ms)
 

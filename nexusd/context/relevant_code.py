@@ -93,9 +93,13 @@ def code_phase(
             found.wait_settled(FIRST_BUILD_WAIT_S)
         text, title = query_text(request)
         ran = reproduced(layout, config, text, found)
-        files, lines = (ran.files, ran.lines) if ran is not None else (None, None)
         results = found.search(
-            text, config.code.max_results, title=title, ran=files, ran_lines=lines
+            text,
+            config.code.max_results,
+            title=title,
+            ran=ran.files if ran is not None else None,
+            ran_lines=ran.lines if ran is not None else None,
+            recursion=ran.recursion if ran is not None else None,
         )
     except Exception as exc:  # never lose the answer because the code index failed
         log.exception("code search for %s failed", request.path)

@@ -48,6 +48,8 @@ class Reproduction:
     # Per file, the first line of every function the code entered (a unit's `start`).
     lines: Mapping[str, frozenset[int]] = field(default_factory=dict)
     errors: tuple[str, ...] = ()
+    # Per file, (first line, name) of the functions a RecursionError's stack went round.
+    recursion: Mapping[str, tuple[tuple[int, str], ...]] = field(default_factory=dict)
     # The project's own imports (`import pkg`, tried for a name the code never bound) that
     # failed: the snippet's NameErrors are then the interpreter's or the environment's.
     unimported: tuple[str, ...] = ()
@@ -79,6 +81,14 @@ class Reproduction:
             )
         if self.errors:
             said += f"; it raised {self.errors[0]}"
+        if self.recursion:
+            looped = [
+                f"`{name}` in `{path}`"
+                for path, pairs in self.recursion.items()
+                for _, name in pairs
+            ]
+            more = ", …" if len(looped) > 3 else ""
+            said += f"; its recursion went round {', '.join(looped[:3])}{more}"
         if self.unimported:
             said += (
                 f", but the project itself did not import (`{self.unimported[0]}`): "
@@ -206,6 +216,7 @@ def run_snippet(
         files={str(p): tuple(map(str, names)) for p, names in found["files"].items()},
         lines=_lines(found.get("lines")),
         errors=tuple(_error_text(e) for e in found.get("errors") or () if isinstance(e, dict)),
+        recursion=_recursion(found.get("recursion")),
         unimported=_texts(found.get("unimported")),
         timed_out=bool(found.get("timed_out")),
         ms=ms,
@@ -222,6 +233,19 @@ def _lines(value: object) -> dict[str, frozenset[int]]:
         for path, found in value.items()
         if isinstance(found, list)
     }
+
+
+def _recursion(value: object) -> dict[str, tuple[tuple[int, str], ...]]:
+    """The tracer's `[path, first line, name]` triples per file, sorted; anything not shaped
+    so is dropped (an older tracer sends none)."""
+    found: dict[str, set[tuple[int, str]]] = {}
+    for item in value if isinstance(value, list) else ():
+        if not (isinstance(item, list) and len(item) == 3):
+            continue
+        path, line, name = item
+        if isinstance(path, str) and type(line) is int and isinstance(name, str):
+            found.setdefault(path, set()).add((line, name))
+    return {path: tuple(sorted(pairs)) for path, pairs in found.items()}
 
 
 def _texts(value: object) -> tuple[str, ...]:

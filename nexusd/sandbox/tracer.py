@@ -5,9 +5,9 @@ snapshot it exports, beside the snippet, and runs `python .nexusd-reproduce/trac
 .nexusd-reproduce/snippet.json` there. The prelude (the snippet's imports) runs untraced;
 then each statement runs in one namespace, as at a prompt, with a profile hook recording
 each function of the workspace it enters. A statement that raises ends only itself, its
-innermost workspace frame kept. The budget ends the run early and the result is still
-printed, as one line after MARKER on the real standard output: what the snippet prints
-goes elsewhere.
+innermost workspace frame kept (and for a RecursionError, the functions it went round).
+The budget ends the run early and the result is still printed, as one line after MARKER
+on the real standard output: what the snippet prints goes elsewhere.
 """
 
 from __future__ import annotations
@@ -41,6 +41,11 @@ MAX_RETRIES = 8
 MAX_IMPORTS = 3
 # Once binding names took this share of the budget, no more are looked for.
 IMPORTS_SHARE = 0.3
+# A RecursionError's stack: the innermost frames read, and how often a function must recur
+# among them to be part of the recursion rather than the way into it.
+CYCLE_FRAMES = 300
+CYCLE_REPEATS = 3
+MAX_CYCLE = 12
 # Top-level folders with an __init__.py that are not what a report's REPL imports.
 _NOT_PACKAGES = ("_", "test", "doc", "example", "bench", "script", "tools", "build", "setup")
 
@@ -158,6 +163,7 @@ def main(argv: list[str]) -> int:
         raise _SlowImport() if importing[0] else _Budget()
 
     errors: list[dict[str, Any]] = []
+    recursion: dict[tuple[str, int], str] = {}  # (path, first line) → function name
     ran = 0
     timed_out = False
     namespace: dict[str, Any] = {"__name__": "__main__"}
@@ -241,6 +247,8 @@ def main(argv: list[str]) -> int:
                     break
                 except BaseException as exc:  # the snippet's own failure is a finding
                     errors.append(_error(root, exc))
+                    if isinstance(exc, RecursionError):
+                        recursion.update(_cycle(root, exc))
                 sink.seek(0)
                 sink.truncate()
     except _Budget:
@@ -253,6 +261,8 @@ def main(argv: list[str]) -> int:
         # Cut short, they would mark functions that ran as not run.
         "lines": {} if capped[0] else {path: sorted(found) for path, found in lines.items()},
         "errors": errors[:20],
+        # The functions a recursion went round: a fix breaks it somewhere along them.
+        "recursion": [[path, line, name] for (path, line), name in sorted(recursion.items())],
         "unimported": unimported,
         "ran": ran,
         "timed_out": timed_out,
@@ -304,6 +314,25 @@ def _error(root: str, exc: BaseException) -> dict[str, Any]:
     ]
     message = f"{type(exc).__name__}: {exc}"[:300]
     return {"error": message, "frame": list(frames[-1]) if frames else None}
+
+
+def _cycle(root: str, exc: RecursionError) -> dict[tuple[str, int], str]:
+    """The workspace functions that recur among the innermost frames of a RecursionError:
+    the recursion itself, not the calls that led into it (each is there once)."""
+    codes = []
+    tb = exc.__traceback__
+    while tb is not None:
+        codes.append(tb.tb_frame.f_code)
+        tb = tb.tb_next
+    counts: dict[Any, int] = {}
+    for code in codes[-CYCLE_FRAMES:]:
+        counts[code] = counts.get(code, 0) + 1
+    found: dict[tuple[str, int], str] = {}
+    for code, n in sorted(counts.items(), key=lambda item: -item[1]):
+        path = _relative(root, code.co_filename)
+        if n >= CYCLE_REPEATS and path is not None and not code.co_name.startswith("<"):
+            found[(path, code.co_firstlineno)] = code.co_name
+    return dict(list(found.items())[:MAX_CYCLE])
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import pytest
 from nexusd.code.corpus import Corpus
 from nexusd.code.lang_python import parse_python
 from nexusd.code.query import mine
-from nexusd.code.rank import Weights, rank
+from nexusd.code.rank import Weights, executed_signal, rank
 
 FILES = {
     "app/__init__.py": "from app.config import Config\n",
@@ -170,6 +170,45 @@ def test_the_functions_the_requests_code_ran_are_listed_before_those_it_did_not(
     # body's code, run at import), change nothing.
     for lines in ({"app/other.py": {1}}, {"app/rows.py": {3, 4}}):
         assert rank(corpus, query, k=1, ran_lines=lines)[0].units == plain.units
+
+
+def test_the_files_a_recursion_went_round_rank_above_the_others_it_entered() -> None:
+    files = {
+        "calc/words.py": 'def nested_depth(expr):\n    "depth of a nested expression"\n',
+        "calc/shape.py": (
+            'def helper(expr):\n    "a nested expression"\n    return expr\n\n\n'
+            "def grow(expr):\n    return absolute(expr)\n"
+        ),
+        "calc/absval.py": "def absolute(expr):\n    return grow(expr)\n",
+        "calc/entered.py": "def entry(expr):\n    return expr\n",
+    }
+    corpus = Corpus(parse_python(path, text) for path, text in files.items())
+    query = mine("maximum recursion depth exceeded", title="a nested expression")
+    ran: dict[str, tuple[str, ...]] = dict.fromkeys(
+        ("calc/shape.py", "calc/absval.py", "calc/entered.py"), ()
+    )
+    extra, why = executed_signal(corpus, ran)
+    plain = rank(corpus, query, k=4, extra=extra, why=why)
+    score = {hit.path: hit.score for hit in plain}
+    assert score["calc/absval.py"] == score["calc/entered.py"]  # entered alike
+    before = next(hit for hit in plain if hit.path == "calc/shape.py")
+    assert [unit.qualname for unit in before.units] == ["helper"]
+    looped = {"calc/shape.py": ((6, "grow"),), "calc/absval.py": ((1, "absolute"),)}
+    extra, why = executed_signal(corpus, ran, looped)
+    assert set(extra) == {"executed", "recursion"}
+    lines = {path: {line for line, _ in pairs} for path, pairs in looped.items()}
+    hits = rank(corpus, query, k=4, extra=extra, why=why, looped_lines=lines)
+    after = {hit.path: hit.score for hit in hits}
+    assert (
+        hits[-1].path == "calc/entered.py" and after["calc/entered.py"] == score["calc/entered.py"]
+    )
+    assert after["calc/absval.py"] > after["calc/entered.py"]
+    assert after["calc/shape.py"] > score["calc/shape.py"]
+    shape = next(hit for hit in hits if hit.path == "calc/shape.py")
+    assert shape.reasons[0] == "went round in the recursion the request's code ran into (`grow`)"
+    # Listed first in its file, above `helper` and its words: where to break the recursion.
+    assert [unit.qualname for unit in shape.units] == ["grow", "helper"]
+    assert "recursion" not in executed_signal(corpus, ran, {})[0]
 
 
 def test_tests_rank_below_the_code_they_test(corpus: Corpus) -> None:

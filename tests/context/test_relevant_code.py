@@ -250,6 +250,49 @@ def test_code_using_a_name_the_report_imported_off_screen_still_runs(
 
 
 @pytest.mark.bwrap
+def test_a_recursion_the_requests_code_runs_into_lifts_the_files_it_went_round(
+    bwrap_usable: None, repo: Path
+) -> None:
+    # The report names `total` (calc/api.py) and says nothing of the two modules that call
+    # each other for ever; calc/notes.py shares its words.
+    _committed(
+        repo,
+        {
+            "calc/__init__.py": "from calc.api import total\n",
+            "calc/api.py": "from calc.walker import walk\n\ndef total(xs):\n    return walk(xs)\n",
+            "calc/walker.py": (
+                "from calc import folder\n\ndef walk(xs):\n    return folder.fold(xs)\n"
+            ),
+            "calc/folder.py": (
+                "from calc import walker\n\n"
+                "def fold(xs):\n    return walker.walk(xs) if xs else 0\n"
+            ),
+            "calc/notes.py": '"""Why a total never returns: the total of a list."""\n',
+        },
+    )
+    text = "total never returns\n\n>>> from calc import total\n>>> total([1])\n"
+    req = request(goal=text, blockers=())
+    off = code_phase(
+        find_repo(repo), config_from_mapping({"code": {"reproduce": {"mode": "off"}}}), req, None
+    )
+    found = code_phase(
+        find_repo(repo), config_from_mapping({"sandbox": {"backend": "bwrap"}}), req, None
+    )
+    before = [h.path for h in off.hits]  # type: ignore[attr-defined]
+    after = [h.path for h in found.hits]  # type: ignore[attr-defined]
+    for path, name in (("calc/walker.py", "walk"), ("calc/folder.py", "fold")):
+        assert path not in before or after.index(path) < before.index(path)
+        hit = next(h for h in found.hits if h.path == path)  # type: ignore[attr-defined]
+        said = f"went round in the recursion the request's code ran into (`{name}`)"
+        assert hit.reasons[0] == said and hit.units[0].qualname == name
+    # api.py's `total` ran once, on the way in: entered, not part of the recursion.
+    api = next(h for h in found.hits if h.path == "calc/api.py")  # type: ignore[attr-defined]
+    assert not any("recursion" in reason for reason in api.reasons)
+    assert found.reproduction is not None and "RecursionError" in found.reproduction
+    assert "its recursion went round `fold` in `calc/folder.py`" in found.reproduction
+
+
+@pytest.mark.bwrap
 def test_a_go_or_rust_reports_text_is_never_run_as_python(bwrap_usable: None, repo: Path) -> None:
     _committed(
         repo,

@@ -12,7 +12,7 @@ from nexusd.code.snippet import runnable
 from nexusd.config import config_from_mapping
 from nexusd.paths import find_repo
 from nexusd.sandbox import tracer
-from nexusd.sandbox.reproduce import Reproduction, _lines, reproduce
+from nexusd.sandbox.reproduce import Reproduction, _lines, _recursion, reproduce
 from tests.conftest import git
 
 CORE = """\
@@ -338,6 +338,63 @@ def test_the_first_lines_the_tracer_sends_are_taken_as_numbers_only(
     sent: object, kept: dict[str, frozenset[int]]
 ) -> None:
     assert _lines(sent) == kept
+
+
+LOOP = """\
+def start(n):
+    return ping(n)
+
+
+def ping(n):
+    return pong(n + 1)
+
+
+def pong(n):
+    return ping(n) if n else 0
+"""
+
+
+@pytest.mark.bwrap
+def test_a_recursion_the_code_runs_into_names_the_functions_it_went_round(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    root = make_repo()
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "loop.py").write_text(LOOP)
+    (root / "pkg" / "other.py").write_text("def other():\n    return 2\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "pkg")
+    text = (
+        "```python\nfrom pkg.loop import start\nfrom pkg.other import other\n"
+        "other()\nstart(1)\n```\n"
+    )
+    found = _run(root, text)
+    assert found is not None and not found.note
+    assert found.errors[0].startswith("`RecursionError: maximum recursion depth exceeded")
+    # `start` ran once, on the way in; `other` before it: neither is the recursion.
+    assert found.recursion == {"pkg/loop.py": ((5, "ping"), (9, "pong"))}
+    assert "its recursion went round `ping` in `pkg/loop.py`, `pong` in `pkg/loop.py`" in (
+        found.summary()
+    )
+    # Code that raises anything else has no recursion to show.
+    assert _run(root, "```python\nfrom pkg.loop import start\nstart('x')\n```\n").recursion == {}
+
+
+@pytest.mark.parametrize(
+    ("sent", "kept"),
+    [
+        ([["pkg/a.py", 3, "f"], ["pkg/a.py", 1, "g"]], {"pkg/a.py": ((1, "g"), (3, "f"))}),
+        ([["pkg/a.py", True, "f"], ["pkg/a.py", "1", "g"], ["pkg/b.py", 2]], {}),
+        ([["pkg/a.py", 2, "f"], "pkg/b.py:1", None], {"pkg/a.py": ((2, "f"),)}),
+        ({"pkg/a.py": [1]}, {}),
+        (None, {}),  # a tracer of an older nexusd sends none
+    ],
+)
+def test_the_recursion_the_tracer_sends_is_taken_only_when_well_formed(
+    sent: object, kept: dict[str, tuple[tuple[int, str], ...]]
+) -> None:
+    assert _recursion(sent) == kept
 
 
 @pytest.mark.parametrize(
