@@ -39,7 +39,7 @@ class Range(NamedTuple):
     low: float
     high: float
     above: bool = False  # a float that must be more than `low` (cpus: 0.5, never 0)
-    note: str = ""  # `high` in words, for the fix (`a year`, `1 GiB`)
+    note: str = ""  # the range in words, for the fix (`a year`, `1 GiB`, why its floor)
 
 
 A_YEAR_MS = Range(0, YEAR_MS, note="a year in milliseconds")
@@ -55,8 +55,11 @@ RANGES: dict[str, Range] = {
     # Read whole and parsed in memory: a request is a page of markdown (default 1 MiB).
     "watch.max_request_bytes": Range(1, 64 * MIB, note="64 MiB"),
     "watch.queue_size": Range(1, 1_000_000),  # 0 was read as 1
-    # planner: a plan is a review, the steps and the checks (below 2 read as 2).
-    "planner.max_actions": Range(2, 100),
+    # planner: a plan is a review, the steps and the checks. Fewer than 3 left no step that
+    # does the work (2 was a review and the checks only, read without a word).
+    "planner.max_actions": Range(
+        3, 100, note="the review, at least one step toward the goal, and the checks"
+    ),
     "planner.max_retries": Range(0, 20),
     "planner.timeout_ms": MILLIS,
     # The largest context windows models have are about 10 million tokens.

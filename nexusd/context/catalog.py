@@ -16,7 +16,7 @@ from nexusd.context.goaltext import split_goal
 from nexusd.errors import ConfigError
 
 PACKAGED = "best_practices.yaml"
-# Keywords this short match whole words only (`ci` must not match `circle`).
+# Words of a keyword this short match whole words only (`ci` must not match `circle`).
 _SHORT = 3
 # A name from code (`total_count`, `astropy.table`, `self._lock`): the code's word, not the
 # writer's (`lock` is no concurrency problem in `locket`'s or `self._lock`'s line).
@@ -126,9 +126,14 @@ def load_catalog(root: Path, configured: str | None) -> tuple[Practice, ...]:
 
 
 def _pattern(keyword: str) -> re.Pattern[str]:
+    """Each word of a keyword starts a word of the text; a short one (`in`, `ci`, `s`) is the
+    whole word, a longer one a stem (`nondetermin`, `flak`). Words between spaces are whole
+    whatever their length, so a phrase never ends inside a longer word: `1 in` is not the
+    start of `1 instead`, `broke in` not of `broke into`."""
     words = keyword.split()
+    last = words[-1] if words else keyword
     body = r"\s+".join(re.escape(w) for w in words)
-    tail = r"\b" if len(keyword) <= _SHORT else ""
+    tail = r"\b" if len(last) <= _SHORT and last[-1:].isalnum() else ""
     lead = r"\b" if keyword[:1].isalnum() else ""
     return re.compile(lead + body + tail)
 
@@ -139,7 +144,7 @@ def _compiled(keyword: str) -> re.Pattern[str]:
 
 
 def matched_keywords(practice: Practice, text_lower: str) -> tuple[str, ...]:
-    """The entry's keywords found in lower-cased text (word-prefix match)."""
+    """The entry's keywords found in lower-cased text (word-prefix match; see `_pattern`)."""
     return tuple(k for k in practice.keywords if _compiled(k).search(text_lower))
 
 

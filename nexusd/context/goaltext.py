@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from nexusd.code import boilerplate
+from nexusd.protocol.inline import inline_code
 
 # What the analysis shows of the goal; longer goals are summarised with a count of the rest.
 SUMMARY_CHARS = 600
@@ -21,7 +22,11 @@ TITLE_CHARS = 120
 # A prose line of so few words between code blocks joins them (`so`, `but`, `Output:`).
 GLUE_WORDS = 2
 
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)[`~]*\s*(?P<lang>[\w+#.-]*)")
+# Of a goal that is only code, how much of its first line a title shows.
+CODE_LINE_CHARS = 60
+# What an info string names, as a title says it (`py` is Python code).
+_LANGUAGES = {"py": "Python", "python": "Python", "js": "JavaScript", "ts": "TypeScript"}
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _LABEL = re.compile(r"^(?:next\s+)?goal\s*[:：]\s*", re.IGNORECASE)
@@ -49,6 +54,8 @@ class GoalText:
     code_lines: int
     headings: frozenset[int] = frozenset()  # which paragraphs were headings
     leads: frozenset[int] = frozenset()  # which paragraphs a code block followed
+    first_code: str = ""  # the first line of code that is not blank
+    code_lang: str = ""  # the first code block's info string (`python`), if any
 
 
 def split_goal(goal: str) -> GoalText:
@@ -57,6 +64,7 @@ def split_goal(goal: str) -> GoalText:
     current: list[str] = []
     blocks = code_lines = 0
     in_fence = False
+    first_code = code_lang = ""
 
     def close(kind: str = "") -> None:
         if current:
@@ -64,9 +72,11 @@ def split_goal(goal: str) -> GoalText:
             current.clear()
 
     for raw in _COMMENT.sub("", goal[:TOPIC_CHARS]).splitlines():
-        if _FENCE.match(raw):
+        fence = _FENCE.match(raw)
+        if fence:
             if not in_fence:
                 blocks += 1
+                code_lang = fence["lang"] if blocks == 1 else code_lang
             in_fence = not in_fence
             if in_fence and not current and paragraphs and not paragraphs[-1][1]:
                 paragraphs[-1] = (paragraphs[-1][0], "lead")  # a blank line before the block
@@ -74,6 +84,7 @@ def split_goal(goal: str) -> GoalText:
             continue
         if in_fence:
             code_lines += 1
+            first_code = first_code or raw.strip()
             continue
         line = raw.strip()
         if line == _NO_RESPONSE:
@@ -99,6 +110,8 @@ def split_goal(goal: str) -> GoalText:
         code_lines,
         frozenset(i for i, (_, kind) in enumerate(kept) if kind == "heading"),
         frozenset(i for i, (_, kind) in enumerate(kept) if kind == "lead"),
+        first_code,
+        code_lang,
     )
 
 
@@ -124,9 +137,29 @@ def clip(text: str, limit: int) -> str:
     return cut + "…"
 
 
+def _code_name(text: GoalText) -> str:
+    """`Python code` or `code`, by the first block's info string."""
+    lang = _LANGUAGES.get(text.code_lang.lower(), text.code_lang)
+    return f"{lang} code" if lang else "code"
+
+
+def _code_start(text: GoalText, limit: int = CODE_LINE_CHARS) -> str:
+    """The first line of a goal's code as inline code, cut to `limit` characters."""
+    return inline_code(clip(text.first_code, limit))
+
+
 def goal_title(goal: str, limit: int = 100) -> str:
-    """The goal's first line of prose, without markdown heading marks."""
+    """The goal's first line of prose, without markdown heading marks; for a goal of only
+    code, what it gave and the code's first line."""
     text = split_goal(goal)
+    if not text.prose and text.code_blocks:
+        if not text.first_code:
+            return "An empty code block without a description"
+        said = f"{_code_name(text).capitalize()} without a description: "
+        room = limit - len(said) - 6  # the code span's backticks and padding
+        if room < 10:
+            return clip(said.rstrip(": "), limit)
+        return said + _code_start(text, min(room, CODE_LINE_CHARS))
     first = text.prose[0] if text.prose else " ".join(goal[: limit * 4].split())
     return clip(first, limit) or "(no goal)"
 
@@ -153,7 +186,7 @@ def goal_summary(goal: str, limit: int = SUMMARY_CHARS) -> str:
             parts.append(said[:-1] + ".")  # it led into code that is not repeated here
         else:
             parts.append(said if said.endswith((".", ":", "!", "?")) else said + ".")
-    summary = clip(" ".join(parts), limit)
+    summary = clip(" ".join(parts), limit) or _only_code(text)
     left = len(goal) - len(summary)
     notes = []
     if text.code_blocks:
@@ -163,6 +196,18 @@ def goal_summary(goal: str, limit: int = SUMMARY_CHARS) -> str:
     if summary.endswith("…") or len(goal) > TOPIC_CHARS:
         notes.append(f"{max(left, 0):,} more characters in the request")
     return summary + (f" _({'; '.join(notes)})_" if notes else "")
+
+
+def _only_code(text: GoalText) -> str:
+    """What a goal without prose gave: a Goal line is never left empty by a pasted block."""
+    if not text.code_blocks:
+        return ""
+    if not text.first_code:
+        return "The request gives only an empty code block, no description of what to do."
+    return (
+        f"The request gives only {_code_name(text)}, no description of what to do with it; "
+        f"it starts {_code_start(text)}."
+    )
 
 
 def _glue(paragraph: str, text: GoalText) -> bool:

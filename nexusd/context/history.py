@@ -15,6 +15,7 @@ from typing import Any
 
 from nexusd.context.artifacts import resolve_inside
 from nexusd.context.keywords import keywords
+from nexusd.protocol.inline import inline_code
 
 RESPONSE_SUFFIX = "_plan_response.md"
 MAX_HISTORY_BYTES = 1_048_576
@@ -194,9 +195,9 @@ def find_previous(
             elif resolved.is_file():
                 return resolved, "history_path", ""
         if len(reasons) == 2 or refused_existing:
-            note = f"history_path `{history_path}` {refused_existing or reasons[0]}"
+            note = f"history_path {inline_code(history_path)} {refused_existing or reasons[0]}"
         else:
-            note = f"history_path `{history_path}` does not exist"
+            note = f"history_path {inline_code(history_path)} does not exist"
     older = _older_responses(request_path.parent, request_path.name, order_key)
     for path in reversed(older[-MAX_SCANNED:]):
         # Links are skipped: a response nexusd or a client wrote is a regular file.

@@ -181,10 +181,79 @@ _FAILS = re.compile(r"(?<!\bthat )(?<!\bwhich )\bfails\b")
 
 @functools.lru_cache(maxsize=256)
 def _pattern(cue: str) -> re.Pattern[str]:
-    body = r"\s+".join(re.escape(w) for w in cue.split())
-    # Short cues are whole words (`race` must not match `trace`, `new` not `renew`).
-    tail = r"\b" if len(cue) <= 4 else ""
+    words = cue.split()
+    body = r"\s+".join(re.escape(w) for w in words)
+    # Short words are whole words (`race` must not match `trace`, `new` not `renew`), the
+    # last of a phrase too: `find out` is not the start of `find outliers`.
+    tail = r"\b" if len(words[-1]) <= 4 else ""
     return re.compile(r"\b" + body + tail)
+
+
+# A request that says what happens beside what should happen reports a wrong result,
+# whatever else it asks: `returns 500, should return 404`, `expected 3, got 4`. Verbs in
+# the forms that describe what a program did (`returns`, `gave`), with the form that says
+# what it should do; an imperative (`return 404 instead of 500`) is work to do.
+_DID: dict[str, str] = {
+    "return": "returns|returned",
+    "give": "gives|gave|given",
+    "print": "prints|printed",
+    "show": "shows|showed|shown",
+    "yield": "yields|yielded",
+    "produce": "produces|produced",
+    "output": "outputs|outputted",
+    "raise": "raises|raised",
+    "throw": "throws|threw",
+    "evaluate": "evaluates|evaluated",
+}
+_CLAUSE = r"[^.;:!?\n]"  # within one clause
+_SUBJECT = r"(?:(?:it|this|that|they|which)\s+)?"
+_SHOULD = r"(?:should|must|ought\s+to|is\s+supposed\s+to|was\s+supposed\s+to)\s+(?:have\s+)?"
+_BUT = r"(?:,\s*(?:but\s+)?|\bbut\s+|\bwhereas\s+|\bwhile\s+|\bwhen\s+)"
+_MISMATCH: tuple[tuple[str, int, re.Pattern[str]], ...] = (
+    (
+        "returns X, should return Y",
+        3,
+        re.compile(
+            "|".join(
+                rf"\b(?:{did})\b{_CLAUSE}{{1,80}}?{_BUT}{_SUBJECT}{_SHOULD}(?:{base}|{did})\b"
+                for base, did in _DID.items()
+            )
+            # `is 10 but should be 12`; not `is a new page, it should be fast`, a spec.
+            + rf"|\b(?:is|are|was|were)\b{_CLAUSE}{{1,60}}?"
+            rf"(?:,\s*|(?:\bbut|\bwhereas|\bwhen|\bwhile)\s+{_SUBJECT}){_SHOULD}(?:be|been)\b"
+        ),
+    ),
+    (
+        "should return Y but returns X",
+        3,
+        re.compile(
+            "|".join(
+                rf"\b{_SHOULD}(?:{base})\b{_CLAUSE}{{1,80}}?\bbut\s+{_SUBJECT}(?:{did})\b"
+                for base, did in {**_DID, "be|been": "is|are|was|were"}.items()
+            )
+        ),
+    ),
+    (
+        "expected … got …",
+        3,
+        re.compile(
+            rf"\bexpected\b{_CLAUSE}{{0,80}}?(?:,|\bbut\b|\binstead\b)\s*"
+            r"(?:(?:i|we|it|they)\s+)?(?:got|get|gets|received|returned|returns|saw|see)\b"
+            # The labels of a report: `Expected: 3 items` / `Got: 2 items`.
+            r"|\bexpected(?:\s+\w+)?\s*:[^.!?]{0,80}?\b(?:got|actual(?:\s+\w+)?)\s*:"
+        ),
+    ),
+    (
+        "returns X instead of Y",
+        1,
+        re.compile(
+            # A little more than `instead of` alone, which also names work to do ("so the
+            # CLI prints JSON instead of a table"): a feature's own cues still outweigh it.
+            rf"\b(?:{'|'.join(_DID.values())}|is|are|was|were)\b"
+            r"[^.;:!?,\n]{1,60}?\binstead\s+of\b"
+        ),
+    ),
+)
 
 
 def classify_text(text: str) -> Intent:
@@ -201,6 +270,10 @@ def classify_text(text: str) -> Intent:
                 bonus = 1 if _pattern(cue).match(lower) else 0
                 scores[kind] = scores.get(kind, 0) + weight + bonus
                 found.setdefault(kind, []).append(cue)
+    for said, weight, pattern in _MISMATCH:
+        if pattern.search(lower):
+            scores["bug"] = scores.get("bug", 0) + weight
+            found.setdefault("bug", []).append(said)
     if _FAILS.search(lower):
         scores["bug"] = scores.get("bug", 0) + 1
         found.setdefault("bug", []).append("fails")

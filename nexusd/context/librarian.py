@@ -26,6 +26,7 @@ from nexusd.context.toolchain import PYTHON, Toolchain, detect
 from nexusd.context.toolsfile import ToolsFacts, read_tools_file
 from nexusd.memory.sources import memory_globs
 from nexusd.protocol.documents import PlanRequest
+from nexusd.protocol.inline import inline_code
 from nexusd.protocol.naming import request_timestamp
 from nexusd.protocol.render import read_response_meta
 
@@ -185,7 +186,7 @@ def gather(
         warnings.append(note)
     for art in artifacts:
         if art.status == "refused":
-            warnings.append(f"artifact `{art.path}` {art.note}")
+            warnings.append(f"artifact {inline_code(art.path)} {art.note}")
     if git.error:
         warnings.append(f"git facts unavailable: {git.error}")
     return ContextBundle(

@@ -20,6 +20,7 @@ from nexusd.context.llm_librarian import librarian_configured, rerank_files
 from nexusd.context.recall import MemoryEvidence
 from nexusd.paths import RepoLayout
 from nexusd.protocol.documents import PlanRequest, Section
+from nexusd.protocol.inline import inline_code, inline_codes
 
 if TYPE_CHECKING:  # numpy and LanceDB load only when a request is answered
     from nexusd.code.rank import FileHit
@@ -163,7 +164,7 @@ def memory_named(findings: CodeFindings, memory_hits: Sequence[MemoryEvidence]) 
             tail = raw.strip("./")
             for file_hit in findings.hits:
                 if file_hit.path == tail or file_hit.path.endswith("/" + tail):
-                    named.setdefault(file_hit.path, f"`{hit.citation}`")
+                    named.setdefault(file_hit.path, inline_code(hit.citation))
     if not named:
         return findings
     lift = 0.5 * max(h.score for h in findings.hits)
@@ -220,11 +221,12 @@ def relevant_code_section(
     for number, hit in enumerate(hits, start=1):
         line = hit.units[0].start if hit.units else 1
         why = "; ".join(hit.reasons[:3]) or "shares words with the request"
-        lines.append(f"{number}. `{hit.path}:{line}` — {why}")
+        lines.append(f"{number}. {inline_code(f'{hit.path}:{line}')} — {why}")
         for unit in hit.units[:MAX_UNITS_SHOWN]:
-            said = [f"mentions {', '.join(f'`{w}`' for w in unit.reasons)}"] if unit.reasons else []
+            said = [f"mentions {inline_codes(unit.reasons)}"] if unit.reasons else []
             if unit.ran:
                 said.append("the request's code ran it")
             words = f" ({'; '.join(said)})" if said else ""
-            lines.append(f"   - `{hit.path}:{unit.start}` {unit.kind} `{unit.qualname}`{words}")
+            where = inline_code(f"{hit.path}:{unit.start}")
+            lines.append(f"   - {where} {unit.kind} {inline_code(unit.qualname)}{words}")
     return Section("Relevant Code", "\n".join(lines))

@@ -5,12 +5,14 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from typing import Literal
 
 from nexusd.code.places import is_test_path
 from nexusd.context.goaltext import goal_title
 from nexusd.context.librarian import BlockerFacts, ContextBundle
+from nexusd.protocol.inline import inline_code, inline_codes
 
 # What an action does, so plans (and tests) can reason about steps, not their wording.
 Step = Literal[
@@ -47,18 +49,18 @@ def short(text: str, limit: int = 90) -> str:
 
 def code(items: tuple[str, ...] | list[str]) -> str:
     """`a`, `b` and `c` as inline code, comma-separated."""
-    return ", ".join(f"`{item}`" for item in items)
+    return inline_codes(items)
 
 
 def check_commands(bundle: ContextBundle) -> list[str]:
     """The commands that verify the work: configured checks, else a sensible default."""
-    commands = [f"{c['name']}: `{c['run']}`" for c in bundle.checks]
+    commands = [f"{c['name']}: {inline_code(c['run'])}" for c in bundle.checks]
     if commands:
         return [*commands, "all of them at once: `nexusd check`"]
     chain = bundle.toolchain
     tests = [a.rel for a in bundle.artifacts if a.rel and is_test_path(a.rel)]
-    target = " ".join(t for t in tests if t) if chain.language == "python" else ""
-    return [f"`{chain.test} {target}`" if target else f"`{chain.test}`"]
+    target = " ".join(shlex.quote(t) for t in tests if t) if chain.language == "python" else ""
+    return [inline_code(f"{chain.test} {target}" if target else chain.test)]
 
 
 def has_previous_cycle(bundle: ContextBundle) -> bool:
@@ -100,7 +102,7 @@ def review_action(bundle: ContextBundle) -> Action:
             "review",
         )
     git = bundle.git
-    where = f"branch `{git.branch}`" if git.branch else "a detached HEAD"
+    where = f"branch {inline_code(git.branch)}" if git.branch else "a detached HEAD"
     head = f" at `{git.head[:10]}` (“{short(git.head_subject, 60)}”)" if git.head else ""
     if git.dirty_total:
         state = (
@@ -159,17 +161,18 @@ def gone_action(gone: tuple[str, ...], bundle: ContextBundle) -> Action:
     told: list[str] = []
     for path in gone:
         if path in deleted_here:
+            restore = f"git restore --source=HEAD --staged --worktree -- {shlex.quote(path)}"
             told.append(
-                f"`{path}` was deleted or moved since the last commit (`git status` says "
-                f"which; `git restore --source=HEAD --staged --worktree -- {path}` brings it "
-                "back)"
+                f"{inline_code(path)} was deleted or moved since the last commit (`git status` "
+                f"says which; {inline_code(restore)} brings it back)"
             )
             continue
         last = bundle.git.recent[path][0]
+        back = f"git checkout {last.sha}~1 -- {shlex.quote(path)}"
         told.append(
-            f"`{path}` was last changed in `{last.sha}` (“{short(last.subject, 60)}”), which "
-            f"removed or moved it (`git show --stat {last.sha}` says which; "
-            f"`git checkout {last.sha}~1 -- {path}` brings it back)"
+            f"{inline_code(path)} was last changed in `{last.sha}` (“{short(last.subject, 60)}”), "
+            f"which removed or moved it (`git show --stat {last.sha}` says which; "
+            f"{inline_code(back)} brings it back)"
         )
     return Action(
         f"Find out where {code(list(gone))} went",
@@ -226,7 +229,7 @@ def code_action(
     if first:
         sources = [*first, *(h for h in sources if h.path != traced)]
     top = sources[0]
-    units = ", ".join(f"`{u.qualname}` (line {u.start})" for u in top.units[:3])
+    units = ", ".join(f"{inline_code(u.qualname)} (line {u.start})" for u in top.units[:3])
     why = "; ".join(top.reasons[:2]) or "it shares the request's rarest words"
     others = code([h.path for h in sources[1:3]])
     then = f" If it is not there, look next at {others}." if others else ""
@@ -237,7 +240,7 @@ def code_action(
         else "the code index ranks this file first"
     )
     return Action(
-        title.format(file=f"`{top.path}`"),
+        title.format(file=inline_code(top.path)),
         tuple(h.path for h in sources[:3]),
         f"{start}{ranked} because {why}.{then}",
         verify,

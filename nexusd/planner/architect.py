@@ -5,6 +5,8 @@ Deterministic: the same bundle gives the same text. No network, no model.
 
 from __future__ import annotations
 
+import shlex
+
 from nexusd.code.places import is_test_path
 from nexusd.context.artifacts import Hit, find_mentions
 from nexusd.context.catalog import Match, match_practices
@@ -24,6 +26,7 @@ from nexusd.planner.actions import (
 )
 from nexusd.planner.sequence import plan_actions
 from nexusd.protocol.documents import STANDARD_SECTIONS, Section
+from nexusd.protocol.inline import inline_code
 
 PLANNER_NAME = "offline"
 OFFLINE_NOTE = (
@@ -70,7 +73,7 @@ def title_for(bundle: ContextBundle) -> str:
 
 def _hits(hits: tuple[Hit, ...], indent: str = "") -> list[str]:
     return [
-        f"{indent}- `{h.path}:{h.line}` — `{short(h.text, 100).replace('`', '')}` "
+        f"{indent}- {inline_code(f'{h.path}:{h.line}')} — {inline_code(short(h.text, 100))} "
         f"(mentions {', '.join(h.matched)})"
         for h in hits
     ]
@@ -80,11 +83,14 @@ def _git_lines(bundle: ContextBundle) -> list[str]:
     git = bundle.git
     if git.error:
         return [f"- Git facts unavailable: {git.error}"]
-    where = f"branch `{git.branch}`" if git.branch else "a **detached HEAD**"
+    where = f"branch {inline_code(git.branch)}" if git.branch else "a **detached HEAD**"
     head = f"`{git.head[:10]}` “{short(git.head_subject, 70)}”" if git.head else "no commit yet"
     lines = [f"- Repository: {where}, HEAD {head}."]
     if git.dirty_total:
-        shown = [f"`{d.code.strip() or d.code}` {d.path}" for d in git.dirty[:MAX_DIRTY_SHOWN]]
+        shown = [
+            f"`{d.code.strip() or d.code}` {inline_code(d.path)}"
+            for d in git.dirty[:MAX_DIRTY_SHOWN]
+        ]
         more = f" (and {git.dirty_total - len(shown)} more)" if git.dirty_total > len(shown) else ""
         lines.append(
             f"- Uncommitted changes (nexusd's own files aside): {git.dirty_total}: "
@@ -113,7 +119,9 @@ def _artifact_table(bundle: ContextBundle) -> list[str]:
         status = art.status if not note else f"{art.status}: {short(note, 60)}"
         size = f"{art.size} B" if art.status == "ok" else "—"
         lines = str(art.lines) if art.status == "ok" else "—"
-        name = f"`{art.path}`" + (f" ({short(art.description, 60)})" if art.description else "")
+        name = inline_code(art.path) + (
+            f" ({short(art.description, 60)})" if art.description else ""
+        )
         cells = (name, status, size, lines, symbols, last)
         # A `|` inside a cell (a commit subject, a description) would split the row.
         rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
@@ -154,7 +162,8 @@ def analysis(bundle: ContextBundle) -> str:
     prev = bundle.previous
     if prev is not None:
         lines.append(
-            f"- Previous cycle: `{prev.path}` ({prev.source}; planner {prev.planner or 'unknown'}, "
+            f"- Previous cycle: {inline_code(prev.path)} ({prev.source}; "
+            f"planner {prev.planner or 'unknown'}, "
             f"status {prev.status or 'unknown'}) planned {len(prev.actions)} action(s)."
         )
         lines += [f"  {i}. {short(a, 110)}" for i, a in enumerate(prev.actions[:8], start=1)]
@@ -262,24 +271,27 @@ def tool_calls(bundle: ContextBundle) -> str:
     )
     out: list[str] = []
     if facts.exists and facts.tools:
-        out.append(f"From `{facts.path}` ({len(facts.tools)} tools), most relevant first:")
+        # A file that exists was named by the request: `path` is set.
+        named = inline_code(facts.path or "")
+        out.append(f"From {named} ({len(facts.tools)} tools), most relevant first:")
         for score, tool in _rank_tools(facts.tools, words)[:8]:
             why = f" — {tool.description}" if tool.description else ""
             rel = f" _(shares {score} word(s) with the goal and blockers)_" if score else ""
-            out.append(f"- `{tool.name}`{why}{rel}")
+            out.append(f"- {inline_code(tool.name)}{why}{rel}")
         return _with_question(out, bundle)
     if facts.path:
-        out.append(f"The tools file `{facts.path}` {facts.note}; generic tools instead:")
+        out.append(f"The tools file {inline_code(facts.path)} {facts.note}; generic tools instead:")
     arts = [a.rel for a in bundle.artifacts if a.rel and a.status == "ok"]
-    scope = " -- " + " ".join(arts[:4]) if arts else ""
+    scope = " -- " + " ".join(shlex.quote(a) for a in arts[:4]) if arts else ""
     n = bundle.request.cycle
     out += [
-        f"- `git log --oneline -n 5{scope}`: what changed recently"
+        f"- {inline_code(f'git log --oneline -n 5{scope}')}: what changed recently"
         + (" in the artifacts." if arts else "."),
         _search_tool(bundle),
         f'- `nexusd checkpoint create -m "before cycle {n if n is not None else "next"}"`: '
         "a snapshot you can restore if the cycle goes wrong.",
-        f"- `{bundle.toolchain.first_failure}`: stop at the first failure while iterating.",
+        f"- {inline_code(bundle.toolchain.first_failure)}: stop at the first failure while "
+        "iterating.",
         "- `nexusd check`: the configured checks, as the daemon runs them."
         if bundle.checks
         else "- `nexusd check`: none is configured yet; add them under `checks:` in "
@@ -295,9 +307,10 @@ def _search_tool(bundle: ContextBundle) -> str:
     if units:
         path, unit = units[0]
         name = unit.qualname.split(".")[-1]
+        impact = f"nexusd code impact {shlex.quote(f'{path}:{unit.qualname}')}"
         return (
-            f"- `nexusd code impact {path}:{unit.qualname}`: who calls `{name}`, and what it "
-            "calls, before you change it."
+            f"- {inline_code(impact)}: who calls {inline_code(name)}, and what it calls, "
+            "before you change it."
         )
     grep = " ".join(f"-e {w}" for w in bundle.goal_words[:3]) or "-e <word>"
     return f"- `git grep -n -i {grep}`: where the goal's words occur."

@@ -22,6 +22,7 @@ from nexusd.context.relevant_code import CodeFindings, code_phase, memory_named
 from nexusd.memory.chunking import HEADING_SEP
 from nexusd.paths import RepoLayout
 from nexusd.protocol.documents import PlanRequest, Section
+from nexusd.protocol.inline import inline_code
 from nexusd.readonly import is_read_only
 from nexusd.sandbox.request_checks import CriticReport, has_request_checks, run_critic
 
@@ -156,7 +157,8 @@ def evidence_section(hits: Sequence[MemoryEvidence], note: str | None) -> Sectio
     for hit in hits:
         snippet = " ".join(hit.snippet.split())
         why = ", ".join(hit.found_for)
-        lines.append(f"- `{hit.citation}` ({hit.heading or 'top'}; for {why}): {snippet}")
+        cited = inline_code(hit.citation)
+        lines.append(f"- {cited} ({hit.heading or 'top'}; for {why}): {snippet}")
     if note:
         lines.append(f"\n_{note}_")
     return Section("Evidence from Memory", "\n".join(lines))
@@ -171,7 +173,7 @@ def with_lessons_first(
         return tuple(sections)
     lines = ["What this repository already learned about these blockers:"]
     for hit in relevant:
-        lines.append(f"- `{hit.citation}`: {' '.join(hit.snippet.split())}")
+        lines.append(f"- {inline_code(hit.citation)}: {' '.join(hit.snippet.split())}")
     prefix = "\n".join(lines) + "\n\n"
     return tuple(
         Section(s.title, prefix + s.body) if s.title == "Blocker Solutions" else s for s in sections

@@ -30,6 +30,7 @@ from nexusd.planner import llm_schema as schema
 from nexusd.planner.clip import task_within
 from nexusd.planner.llm_render import FIELD_LABEL, FIELD_SECTION, answer_bodies
 from nexusd.protocol.documents import STANDARD_SECTIONS, PlanRequest, Section
+from nexusd.protocol.inline import inline_code
 
 SYSTEM = (
     "You are the architect of a software project's planner. You read the context and "
@@ -226,7 +227,7 @@ def plan_with_llm(
     else:
         bodies = {t: str(parts[t]).strip() for t in parts}
         notes.extend(
-            f"the model's answer lacked section `{t}`; filled from the offline planner"
+            f"the model's answer lacked section {inline_code(t)}; filled from the offline planner"
             for t in titles
             if t not in parts
         )

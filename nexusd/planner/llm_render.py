@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from nexusd.protocol.documents import STANDARD_SECTIONS
+from nexusd.protocol.inline import inline_code
 
 # Answer field -> the standard section it fills (risks join the analysis).
 FIELD_SECTION: dict[str, str] = {
@@ -29,8 +30,13 @@ FIELD_LABEL: dict[str, str] = {
 }
 
 
+def _unwrapped(text: str) -> str:
+    """A model's name or command without the backticks it may have put around it."""
+    return text.strip().strip("`").strip()
+
+
 def _files(files: Sequence[str]) -> str:
-    return ", ".join(f"`{f.strip()}`" for f in files) or "(none named)"
+    return ", ".join(inline_code(_unwrapped(f)) for f in files) or "(none named)"
 
 
 def render_actions(actions: Sequence[Mapping[str, Any]]) -> str:
@@ -66,8 +72,8 @@ def render_field(name: str, value: Any, *, risks: Sequence[str] = ()) -> str:
         out = []
         for call in value:
             args = str(call.get("args") or "").strip()
-            command = f"{call['tool'].strip()} {args}".strip()
-            out.append(f"- `{command}` — {call['purpose'].strip()}")
+            command = _unwrapped(f"{_unwrapped(call['tool'])} {args}")
+            out.append(f"- {inline_code(command)} — {call['purpose'].strip()}")
         return "\n".join(out)
     if name == "checklist":
         return "\n".join(f"- [ ] {c.strip()}" for c in value)

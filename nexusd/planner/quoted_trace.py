@@ -17,6 +17,7 @@ from nexusd.code.rank import FileHit
 from nexusd.code.units import at_line
 from nexusd.context.librarian import ContextBundle
 from nexusd.planner.actions import Action
+from nexusd.protocol.inline import inline_code
 
 # A frame's path must end in this many parts of a file's: `core.py` alone is any core.py.
 MIN_PARTS = 2
@@ -48,7 +49,7 @@ def trace_action(bundle: ContextBundle, frames: tuple[Frame, ...]) -> Action | N
     path, depth = found
     frame = frames[depth]
     named = frame_function(frames, depth)
-    where = f"`{named}` in `{path}`" if named else f"`{path}`"
+    where = f"{inline_code(named)} in {inline_code(path)}" if named else inline_code(path)
     outer = innermost(frames[:depth], list(hits)) is not None
     then = ", then the frames that called it," if outer else ""
     return Action(
@@ -112,4 +113,4 @@ def _line(hit: FileHit, frame: Frame, function: str) -> str:
         return said
     unit = at_line(units, frame.line)
     named = unit.qualname if len(units) > 1 else function
-    return f"{said} (`{named}` starts at line {unit.start} here)"
+    return f"{said} ({inline_code(named)} starts at line {unit.start} here)"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nexusd.code.places import is_test_path
+from nexusd.config.ranges import RANGES
 from nexusd.context.artifacts import ArtifactFact
 from nexusd.context.intent import EXCEPTION_NAME, Kind
 from nexusd.context.librarian import ContextBundle
@@ -31,8 +32,12 @@ from nexusd.planner.actions import (
     short,
 )
 from nexusd.planner.quoted_trace import quoted_frames, trace_action
+from nexusd.protocol.inline import inline_code
 
 MAX_CHANGE_ACTIONS = 3
+# The review, one step toward the goal, the checks (or a question's answer): the config's
+# floor, which holds for a caller passing its own number too.
+MIN_ACTIONS = int(RANGES["planner.max_actions"].low)
 MAX_BLOCKER_ACTIONS = 3
 
 
@@ -230,7 +235,8 @@ def _change(art: ArtifactFact, bundle: ContextBundle, wording: Wording) -> Actio
     # first line that shares a word with the goal (often the module's docstring).
     units = next((h.units for h in bundle.code_hits if h.path == art.rel), ())
     if units:
-        start = f"Start at {', '.join(f'`{u.qualname}` (line {u.start})' for u in units[:3])}. "
+        named = ", ".join(f"{inline_code(u.qualname)} (line {u.start})" for u in units[:3])
+        start = f"Start at {named}. "
     elif hits:
         start = f"Start at line {hits[0].line} (mentions {code(list(hits[0].matched))}). "
     elif art.symbols:
@@ -250,7 +256,7 @@ def _change(art: ArtifactFact, bundle: ContextBundle, wording: Wording) -> Actio
         else (" Keep the change small and in this file.")
     )
     return Action(
-        wording.change.format(file=f"`{art.rel}`"),
+        wording.change.format(file=inline_code(art.rel)),
         (art.rel,),
         f"{start}{art.lines} lines.{last}{keep}",
         wording.change_verify,
@@ -294,10 +300,11 @@ def _answer(bundle: ContextBundle) -> Action:
 
 
 def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
-    """Review, then the kind's steps by priority (shown in phase order), then the checks."""
+    """Review, then the kind's steps by priority (shown in phase order), then the checks;
+    at least MIN_ACTIONS, so one step works toward the goal."""
     kind = bundle.intent.kind
     wording = WORDING[kind]
-    budget = max(max_actions, 2) - 2
+    budget = max(max_actions, MIN_ACTIONS) - 2
     arts = [a for a in bundle.artifacts if a.rel is not None]
     sources = [a for a in arts if a.status == "ok" and not is_test_path(a.rel or "")]
     tests = tuple(a.rel for a in arts if a.status == "ok" and a.rel and is_test_path(a.rel))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from nexusd.errors import ProtocolError
 from nexusd.protocol.documents import PlanRequest, Questions, RequestForm
+from nexusd.protocol.inline import inline_code
 
 # Values that mean "nothing here" in every form (compared lower-cased, stripped).
 NONE_WORDS = frozenset({"", "none", "n/a", "na", "-", "--", "—", "–", "null", "nil", "~", "无"})
@@ -132,7 +133,9 @@ class Draft:
         """Keep an unknown field's name and warn about it."""
         self.unknown_fields.append(name)
         where = f" (line {line})" if line is not None else ""
-        self.warnings.append(f"unknown field `{shown(name)}`{where} was kept but not used")
+        self.warnings.append(
+            f"unknown field {inline_code(shown(name))}{where} was kept but not used"
+        )
 
     def build(self, path: str, sha256: str) -> PlanRequest:
         """The PlanRequest; the caller has checked that a goal is present."""

@@ -8,6 +8,7 @@ import yaml
 
 from nexusd.errors import ProtocolError
 from nexusd.protocol.documents import ErrorInfo, PlanResponse, ResponseMeta, Section
+from nexusd.protocol.inline import inline_code
 from nexusd.protocol.request_form import render_request
 from nexusd.protocol.yamlio import dump_yaml, load_yaml, normalize_text, split_front_matter
 
@@ -174,7 +175,7 @@ def error_sections(error: ErrorInfo) -> tuple[Section, ...]:
     if error.line is not None:
         where.append(f"line {error.line}")
     if error.field is not None:
-        where.append(f"field `{error.field}`")
+        where.append(f"field {inline_code(error.field)}")
     wrong = error.message + (f" ({', '.join(where)})" if where else "")
     return (
         Section("What Is Wrong", wrong),

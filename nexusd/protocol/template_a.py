@@ -20,6 +20,7 @@ from nexusd.protocol.fields import (
     to_cycle,
     words,
 )
+from nexusd.protocol.inline import inline_code
 
 # Emoji (without variation selectors) -> field; ❓ marks an executor question.
 EMOJI_FIELDS: dict[str, str] = {
@@ -193,7 +194,8 @@ def _fill_fields(draft: Draft, entries: list[_Entry]) -> None:
             continue
         if entry.key in seen:
             draft.warnings.append(
-                f"`{entry.label}` (line {entry.line}) repeats a field; the later value is used"
+                f"{inline_code(entry.label)} (line {entry.line}) repeats a field; "
+                "the later value is used"
             )
         seen.add(entry.key)
         draft.lines[entry.key] = entry.line

@@ -222,3 +222,18 @@ def test_the_readme_states_the_ranges_the_table_holds() -> None:
         low, high, _, _ = RANGES[key]
         shown = said.replace("64 MiB", str(64 * 1024**2))
         assert f"≤ {int(high)}" in shown or f"{int(low)}–{int(high)}" in shown, key
+
+
+@pytest.mark.parametrize("value", [0, 1, 2])
+def test_a_plan_too_short_for_a_step_toward_its_goal_is_refused(repo: Path, value: int) -> None:
+    # A plan opens with the review and ends with the checks: 2 actions left no room for the
+    # work itself, and were accepted without a word.
+    path = repo / ".nexus" / "config.yaml"
+    path.parent.mkdir()
+    path.write_text(f"planner:\n  max_actions: {value}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_config(repo)
+    message, hint = info.value.message, info.value.hint or ""
+    assert f"`planner.max_actions` must be a whole number ≥ 3 and ≤ 100, got {value}" in message
+    assert hint.startswith("set `planner.max_actions` to a whole number ≥ 3 and ≤ 100")
+    assert "the review, at least one step toward the goal, and the checks" in hint

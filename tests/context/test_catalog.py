@@ -4,7 +4,13 @@ from pathlib import Path
 
 import pytest
 
-from nexusd.context.catalog import load_catalog, match_practices, packaged_catalog
+from nexusd.context.catalog import (
+    Practice,
+    load_catalog,
+    match_practices,
+    matched_keywords,
+    packaged_catalog,
+)
 from nexusd.errors import ConfigError
 
 
@@ -39,6 +45,40 @@ def test_goal_keywords_choose_the_matching_practice(text: str, first: str) -> No
 def test_short_keywords_match_whole_words_only() -> None:
     matches = match_practices(packaged_catalog(), "a circle of uint values", minimum=0)
     assert all(m.practice.id not in ("ci", "ui-frontend") for m in matches)
+
+
+def test_a_phrase_is_not_matched_inside_a_longer_word() -> None:
+    # "1 in" (one run in twenty) is no flaky test in "returns 1 instead of 0".
+    said = "count() returns 1 instead of 0 for an empty basket"
+    assert "flaky-tests" not in {
+        m.practice.id for m in match_practices(packaged_catalog(), said, minimum=0)
+    }
+
+
+@pytest.mark.parametrize(
+    ("keyword", "text", "found"),
+    [
+        # A short word is a whole word wherever it stands in a phrase.
+        ("1 in", "fails 1 in 20 runs", True),
+        ("1 in", "returns 1 instead of 0", False),
+        ("broke in", "the export broke in 2.1", True),
+        ("broke in", "someone broke into the build", False),
+        ("a cent", "off by a cent", True),
+        ("a cent", "in a central place", True),  # `cent` is long enough to be a stem
+        # Stems still match the words they start; a phrase's inner words stay whole.
+        ("nondetermin", "the order is nondeterministic", True),
+        ("random failure", "random failures on ci", True),
+        ("random failure", "randomly failures", False),
+        # A keyword ending in punctuation needs no word after it.
+        ("../", "a path with ../ in it", True),
+        ("../", "open ../etc/passwd", True),
+    ],
+)
+def test_keywords_match_words_and_stems_not_pieces_of_words(
+    keyword: str, text: str, found: bool
+) -> None:
+    practice = Practice(id="x", title="X", keywords=(keyword,), practice="p")
+    assert bool(matched_keywords(practice, text)) is found
 
 
 @pytest.mark.parametrize(

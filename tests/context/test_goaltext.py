@@ -96,3 +96,37 @@ def test_the_summary_leaves_out_the_words_that_only_joined_code_blocks() -> None
 )
 def test_the_summary_reads_as_prose(goal: str, summary: str) -> None:
     assert goal_summary(goal) == summary
+
+
+CODE_ONLY = "```python\ndef get_users():\n    return 500\n```\n"
+
+
+@pytest.mark.parametrize(
+    ("goal", "title", "summary"),
+    [
+        # Only code: the goal says so and names the code by its first line.
+        (
+            CODE_ONLY,
+            "Python code without a description: `def get_users():`",
+            "The request gives only Python code, no description of what to do with it; "
+            "it starts `def get_users():`. _(1 code block(s), 2 line(s), not repeated here)_",
+        ),
+        (
+            "\n~~~\n\nx = `date`\n~~~\n",
+            "Code without a description: `` x = `date` ``",
+            "The request gives only code, no description of what to do with it; "
+            "it starts `` x = `date` ``. _(1 code block(s), 2 line(s), not repeated here)_",
+        ),
+        (
+            "```\n```\n",
+            "An empty code block without a description",
+            "The request gives only an empty code block, no description of what to do. "
+            "_(1 code block(s), 0 line(s), not repeated here)_",
+        ),
+    ],
+)
+def test_a_goal_of_only_code_still_says_what_the_request_gave(
+    goal: str, title: str, summary: str
+) -> None:
+    assert goal_title(goal) == title
+    assert goal_summary(goal) == summary

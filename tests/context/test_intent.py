@@ -39,6 +39,42 @@ def test_a_report_of_a_wrong_result_is_a_bug(goal: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "goal",
+    [
+        # What happens beside what should: a wrong result, however few bug words it has.
+        "GET /users returns 500, should return 404",
+        "`round(2.5)` gives 2 but should give 3",
+        "The total is 10 but it should be 12",
+        "The total is 10, should be 12",
+        "`GET /users/7` returns 500 when it should return 404",
+        "`parse('1.0')` should return a float but returns a string",
+        "Expected 3, got 4 from `add(1, 2)`",
+        "Expected the new token after a refresh but got the old one",
+        "Adding an item to the cart\n\nExpected: 3 items\nGot: 2 items",
+        "The new export option returns 1 instead of 0",
+    ],
+)
+def test_a_request_saying_what_happens_and_what_should_is_a_bug(goal: str) -> None:
+    assert classify_text(goal).kind == "bug"
+
+
+@pytest.mark.parametrize(
+    ("goal", "kind"),
+    [
+        # Other work that says what something should do, or names an `instead of`.
+        ("Add a `--json` flag so the CLI prints JSON instead of a table", "feature"),
+        ("Add an option so that `load()` should return a dict instead of a list", "feature"),
+        ("Support `expected` and `got` fields in the JSON test report", "feature"),
+        ("Add an endpoint that returns 404 for unknown users; it should return JSON", "feature"),
+        ("The dashboard is a new page, it should be usable on phones", "feature"),
+        ("Find outliers in the sales data and add an alert", "feature"),
+    ],
+)
+def test_saying_what_should_happen_is_not_a_bug_by_itself(goal: str, kind: str) -> None:
+    assert classify_text(goal).kind == kind
+
+
+@pytest.mark.parametrize(
     ("goal", "kind"),
     [
         ("Simplify the config loader without changing behaviour", "refactor"),

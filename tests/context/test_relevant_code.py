@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markdown_it import MarkdownIt
 
 from nexusd.config import Config, config_from_mapping
 from nexusd.context.relevant_code import (
@@ -59,6 +60,28 @@ def test_code_phase_finds_the_file_and_the_section_cites_it(repo: Path) -> None:
     first = section.body.split("\n")[1]
     assert first.startswith("1. `pkg/core.py:9` — defines `Parser.parse_expr`")
     assert "   - `pkg/core.py:9` method `Parser.parse_expr`" in section.body
+
+
+def _text_outside_code(markdown: str) -> str:
+    """What a CommonMark reader shows as text, not code: a broken code span leaves its
+    backticks here."""
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    return "".join(
+        child.content for token in tokens for child in token.children or [] if child.type == "text"
+    )
+
+
+def test_a_backtick_in_a_file_name_keeps_the_section_s_code_spans_whole(repo: Path) -> None:
+    # Alone: the reasons nexusd/code writes (`imported by …`) are its own to render.
+    _committed(repo, {"pkg/we`ird.py": CORE})
+    req = request(goal="parse_expr raises ValueError on empty input", blockers=())
+    found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    assert found.hits[0].path == "pkg/we`ird.py"
+    section = relevant_code_section(found.hits)
+    assert section is not None
+    assert "1. ``pkg/we`ird.py:9`` — defines `Parser.parse_expr`" in section.body
+    assert "   - ``pkg/we`ird.py:9`` method `Parser.parse_expr`" in section.body
+    assert "`" not in _text_outside_code(section.body)
 
 
 def test_code_phase_is_off_when_disabled(repo: Path) -> None:

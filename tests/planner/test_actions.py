@@ -6,11 +6,12 @@ from pathlib import Path
 import pytest
 
 from nexusd.code.rank import FileHit
-from nexusd.planner.sequence import plan_actions
+from nexusd.config.ranges import RANGES
+from nexusd.planner.sequence import MIN_ACTIONS, plan_actions
 from tests.plan_helpers import bundle_for, config, kitchen_repo, request
 
 
-@pytest.mark.parametrize("max_actions", [2, 3, 5, 8, 12])
+@pytest.mark.parametrize("max_actions", [3, 5, 8, 12])
 @pytest.mark.parametrize("with_previous", [True, False])
 def test_plan_is_bounded_review_first_checks_last(
     repo: Path, max_actions: int, with_previous: bool
@@ -25,7 +26,7 @@ def test_plan_is_bounded_review_first_checks_last(
         )
     bundle = bundle_for(repo, request())
     actions = plan_actions(bundle, max_actions)
-    assert 2 <= len(actions) <= max(max_actions, 2)
+    assert 3 <= len(actions) <= max_actions
     assert (actions[0].step, actions[-1].step) == ("review", "checks")
     if with_previous:
         assert actions[0].files == (".scratchpad_logs/2025-05-08T11_40_03_plan_response.md",)
@@ -41,6 +42,28 @@ def test_plan_is_bounded_review_first_checks_last(
         ]
         assert at == sorted(at)
         assert any("kitchen/shelves.py" in a.files for a in actions)
+
+
+@pytest.mark.parametrize("max_actions", [0, 1, 2, 3])
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Find and fix the lost-order race on the overflow shelf",
+        "Add a per-courier delivery log",
+        "Why does the overflow shelf have its own class?",
+    ],
+)
+def test_the_shortest_plan_still_has_a_step_toward_its_goal(
+    repo: Path, max_actions: int, goal: str
+) -> None:
+    # Below the config's floor (a caller passing its own number) the floor holds too.
+    kitchen_repo(repo)
+    bundle = bundle_for(repo, request(goal=goal, blockers=()))
+    actions = plan_actions(bundle, max_actions)
+    assert len(actions) == MIN_ACTIONS == RANGES["planner.max_actions"].low
+    assert actions[0].step == "review"
+    assert actions[-1].step in ("checks", "answer")
+    assert any(a.step not in ("review", "checks") for a in actions), [a.step for a in actions]
 
 
 def test_configured_checks_drive_the_last_action(repo: Path) -> None:

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
 
 from nexusd.config import config_from_mapping
 from nexusd.context.relevant_code import code_phase
@@ -134,3 +135,35 @@ def test_a_refused_artifact_says_refused_once(repo: Path, tmp_path: Path) -> Non
     analysis = standard_sections(bundle_for(repo, request(artifacts=("../secret.py",))), 8)[0]
     row = next(line for line in analysis.body.splitlines() if line.startswith("| `../secret.py`"))
     assert "| refused: resolves outside" in row and row.count("refused") == 1
+
+
+def _text_outside_code(markdown: str) -> str:
+    """What a CommonMark reader shows as text, not code: a broken code span leaves its
+    backticks here."""
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    return "".join(
+        child.content for token in tokens for child in token.children or [] if child.type == "text"
+    )
+
+
+def test_names_with_backticks_stay_inline_code_in_every_section(repo: Path) -> None:
+    write(repo, "pkg/we`ird.py", CORE)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "code")
+    git(repo, "checkout", "-qb", "fix`parser")
+    (repo / "pkg" / "we`ird.py").write_text(CORE + "\n# touched\n", encoding="utf-8")
+    req = request(
+        goal="parse_expr raises ValueError on empty input",
+        blockers=("ValueError: empty expression",),
+        artifacts=("pkg/we`ird.py", "pkg/new`er.py"),
+        tools_file=".cursor/to`ols.md",
+    )
+    bundle = bundle_for(repo, req)
+    found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    bundle = dataclasses.replace(bundle, code_hits=found.hits)
+    body = "\n\n".join(s.body for s in standard_sections(bundle, 12))
+    assert "``pkg/we`ird.py``" in body and "``pkg/new`er.py``" in body
+    assert "branch ``fix`parser``" in body
+    # Quoted for the shell too: a backtick there would run a command.
+    assert "``nexusd code impact 'pkg/we`ird.py:Parser.parse_expr'``" in body
+    assert "`" not in _text_outside_code(body)

@@ -14,7 +14,7 @@ from nexusd.config import Config, config_from_mapping, load_config
 from nexusd.paths import find_repo
 from nexusd.planner.pipeline import answer_request, build_response, read_request
 from nexusd.protocol.documents import STANDARD_SECTIONS
-from nexusd.protocol.render import markdown_sections, read_response_meta
+from nexusd.protocol.render import markdown_sections, read_response_meta, render_response
 from nexusd.protocol.yamlio import split_front_matter
 from nexusd.templates.scaffold import scaffold
 from tests.conftest import git
@@ -117,7 +117,7 @@ def test_the_files_nexusd_init_writes_are_not_uncommitted_changes(repo: Path) ->
     outcome = answer_request(request, find_repo(repo), _cfg(), force=True)
     text = outcome.response_path.read_text()
     assert "with 1 uncommitted change(s) (nexusd's own files not counted)" in text
-    assert "`??` notes.txt" in text
+    assert "`??` `notes.txt`" in text  # a path, as inline code like every other
 
 
 def test_same_content_is_answered_once(repo: Path) -> None:
@@ -303,6 +303,20 @@ def test_build_response_writes_nothing(repo: Path) -> None:
     assert [s.title for s in response.sections] == [*STANDARD_SECTIONS, "Checkpoint"]
     assert response.meta.relevant_files == ()
     assert list(request.parent.iterdir()) == [request]
+
+
+def test_a_request_of_only_code_still_gets_a_goal(repo: Path) -> None:
+    request = _write(repo, "```python\ndef get_users():\n    return 500\n```\n")
+    response = build_response(request, find_repo(repo), _cfg())
+    said = "Python code without a description: `def get_users():`"
+    assert response.title == f"Plan: {said}"
+    analysis = response.sections[0].body
+    goal = next(line for line in analysis.splitlines() if line.startswith("**Goal:**"))
+    assert goal.startswith(
+        "**Goal:** The request gives only Python code, no description of what to do with it; "
+        "it starts `def get_users():`."
+    )
+    assert "```" not in render_response(response)  # no fence left in a title or a line
 
 
 @pytest.mark.parametrize(
