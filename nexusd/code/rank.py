@@ -111,6 +111,17 @@ def _ran(unit: CodeUnit, ran: AbstractSet[int] | None) -> bool:
     return ran is not None and unit.kind in _RUNNABLE and unit.start in ran
 
 
+def _entered(
+    ran: AbstractSet[int] | None, looped: AbstractSet[int] | None
+) -> AbstractSet[int] | None:
+    """The first lines of a file's functions the request's code entered: those a recursion
+    went round ran too, though the profile may not have seen them (a RecursionError caught
+    earlier in the statement drops the tracer's profile hook; the prelude runs untraced)."""
+    if not looped:
+        return ran
+    return frozenset(ran or ()) | frozenset(looped)
+
+
 def _strongest_first(
     found: Sequence[tuple[str, float, str]], sig: Signals, f: int, weights: Weights
 ) -> list[str]:
@@ -154,7 +165,8 @@ def rank(
     for name, texts in (why or {}).items():
         for f, text in texts.items():
             sig.reasons[f].append((name, 1.0, text))
-    _looped_units(corpus, sig, unit_scores, looped_lines or {})
+    looped = looped_lines or {}
+    _looped_units(corpus, sig, unit_scores, looped)
     weights = weights or Weights()
     total = combine(corpus, sig, weights)
     order = np.argsort(-total, kind="stable")[:k]
@@ -173,7 +185,7 @@ def rank(
             unit_scores=unit_scores,
             told=told,
             weights=weights,
-            ran=(ran_lines or {}).get(corpus.paths[f]),
+            ran=_entered((ran_lines or {}).get(corpus.paths[f]), looped.get(corpus.paths[f])),
         )
         for f in order
         if total[f] > 0

@@ -247,8 +247,7 @@ def main(argv: list[str]) -> int:
                     break
                 except BaseException as exc:  # the snippet's own failure is a finding
                     errors.append(_error(root, exc))
-                    if isinstance(exc, RecursionError):
-                        recursion.update(_cycle(root, exc))
+                    recursion.update(_cycle(root, exc))
                 sink.seek(0)
                 sink.truncate()
     except _Budget:
@@ -316,21 +315,51 @@ def _error(root: str, exc: BaseException) -> dict[str, Any]:
     return {"error": message, "frame": list(frames[-1]) if frames else None}
 
 
-def _cycle(root: str, exc: RecursionError) -> dict[tuple[str, int], str]:
+def _cycle(root: str, exc: BaseException) -> dict[tuple[str, int], str]:
     """The workspace functions that recur among the innermost frames of a RecursionError:
-    the recursion itself, not the calls that led into it (each is there once)."""
+    the recursion itself, not the calls that led into it (each is there once). The
+    RecursionError is the one raised, or the one it was raised from or while handling: a
+    library's `raise ValueError(...) from e`, or a RecursionError raised anew by a shallower
+    frame, keeps the deep one's stack only there."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, RecursionError):
+            found = _recurring(root, cause)
+            if found:
+                return found
+        cause = cause.__cause__ or cause.__context__
+    return {}
+
+
+def _recurring(root: str, exc: BaseException) -> dict[tuple[str, int], str]:
     codes = []
     tb = exc.__traceback__
     while tb is not None:
         codes.append(tb.tb_frame.f_code)
         tb = tb.tb_next
+    # Innermost first: of functions recurring alike, those nearest the error are kept.
+    window = codes[-CYCLE_FRAMES:][::-1]
     counts: dict[Any, int] = {}
-    for code in codes[-CYCLE_FRAMES:]:
+    spans: dict[Any, tuple[int, int]] = {}  # innermost and outermost place in the window
+    for i, code in enumerate(window):
         counts[code] = counts.get(code, 0) + 1
+        spans[code] = (spans.get(code, (i, i))[0], i)
+    recurring = [code for code, n in counts.items() if n >= CYCLE_REPEATS]
+    if not recurring:
+        return {}
+    # The loop is what recurs alongside the function spread widest: not a helper a step of it
+    # called that the limit caught recursing a few levels (all of it inside the last step),
+    # nor one that recursed on the way in (all of it outside the loop).
+    inner, outer = max((spans[code] for code in recurring), key=lambda span: span[1] - span[0])
     found: dict[tuple[str, int], str] = {}
-    for code, n in sorted(counts.items(), key=lambda item: -item[1]):
+    for code in sorted(recurring, key=lambda code: -counts[code]):
+        first, last = spans[code]
+        if first > outer or last < inner or code.co_name.startswith("<"):
+            continue
         path = _relative(root, code.co_filename)
-        if n >= CYCLE_REPEATS and path is not None and not code.co_name.startswith("<"):
+        if path is not None:
             found[(path, code.co_firstlineno)] = code.co_name
     return dict(list(found.items())[:MAX_CYCLE])
 

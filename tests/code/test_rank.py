@@ -211,6 +211,32 @@ def test_the_files_a_recursion_went_round_rank_above_the_others_it_entered() -> 
     assert "recursion" not in executed_signal(corpus, ran, {})[0]
 
 
+def test_a_recursions_function_leads_its_file_though_the_run_never_saw_its_first_line() -> None:
+    # A RecursionError caught earlier in the statement drops the tracer's profile hook (and
+    # the prelude runs untraced): `layout` recurred, yet the run's first lines lack it.
+    module = (
+        'def render(value):\n    "render a value: its repr, then its layout"\n'
+        "    return layout(safe_repr(value))\n\n\n"
+        "def safe_repr(value):\n    return repr(value)\n\n\n"
+        "def layout(shown):\n    return layout(shown)\n"
+    )
+    corpus = Corpus([parse_python("app/show.py", module)])
+    query = mine("render of a value never returns", title="render a value")
+    extra, why = executed_signal(
+        corpus, {"app/show.py": ("render", "safe_repr")}, {"app/show.py": ((10, "layout"),)}
+    )
+    hit = rank(
+        corpus,
+        query,
+        k=1,
+        extra=extra,
+        why=why,
+        ran_lines={"app/show.py": {1, 6}},
+        looped_lines={"app/show.py": {10}},
+    )[0]
+    assert hit.units[0].qualname == "layout" and hit.units[0].ran
+
+
 def test_tests_rank_below_the_code_they_test(corpus: Corpus) -> None:
     ranked = top(corpus, "test_route_keeps_the_rule fails: route drops the rule")
     assert ranked.index("app/routing.py") < ranked.index("tests/test_routing.py")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -379,6 +381,130 @@ def test_a_recursion_the_code_runs_into_names_the_functions_it_went_round(
     )
     # Code that raises anything else has no recursion to show.
     assert _run(root, "```python\nfrom pkg.loop import start\nstart('x')\n```\n").recursion == {}
+
+
+WRAPS = """\
+from pkg.loop import start
+
+
+def parse(n):
+    try:
+        return start(n)
+    except RecursionError as exc:
+        raise ValueError("too deeply nested") from exc
+
+
+def parse_again(n):
+    try:
+        return start(n)
+    except RecursionError:
+        raise RecursionError("too deeply nested") from None
+"""
+
+
+@pytest.mark.bwrap
+def test_a_recursion_a_library_raises_something_else_from_still_names_its_functions(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    root = make_repo()
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "loop.py").write_text(LOOP)
+    (root / "pkg" / "wraps.py").write_text(WRAPS)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "pkg")
+    for call in ("parse(1)", "parse_again(1)"):
+        found = _run(root, f"```python\nfrom pkg.wraps import *\n{call}\n```\n")
+        assert found is not None and not found.note
+        # The deep RecursionError is the ValueError's cause, or the context of one raised
+        # anew from `parse_again`'s shallow frame.
+        assert found.recursion == {"pkg/loop.py": ((5, "ping"), (9, "pong"))}, call
+
+
+def _raised(root: Path, name: str, modules: dict[str, str], call: str) -> BaseException:
+    """What `call` (`module.function`) raises, the package `name` with `modules` under root."""
+    (root / name).mkdir()
+    (root / name / "__init__.py").write_text("")
+    for module, text in modules.items():
+        (root / name / f"{module}.py").write_text(text)
+    sys.path.insert(0, str(root))
+    try:
+        module, function = call.split(".")
+        with pytest.raises(Exception) as caught:
+            getattr(importlib.import_module(f"{name}.{module}"), function)(1)
+        return caught.value
+    finally:
+        sys.path.remove(str(root))
+        for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[loaded]
+
+
+def test_of_a_recursion_round_more_functions_than_are_kept_those_nearest_the_error_are(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path.resolve()
+    ring = {
+        f"m{i:02d}": f"from ring import m{(i + 1) % 15:02d}\n\n\ndef f{i:02d}(x):\n"
+        f"    return m{(i + 1) % 15:02d}.f{(i + 1) % 15:02d}(x)\n"
+        for i in range(15)
+    }
+    error = _raised(root, "ring", ring, "m00.f00")
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    assert isinstance(error, RecursionError) and tb is not None
+    raised = tracer._relative(str(root), tb.tb_frame.f_code.co_filename)
+    found = tracer._cycle(str(root), error)
+    assert len(found) == tracer.MAX_CYCLE
+    # Where it raised (the error's frame) and the functions that called it are kept.
+    assert (raised, 4) in found
+
+
+def test_a_helper_recursing_where_the_limit_caught_the_loop_is_not_part_of_it(
+    tmp_path: Path,
+) -> None:
+    # Each `pong` walks a small tree and returns from it before it calls `ping`: the limit
+    # most likely strikes inside the walk, five levels deep at the stack's innermost end.
+    modules = {
+        "tree": "def walk(node):\n    return [walk(kid) for kid in node] if node else 0\n",
+        "loop": (
+            "from helper.tree import walk\n\nTREE = [[[[[[]]]]]]\n\n\n"
+            "def ping(n):\n    return pong(n + 1)\n\n\n"
+            "def pong(n):\n    walk(TREE)\n    return ping(n)\n"
+        ),
+    }
+    root = tmp_path.resolve()
+    error = _raised(root, "helper", modules, "loop.ping")
+    assert isinstance(error, RecursionError)
+    assert tracer._cycle(str(root), error) == {
+        ("helper/loop.py", 6): "ping",
+        ("helper/loop.py", 10): "pong",
+    }
+
+
+@pytest.mark.bwrap
+def test_a_function_that_recursed_on_the_way_into_the_loop_is_not_part_of_it(
+    bwrap_usable: None, make_repo: Callable[..., Path]
+) -> None:
+    # With the limit lowered, the whole stack is fewer frames than are read: `descend`'s
+    # forty calls on the way in are among them, but all outside the loop.
+    root = make_repo()
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "loop.py").write_text(
+        LOOP + "\n\ndef descend(depth, n):\n"
+        "    return descend(depth - 1, n) if depth else start(n)\n"
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "pkg")
+    text = (
+        "```python\nimport sys\nfrom pkg.loop import descend\n"
+        "sys.setrecursionlimit(200)\ndescend(40, 1)\n```\n"
+    )
+    found = _run(root, text)
+    assert found is not None and not found.note
+    assert found.errors[0].startswith("`RecursionError")
+    assert found.recursion == {"pkg/loop.py": ((5, "ping"), (9, "pong"))}
 
 
 @pytest.mark.parametrize(
