@@ -19,6 +19,7 @@ from nexusd.code.lexical import Floats
 from nexusd.code.messages import word_count
 from nexusd.code.query import CodeQuery, Frame, frame_function
 from nexusd.code.units import at_line
+from nexusd.protocol.inline import inline_code
 
 # A quoted message held by more files than this is a stock phrase, not evidence.
 MESSAGE_MAX_FILES = 2
@@ -92,7 +93,7 @@ def _path_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:
         # frames' files outweigh the innermost one.
         if f is not None and f not in framed:
             values[f] += 1.0
-            sig.reasons[f].append(("path", 1.0, f"named as `{raw}`"))
+            sig.reasons[f].append(("path", 1.0, f"named as {inline_code(raw)}"))
     for dotted in query.modules:
         f = corpus.resolve_dotted(dotted)
         if f is not None:

@@ -20,6 +20,7 @@ from nexusd.code.evidence import Signals, above_all, signals
 from nexusd.code.lexical import Floats
 from nexusd.code.query import CodeQuery
 from nexusd.code.units import CodeUnit
+from nexusd.protocol.inline import inline_code
 
 # A file reached along an import or from its test says so where that edge gave this share
 # of its score or more.
@@ -270,7 +271,8 @@ def combine(corpus: Corpus, sig: Signals, w: Weights) -> Floats:
             # Said where the edge is a good part of the file's score, not for every neighbour;
             # a test that also imports the file is named once, as its test.
             if values[t] >= EDGE_SHARE * total[t] > 0 and said.get(t) != source:
-                sig.reasons[t].append((name, float(values[t]), f"{how} `{corpus.paths[source]}`"))
+                said_path = inline_code(corpus.paths[source])  # a name may hold a backtick
+                sig.reasons[t].append((name, float(values[t]), f"{how} {said_path}"))
                 said[t] = source
     total[tests] *= w.test_factor
     prose = np.array(corpus.prose, dtype=bool)

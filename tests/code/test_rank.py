@@ -9,6 +9,7 @@ import pytest
 
 from nexusd.code.corpus import Corpus
 from nexusd.code.lang_python import parse_python
+from nexusd.code.parsers import parse_file
 from nexusd.code.query import mine
 from nexusd.code.rank import Weights, executed_signal, rank
 
@@ -507,3 +508,15 @@ def test_a_file_reached_along_an_edge_says_which(corpus: Corpus) -> None:
     hits = rank(corpus, mine("test_route_keeps_the_rule fails"), k=5)
     routing = next(h for h in hits if h.path == "app/routing.py")
     assert "tested by `tests/test_routing.py`" in routing.reasons
+
+
+def test_a_path_with_a_backtick_stays_one_code_span_in_the_edge_it_gives() -> None:
+    files = {
+        "app/we`ird.js": "export function reloadSettings(path) {\n  return path;\n}\n",
+        "app/main.js": 'import { reloadSettings } from "./we`ird.js";\nexport const x = 1;\n',
+    }
+    corpus = Corpus(parse_file(path, text.encode(), "javascript") for path, text in files.items())
+    hits = rank(corpus, mine("reloadSettings drops the path"), k=2)
+    assert hits[0].path == "app/we`ird.js"
+    # Wrapped in a longer fence: one code span, not `app/we` and a stray `ird.js`.
+    assert "imports ``app/we`ird.js``" in hits[1].reasons
