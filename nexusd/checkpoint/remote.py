@@ -8,8 +8,10 @@ erases results someone else pushed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from nexusd.checkpoint.listing import scan
-from nexusd.checkpoint.model import NOTES_REF
+from nexusd.checkpoint.model import NOTES_REF, REF_PREFIX
 from nexusd.errors import GitError
 from nexusd.git import git_failure, git_run, git_text, run_git, try_git_text
 from nexusd.paths import RepoLayout
@@ -17,6 +19,71 @@ from nexusd.paths import RepoLayout
 REFSPEC = "refs/nexus/*:refs/nexus/*"
 # Where a fetch puts the remote's notes before merging them into ours.
 FETCHED_NOTES = "refs/notes/nexus-fetched"
+# The flags of `git push --porcelain`, by what they mean.
+_PUSH_FLAGS = {
+    "*": "new",
+    " ": "updated",
+    "+": "forced",
+    "-": "deleted",
+    "=": "up_to_date",
+    "!": "rejected",
+}
+
+
+@dataclass(frozen=True)
+class PushedRef:
+    """One ref of a push: its name on the remote, what happened to it, git's summary."""
+
+    ref: str
+    status: str  # new | updated | forced | deleted | up_to_date | rejected
+    summary: str  # `[new reference]`, `12abba6..3ae0bf0`, `[up to date]`, …
+
+    @property
+    def id(self) -> str | None:
+        """The checkpoint's id (None for the notes ref)."""
+        return self.ref.removeprefix(REF_PREFIX) if self.ref.startswith(REF_PREFIX) else None
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready mapping."""
+        return {"ref": self.ref, "id": self.id, "status": self.status, "summary": self.summary}
+
+
+def pushed_refs(report: str) -> list[PushedRef]:
+    """The refs of a `git push --porcelain` report, in its order (`To …`, `Done` skipped)."""
+    refs = []
+    for line in report.splitlines():
+        flag, tab, rest = line[:1], line[1:2], line[2:]
+        if tab == "\t" and flag in _PUSH_FLAGS:
+            spec, _, summary = rest.partition("\t")
+            refs.append(PushedRef(spec.rpartition(":")[2], _PUSH_FLAGS[flag], summary))
+    return refs
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What a fetch changed: checkpoint refs new here, refs moved, notes merged."""
+
+    new: tuple[str, ...]
+    updated: tuple[str, ...]
+    notes_merged: bool
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready mapping: the checkpoints' ids (any other ref by its full name)."""
+        return {
+            "new": [ref.removeprefix(REF_PREFIX) for ref in self.new],
+            "updated": [ref.removeprefix(REF_PREFIX) for ref in self.updated],
+            "notes_merged": self.notes_merged,
+        }
+
+    def summary(self) -> str:
+        """What changed, in a line (`up to date` when nothing did)."""
+        said = []
+        if self.new or self.updated:
+            moved = f", {len(self.updated)} updated" if self.updated else ""
+            said.append(f"{len(self.new)} new checkpoint(s){moved}")
+        if self.notes_merged:
+            said.append("notes merged (ours kept where both had one)")
+        return "; ".join(said) or "up to date"
 
 
 def push(layout: RepoLayout, remote: str) -> str:
@@ -43,6 +110,12 @@ def push(layout: RepoLayout, remote: str) -> str:
 def fetch(layout: RepoLayout, remote: str) -> str:
     """Fetch checkpoint refs (never pruning local ones) and merge the remote's notes into
     ours; return what changed, in a line."""
+    return fetch_checkpoints(layout, remote).summary()
+
+
+def fetch_checkpoints(layout: RepoLayout, remote: str) -> Fetched:
+    """Fetch checkpoint refs (never pruning local ones) and merge the remote's notes into
+    ours; return which refs are new or moved, and whether the notes changed."""
     before = _refs(layout)
     try:
         run_git(layout.root, "fetch", "--quiet", remote, f"+{REFSPEC}", hint=_remote_hint(remote))
@@ -50,15 +123,9 @@ def fetch(layout: RepoLayout, remote: str) -> str:
         _refuse_broken(layout, "fetched")
         raise
     after = _refs(layout)
-    new = len(after.keys() - before.keys())
-    moved = sum(1 for ref in after.keys() & before.keys() if after[ref] != before[ref])
-    merged = _merge_notes(layout, remote)
-    said = []
-    if new or moved:
-        said.append(f"{new} new checkpoint(s)" + (f", {moved} updated" if moved else ""))
-    if merged:
-        said.append("notes merged (ours kept where both had one)")
-    return "; ".join(said) or "up to date"
+    new = sorted(after.keys() - before.keys())
+    moved = sorted(ref for ref in after.keys() & before.keys() if after[ref] != before[ref])
+    return Fetched(tuple(new), tuple(moved), _merge_notes(layout, remote))
 
 
 def _remote_hint(remote: str) -> str:

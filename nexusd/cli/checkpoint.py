@@ -126,19 +126,30 @@ def show(checkpoint_id: str, as_json: bool, repo: Path | None) -> None:
 @click.argument("first")
 @click.argument("second", required=False)
 @click.option("--stat", is_flag=True, help="Only a summary of changed files.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the files changed as JSON: path, status (added, modified, deleted) and lines"
+    " added and deleted (null for a binary file); no patch.",
+)
 @repo_option
-def diff(first: str, second: str | None, stat: bool, repo: Path | None) -> None:
+def diff(first: str, second: str | None, stat: bool, as_json: bool, repo: Path | None) -> None:
     """Diff a checkpoint against the working tree (or against a second checkpoint)."""
     from nexusd.checkpoint.listing import resolve
     from nexusd.checkpoint.snapshot import snapshot_tree
+    from nexusd.checkpoint.tree_diff import changed_files
 
     layout, config = open_repo(repo)
-    old = resolve(layout, first).tree
+    old = resolve(layout, first)
     limit = config.checkpoint.max_untracked_file_bytes
-    new = (
-        resolve(layout, second).tree if second else snapshot_tree(layout, max_untracked_bytes=limit)
-    )
-    _git_passthrough(layout.root, "diff", *(["--stat"] if stat else []), old, new)
+    to = resolve(layout, second) if second else None
+    new = to.tree if to else snapshot_tree(layout, max_untracked_bytes=limit)
+    if as_json:
+        files = [f.to_dict() for f in changed_files(layout, old.tree, new)]
+        echo_json({"from": old.id, "to": to.id if to else None, "files": files})
+        return
+    _git_passthrough(layout.root, "diff", *(["--stat"] if stat else []), old.tree, new)
 
 
 @checkpoint.command()
@@ -199,15 +210,20 @@ def restore(
 
 @checkpoint.command()
 @click.argument("checkpoint_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the dropped checkpoint as JSON.")
 @repo_option
-def drop(checkpoint_id: str, repo: Path | None) -> None:
+def drop(checkpoint_id: str, as_json: bool, repo: Path | None) -> None:
     """Delete one checkpoint ref."""
+    from nexusd.checkpoint.listing import Broken, find
     from nexusd.checkpoint.listing import drop as drop_ref
-    from nexusd.checkpoint.listing import find
 
     layout, _ = open_repo(repo)
     cp = find(layout, checkpoint_id)  # a broken one too: dropping is how it goes away
     drop_ref(layout, cp)
+    if as_json:
+        broken = isinstance(cp, Broken)
+        echo_json({"id": cp.id, "ref": cp.ref, "commit": cp.commit, "broken": broken})
+        return
     click.echo(f"dropped {cp.id} (commit {cp.commit[:12]})")
 
 
@@ -232,24 +248,37 @@ def gc(dry_run: bool, as_json: bool, repo: Path | None) -> None:
 
 @checkpoint.command()
 @click.argument("remote")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print each ref pushed and what happened, as JSON."
+)
 @repo_option
-def push(remote: str, repo: Path | None) -> None:
+def push(remote: str, as_json: bool, repo: Path | None) -> None:
     """Push all checkpoints and their notes to REMOTE (refs/nexus/*)."""
     from nexusd.checkpoint.remote import push as push_refs
+    from nexusd.checkpoint.remote import pushed_refs
 
     layout, _ = open_repo(repo)
-    click.echo(push_refs(layout, remote) or "nothing to push")
+    report = push_refs(layout, remote)
+    if as_json:
+        echo_json({"remote": remote, "refs": [r.to_dict() for r in pushed_refs(report)]})
+        return
+    click.echo(report or "nothing to push")
 
 
 @checkpoint.command()
 @click.argument("remote")
+@click.option("--json", "as_json", is_flag=True, help="Print the checkpoints fetched, as JSON.")
 @repo_option
-def fetch(remote: str, repo: Path | None) -> None:
+def fetch(remote: str, as_json: bool, repo: Path | None) -> None:
     """Fetch checkpoints and their notes from REMOTE (refs/nexus/*)."""
-    from nexusd.checkpoint.remote import fetch as fetch_refs
+    from nexusd.checkpoint.remote import fetch_checkpoints
 
     layout, _ = open_repo(repo)
-    click.echo(fetch_refs(layout, remote) or "up to date")
+    fetched = fetch_checkpoints(layout, remote)
+    if as_json:
+        echo_json({"remote": remote, **fetched.to_dict()})
+        return
+    click.echo(fetched.summary())
 
 
 def _repo_relative(path: Path, root: Path) -> str:

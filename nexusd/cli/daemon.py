@@ -85,7 +85,7 @@ def status(repo: Path | None, as_json: bool) -> None:
     skipped   requests whose current content was already answered
     failures  requests whose handling raised (see last error and `nexusd logs`)
     queued    requests waiting for the worker
-    dropped   paths dropped because the queue was full (a rescan finds them)
+    dropped   requests that found the queue full, each counted once (a rescan finds them)
     code index  files and units indexed, or the first build's progress
     sandbox   the backend the last checks ran on; FALLBACK when `auto` could not use docker
     config    an invalid configuration's problems (status works with one)
@@ -117,7 +117,8 @@ def _duration(seconds: Any) -> str:
 _MEANING = {
     "skipped": "  (already answered as they are, or someone else's response is in the way)",
     "failures": "  (requests whose answering failed; see `nexusd logs`)",
-    "dropped": "  (requests that found the queue full, watch.queue_size; a rescan finds them)",
+    "dropped": "  (requests that found the queue full, watch.queue_size, each counted once;"
+    " a rescan finds them)",
 }
 
 

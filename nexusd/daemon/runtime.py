@@ -74,6 +74,8 @@ class Daemon:
         self.ctx = ctx
         cfg = ctx.config
         self.queue = WorkQueue(cfg.watch.queue_size)
+        # A reload builds a new run (and queue) on the same figures: `dropped` goes on.
+        self._dropped_before = int(ctx.stats.snapshot()["dropped"])
         self.handled = HandledFiles()
         self.status_writer = StatusWriter(ctx.layout.state_dir, ctx.stats)
         self.worker = Worker(
@@ -196,7 +198,7 @@ class Daemon:
                 return
             self.handled.forget(path)
         if not self.queue.put(path):
-            self.ctx.stats.set(dropped=self.queue.dropped)
+            self.ctx.stats.set(dropped=self._dropped_before + self.queue.dropped)
         self.ctx.stats.set(queued=len(self.queue))
 
     def _publish_watch(self) -> None:

@@ -3,6 +3,8 @@
 A path already waiting is not queued twice (it is read when its turn comes, so
 the latest content wins). When the queue is full the path is dropped and the
 overflow is remembered; the worker then asks for a rescan, which finds it again.
+`dropped` counts the requests turned away, each once: the rescan after an overflow
+hands the same paths on again, and finding the queue full again is not another request.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ class WorkQueue:
         self._items: OrderedDict[Path, None] = OrderedDict()
         self._cond = threading.Condition()
         self._overflowed = False
-        self.dropped = 0
+        self._dropped: set[Path] = set()  # every path turned away (queued later or not)
 
     def put(self, path: Path) -> bool:
         """Queue `path`; True if it is (now or already) waiting, False if dropped as full."""
@@ -29,7 +31,7 @@ class WorkQueue:
                 return True
             if len(self._items) >= self.maxsize:
                 self._overflowed = True
-                self.dropped += 1
+                self._dropped.add(path)
                 return False
             self._items[path] = None
             self._cond.notify()
@@ -44,6 +46,12 @@ class WorkQueue:
                 return None
             path, _ = self._items.popitem(last=False)
             return path
+
+    @property
+    def dropped(self) -> int:
+        """How many requests (paths) found the queue full, each counted once."""
+        with self._cond:
+            return len(self._dropped)
 
     def take_overflow(self) -> bool:
         """True once after paths were dropped since the last call."""

@@ -23,7 +23,7 @@ from nexusd.protocol.fields import (
 from nexusd.protocol.freeform import parse_freeform
 from nexusd.protocol.template_a import looks_like_template_a, parse_template_a
 from nexusd.protocol.yamlio import FrontMatter, load_yaml
-from nexusd.yamlload import DuplicateKey
+from nexusd.yamlload import DuplicateKey, key_name, on_lines
 
 # snake_cased front matter key -> PlanRequest field (camelCase keys are snake_cased first).
 ALIASES: dict[str, str] = {
@@ -135,27 +135,54 @@ def _key_lines(fm: FrontMatter) -> dict[str, int]:
 
 
 def _duplicate(fm: FrontMatter, exc: DuplicateKey) -> ProtocolError:
-    """The error for a key given twice: which key, under which field, on which two lines."""
-    first, second = (n + fm.yaml_first_line - 1 for n in (exc.first, exc.second))
-    key = shown(str(exc.key))
-    texts = fm.yaml_text.split("\n")
-    match = _KEY.match(texts[exc.second - 1]) if exc.second <= len(texts) else None
-    parent = None
-    if not (match and match.group(2).strip() == str(exc.key)):
-        # Not a top-level key: name the field it sits in (the last one above it).
-        above = [(line, name) for name, line in _key_lines(fm).items() if line <= second]
-        parent = shown(max(above)[1]) if above else None
-    where = f"lines {first} and {second}" if first != second else f"line {first}"
-    under = f" under `{parent}`" if parent else ""
+    """The error for a key given twice: which key, in which mapping, on which two lines.
+
+    The place comes from the YAML's structure (`exc.path`), not from the text of a line: a
+    quoted key with `: ` in it, an alias used as a key (`*k :`) and `~` / `null` are placed
+    as YAML reads them, and named as written. What the loader could not place is said to be
+    unknown, never guessed.
+    """
+    first, second = (
+        None if n is None else n + fm.yaml_first_line - 1 for n in (exc.first, exc.second)
+    )
+    key = shown(key_name(exc.key))
+    keep = f"one `{key}:`"
+    if exc.path is None:
+        under = ""
+        unknown = " (nexusd could not tell in which mapping)"
+        field = None
+    else:
+        steps = (f"[{s}]" if isinstance(s, int) else f".{s}" for s in exc.path)
+        dotted = "".join(steps).removeprefix(".")
+        under, unknown = (f" under `{shown(dotted)}`" if dotted else ""), ""
+        field = _top_field(exc.path) if exc.path else key
+    forms = ""
+    if exc.written is not None:
+        text_1, text_2 = (shown(text) for text in exc.written)
+        if text_1 != text_2:
+            forms = f" (written {_as_written(text_1)} and {_as_written(text_2)})"
+            keep = f"one of {_as_written(text_1, ':')} and {_as_written(text_2, ':')}"
+        else:
+            keep = f"one `{text_1}:`" if text_1 else "one of the two empty keys (`?`)"
+    where = on_lines(first, second)
     return ProtocolError(
-        f"`{key}` is given twice{under} in the front matter, on {where}",
+        f"`{key}` is given twice{under} in the front matter{unknown}{forms}, {where}",
         hint=(
-            f"keep one `{key}:`{under} and delete the other (merge their values if both"
+            f"keep {keep}{under} and delete the other (merge their values if both"
             " matter): nexusd does not guess which one you meant"
         ),
-        line=second,
-        field=parent or key,
+        line=second if second is not None else first,
+        field=field,
     )
+
+
+def _top_field(path: tuple[str | int, ...]) -> str | None:
+    """The top-level key a nested repeat sits in; None when the document is a list."""
+    return shown(path[0]) if isinstance(path[0], str) else None
+
+
+def _as_written(text: str, colon: str = "") -> str:
+    return f"`{text}{colon}`" if text else "an empty key (`?`)"
 
 
 def _scalar(value: Any, key: str, line: int | None) -> str | None:

@@ -228,3 +228,73 @@ def test_push_to_an_unknown_remote_says_how_to_name_one(repo: Path) -> None:
     for command in ("push", "fetch"):
         out = run(repo, command, "no-such-remote", code=5)
         assert "git remote -v" in out
+
+
+def test_drop_json_names_what_was_dropped(repo: Path) -> None:
+    made = json.loads(run(repo, "create", "--json"))
+    dropped = json.loads(run(repo, "drop", made["id"], "--json"))
+    assert dropped == {
+        "id": made["id"],
+        "ref": made["ref"],
+        "commit": made["commit"],
+        "broken": False,
+    }
+    assert json.loads(run(repo, "list", "--json")) == []
+    broken = "20200101T000000Z-000001"
+    ref = repo / ".git" / "refs" / "nexus" / "checkpoints" / broken
+    ref.parent.mkdir(parents=True, exist_ok=True)  # git removed the emptied folder
+    ref.write_text("0123456789012345678901234567890123456789\n")
+    dropped = json.loads(run(repo, "drop", broken, "--json"))
+    assert (dropped["id"], dropped["broken"]) == (broken, True)
+
+
+def test_push_and_fetch_json_list_each_checkpoint(repo: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    remote = tmp_path / "r.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    first = json.loads(run(repo, "create", "--json"))
+    pushed = json.loads(run(repo, "push", str(remote), "--json"))
+    assert pushed["remote"] == str(remote)
+    assert pushed["refs"] == [
+        {"ref": first["ref"], "id": first["id"], "status": "new", "summary": "[new reference]"}
+    ]
+    again = json.loads(run(repo, "push", str(remote), "--json"))
+    assert [(r["id"], r["status"]) for r in again["refs"]] == [(first["id"], "up_to_date")]
+    (repo / "a.txt").write_text("a\n")
+    second = json.loads(run(repo, "create", "--json"))
+    run(repo, "push", str(remote))
+    run(repo, "drop", first["id"])
+    run(repo, "drop", second["id"])
+    fetched = json.loads(run(repo, "fetch", str(remote), "--json"))
+    assert fetched == {
+        "remote": str(remote),
+        "new": [first["id"], second["id"]],
+        "updated": [],
+        "notes_merged": False,
+    }
+    assert json.loads(run(repo, "fetch", str(remote), "--json"))["new"] == []
+    assert run(repo, "fetch", str(remote)) == "up to date\n"
+
+
+def test_diff_json_lists_the_files_changed(repo: Path) -> None:
+    (repo / "README.md").write_text("v1\nsame\n")
+    (repo / "gone.txt").write_text("bye\n")
+    (repo / "logo.bin").write_bytes(b"\0\1\2")
+    made = json.loads(run(repo, "create", "--json"))
+    (repo / "README.md").write_text("v2\nsame\nmore\n")
+    (repo / "gone.txt").unlink()
+    (repo / "logo.bin").write_bytes(b"\0\1\3")
+    (repo / "new.txt").write_text("new\n")
+    data = json.loads(run(repo, "diff", made["id"], "--json"))
+    assert (data["from"], data["to"]) == (made["id"], None)  # None: the working tree
+    assert data["files"] == [
+        {"path": "README.md", "status": "modified", "added": 2, "deleted": 1},
+        {"path": "gone.txt", "status": "deleted", "added": 0, "deleted": 1},
+        {"path": "logo.bin", "status": "modified", "added": None, "deleted": None},
+        {"path": "new.txt", "status": "added", "added": 1, "deleted": 0},
+    ]
+    later = json.loads(run(repo, "create", "--json"))
+    between = json.loads(run(repo, "diff", made["id"], later["id"], "--json"))
+    assert between == {**data, "to": later["id"]}
+    assert json.loads(run(repo, "diff", later["id"], "--json"))["files"] == []

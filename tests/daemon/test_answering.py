@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,16 +16,19 @@ from daemon.helpers import (
     front_matter,
     nexusd,
     nexusd_env,
+    published,
     request_text,
     response_for,
+    wait_answered,
     wait_until,
     write_config,
 )
 from nexusd.config import load_config
-from nexusd.daemon.answering import answer_claimed, refusal, request_claim
+from nexusd.daemon.answering import answer_claimed, refusal
+from nexusd.daemon.claims import request_claim
 from nexusd.errors import ProtocolError
 from nexusd.paths import find_repo
-from nexusd.planner.pipeline import answer_request
+from nexusd.planner.pipeline import Outcome, answer_request
 
 SECRET = "root:x:0:0:hunter2-never-echoed"
 
@@ -261,3 +265,83 @@ def test_a_worktree_whose_folder_links_to_the_main_one_leaves_its_answers_alone(
     assert proc.returncode == ProtocolError.exit_code, proc.stderr
     assert "outside the repository" in proc.stderr
     assert response_for(request).read_bytes() == answered
+
+
+GATE = """\
+import pathlib, sys, time
+here = pathlib.Path(sys.argv[1])
+(here / "started").touch()
+while not (here / "go").exists():
+    time.sleep(0.05)
+"""
+
+
+def _gated(repo: Path, tmp_path: Path) -> Path:
+    """A check that holds every answer after the request was read, until `<gate>/go` exists."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (gate / "gate.py").write_text(GATE, encoding="utf-8")
+    write_config(
+        repo,
+        "sandbox:\n  backend: subprocess\nchecks:\n  - name: gate\n"
+        f"    run: python3 {gate / 'gate.py'} {gate}\n    timeout: 120\n",
+    )
+    return gate
+
+
+def test_a_request_deleted_while_the_daemon_answers_it_gets_no_response(
+    served: Path, tmp_path: Path, start_daemon: Callable[..., Path]
+) -> None:
+    gate = _gated(served, tmp_path)
+    start_daemon(served)
+    request = served / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md"
+    request.write_text(request_text("Rewrite the billing module"), encoding="utf-8")
+    wait_until((gate / "started").exists, timeout=60, what="the answer to be under way")
+    request.unlink()  # after the daemon read it, before it wrote its response
+    (gate / "go").touch()
+    done = wait_until(
+        lambda: published(served).get("skipped") or published(served).get("answered"),
+        timeout=60,
+        what="the attempt to end",
+    )
+    assert done and not published(served).get("answered")
+    assert not response_for(request).exists()
+    assert not published(served).get("errors") and not published(served).get("last_error")
+    assert _files_mentioning(served, "Rewrite the billing module") == []  # no daily note line
+    # The daemon goes on: the next request is answered.
+    later = served / ".scratchpad_logs" / "2025-05-08T14_03_00_plan_request.md"
+    later.write_text(request_text("Explain the README"), encoding="utf-8")
+    assert wait_answered(later, timeout=60)["status"] == "ok"
+
+
+def test_a_request_deleted_while_answered_keeps_its_earlier_response(
+    served: Path, tmp_path: Path
+) -> None:
+    gate = _gated(served, tmp_path)
+    (gate / "go").touch()
+    layout, config = find_repo(served), load_config(served)
+    request = served / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md"
+    request.write_text(request_text("Explain the README"), encoding="utf-8")
+    assert answer_claimed(request, layout, config).status == "ok"
+    earlier = response_for(request).read_bytes()
+    (gate / "go").unlink()
+    (gate / "started").unlink()
+    request.write_text(request_text("Rewrite the billing module", cycle=2), encoding="utf-8")
+    outcomes: list[Outcome] = []
+    worker = threading.Thread(
+        target=lambda: outcomes.append(answer_claimed(request, layout, config))
+    )
+    worker.start()
+    try:
+        wait_until((gate / "started").exists, timeout=60, what="the second answer")
+        request.unlink()
+    finally:
+        (gate / "go").touch()
+        worker.join(120)
+    assert outcomes and outcomes[0].status == "skipped", outcomes
+    assert "deleted" in outcomes[0].message
+    assert response_for(request).read_bytes() == earlier  # not the billing plan
+    # Deleted before it was read (still queued, or waiting for the claim): skipped, not an
+    # error to retry.
+    outcome = answer_claimed(request, layout, config)
+    assert (outcome.status, response_for(request).read_bytes()) == ("skipped", earlier)

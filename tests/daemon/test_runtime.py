@@ -12,7 +12,14 @@ from typing import TypeVar
 
 import pytest
 
-from daemon.helpers import answered_meta, request_text, response_for, wait_answered, wait_until
+from daemon.helpers import (
+    answered_meta,
+    request_text,
+    response_for,
+    wait_answered,
+    wait_until,
+    write_config,
+)
 from nexusd.atomic import new_file
 from nexusd.config import load_config
 from nexusd.daemon import logs
@@ -167,3 +174,40 @@ def test_a_response_that_could_not_be_written_is_written_once_the_folder_is_writ
     meta = _rescan_until(daemon, lambda: answered_meta(request), "the request answered")
     assert (meta["status"], meta["revision"]) == ("ok", 1)
     assert stats.snapshot()["answered"] == 1
+
+
+def test_dropped_counts_each_request_that_found_the_queue_full_once(served: Path) -> None:
+    # A queue of one: the start-up scan turns all but one away, and each rescan after the
+    # overflow turns the rest away again: `dropped` said 33 for 10 requests.
+    write_config(served, "watch:\n  queue_size: 1\n")
+    layout = find_repo(served)
+    config = load_config(layout.root)
+    logger = logs.setup_logging(layout.log_file, "debug")
+    stats = DaemonStats(pid=1)
+    folder = served / ".scratchpad_logs"
+    before = 0
+    try:
+        for run, count in enumerate((10, 4)):
+            requests = [folder / f"run{run}-{i:02d}_plan_request.md" for i in range(count)]
+            for i, request in enumerate(requests):
+                request.write_text(request_text(f"Request {i} of run {run}"), encoding="utf-8")
+            # The second run is a new Daemon on the same figures, as a configuration reload
+            # builds it: the count goes on from where it was.
+            ctx = DaemonContext(layout, config, logger, stats, threading.Event())
+            daemon = Daemon(ctx, pipeline_answer(layout, config))
+            daemon.start()
+            try:
+                for request in requests:
+                    wait_answered(request, timeout=60)
+            finally:
+                daemon.stop()
+            # Each request at most once (the one the worker took first never; a new run
+            # scans the answered ones too); how many found the queue full depends on how
+            # fast the worker takes them.
+            found = len(list(folder.glob("*_plan_request.md")))
+            dropped = stats.snapshot()["dropped"]
+            assert before < dropped <= before + found - 1, (run, before, dropped)
+            assert dropped == before + daemon.queue.dropped  # not restarted from 0
+            before = dropped
+    finally:
+        logs.close_logging()

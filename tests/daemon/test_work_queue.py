@@ -35,6 +35,20 @@ def test_full_queue_drops_and_reports_the_overflow_once() -> None:
     assert queue.take_overflow() is False
 
 
+def test_a_request_that_finds_the_queue_full_again_is_counted_once() -> None:
+    # `dropped` counts requests (as `nexusd status` says), not the times one was turned
+    # away: the rescan after an overflow hands the same paths on again.
+    queue = WorkQueue(1)
+    assert queue.put(Path("a"))
+    for name in ("b", "c", "b", "b", "c"):
+        assert not queue.put(Path(name))
+    assert queue.dropped == 2
+    assert queue.get(0) == Path("a")
+    assert queue.put(Path("b"))
+    assert not queue.put(Path("c"))
+    assert queue.dropped == 2
+
+
 def test_get_wakes_when_a_path_is_put_from_another_thread() -> None:
     queue = WorkQueue(2)
     got: list[Path | None] = []

@@ -88,3 +88,103 @@ def test_nexusd_plan_answers_a_repeated_key_with_an_error_response(repo: Path) -
     assert meta["error"]["line"] == 6 and meta["error"]["field"] == "goal"
     assert "keep one `goal:`" in meta["error"]["fix"]
     assert "Rewrite the billing module" not in text.split("---", 2)[2]  # no plan for it
+
+
+# Where the key is, from the YAML's structure, not a guess from the text of its line.
+@pytest.mark.parametrize(
+    ("text", "message", "line", "field"),
+    [
+        # A quoted key with `: ` in it is a top-level key, not one "under `goal`".
+        (
+            "---\ngoal: a\n'a: b': 1\n'a: b': 2\n---\n",
+            "`a: b` is given twice in the front matter, on lines 3 and 4",
+            4,
+            "a: b",
+        ),
+        (
+            "---\ngoal: a\nquestions:\n  'plan: now': x\n  'plan: now': y\n---\n",
+            "`plan: now` is given twice under `questions` in the front matter, on lines 4 and 5",
+            5,
+            "questions",
+        ),
+        # An alias used as a key: the line where `*k` is written, not the anchor's line.
+        (
+            "---\nx: &k goal\ngoal: a\n*k : b\n---\n",
+            "`goal` is given twice in the front matter (written `goal` and `*k`), on lines 3 and 4",
+            4,
+            "goal",
+        ),
+        (
+            "---\ngoal: a\nq: &k plan\nquestions:\n  plan: x\n  *k : y\n---\n",
+            "`plan` is given twice under `questions` in the front matter (written `plan` and"
+            " `*k`), on lines 5 and 6",
+            6,
+            "questions",
+        ),
+        # `~`, `null` and an empty key are one key: null, named as YAML writes it.
+        (
+            "---\ngoal: a\n~: 1\ncycle: 2\nnull: 3\n---\n",
+            "`null` is given twice in the front matter (written `~` and `null`), on lines 3 and 5",
+            5,
+            "null",
+        ),
+        (
+            "---\ngoal: a\nquestions:\n  ~: 1\n  null: 2\n---\n",
+            "`null` is given twice under `questions` in the front matter (written `~` and"
+            " `null`), on lines 4 and 5",
+            5,
+            "questions",
+        ),
+        (
+            "---\ngoal: a\nblockers:\n  - {x: 1, x: 2}\n---\n",
+            "`x` is given twice under `blockers[0]` in the front matter, on line 4",
+            4,
+            "blockers",
+        ),
+    ],
+    ids=[
+        "quoted-colon",
+        "quoted-colon-nested",
+        "alias",
+        "alias-nested",
+        "null",
+        "null-nested",
+        "in-list",
+    ],
+)
+def test_a_repeated_key_is_placed_by_the_yaml_structure(
+    text: str, message: str, line: int, field: str
+) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_request(text, "r_plan_request.md")
+    assert message in str(caught.value)
+    assert (caught.value.line, caught.value.field) == (line, field)
+
+
+def test_the_hint_quotes_the_keys_as_written() -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_request("---\ngoal: a\n~: 1\nnull: 2\n---\n", "r_plan_request.md")
+    assert caught.value.hint is not None
+    assert caught.value.hint.startswith("keep one of `~:` and `null:` and delete the other")
+    with pytest.raises(ProtocolError) as caught:
+        parse_request("---\ngoal: a\n'a: b': 1\n'a: b': 2\n---\n", "r_plan_request.md")
+    assert caught.value.hint is not None
+    assert caught.value.hint.startswith("keep one `'a: b':` and delete the other")
+
+
+def test_what_cannot_be_placed_is_said_to_be_unknown() -> None:
+    # libyaml reads a tab before a comment; PyYAML's Python parser, which places keys,
+    # does not: the mapping and an alias's line are then unknown, and said to be.
+    text = "---\nx: &k goal\ngoal: a\n*k : b\nnote: x\t# why\n---\n"
+    with pytest.raises(ProtocolError) as caught:
+        parse_request(text, "r_plan_request.md")
+    assert str(caught.value).startswith(
+        "`goal` is given twice in the front matter (nexusd could not tell in which mapping),"
+        " on line 3 and through an alias, on a line nexusd cannot tell"
+    )
+    assert (caught.value.line, caught.value.field) == (3, None)
+    text = "---\ngoal: a\nquestions:\n  plan: x\n  plan: y\nnote: x\t# why\n---\n"
+    with pytest.raises(ProtocolError) as caught:
+        parse_request(text, "r_plan_request.md")
+    assert "could not tell in which mapping), on lines 4 and 5" in str(caught.value)
+    assert (caught.value.line, caught.value.field) == (5, None)
