@@ -313,6 +313,10 @@ def main() -> None:
         from _semantic import FileVectors
 
         vectors = FileVectors()
+    if not args.instances.is_file():
+        parser.error(f"no instances file at {args.instances}: pass --instances FILE")
+    if args.work is not None:
+        args.work.mkdir(parents=True, exist_ok=True)
     items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
     by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in items:

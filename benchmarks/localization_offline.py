@@ -370,6 +370,8 @@ def main() -> None:
         parser.error(f"--patches {args.patches}: no such file (SWE-bench rows with `patch`)")
     if args.unit_embeddings is not None and args.unit_embeddings <= 0:
         parser.error("--unit-embeddings takes a weight above 0, e.g. 1.0")
+    if not args.instances.is_file():
+        parser.error(f"no instances file at {args.instances}: pass --instances FILE")
     vectors = None
     if args.unit_embeddings is not None:
         from _unit_vectors import UnitVectors
