@@ -20,7 +20,9 @@ PACKAGED = "best_practices.yaml"
 _SHORT = 3
 # A name from code (`total_count`, `astropy.table`, `self._lock`): the code's word, not the
 # writer's (`lock` is no concurrency problem in `locket`'s or `self._lock`'s line).
-_CODE_NAME = re.compile(r"\S*\w[._]\w\S*")
+# Matched from a word's start only (the match is the same): tried at every character of a
+# long word (a pasted hash or base64 blob) it took time quadratic in the word's length.
+_CODE_NAME = re.compile(r"(?<!\S)\S*\w[._]\w\S*")
 
 
 @dataclass(frozen=True)
@@ -129,11 +131,14 @@ def _pattern(keyword: str) -> re.Pattern[str]:
     """Each word of a keyword starts a word of the text; a short one (`in`, `ci`, `s`) is the
     whole word, a longer one a stem (`nondetermin`, `flak`). Words between spaces are whole
     whatever their length, so a phrase never ends inside a longer word: `1 in` is not the
-    start of `1 instead`, `broke in` not of `broke into`."""
+    start of `1 instead`, `broke in` not of `broke into`; a phrase's last short word may
+    take a plural's `s` (`duplicate job` is said of `duplicate jobs`, `env var` of `env
+    vars`)."""
     words = keyword.split()
     last = words[-1] if words else keyword
     body = r"\s+".join(re.escape(w) for w in words)
-    tail = r"\b" if len(last) <= _SHORT and last[-1:].isalnum() else ""
+    plural = r"(?:e?s)?" if len(words) > 1 else ""
+    tail = plural + r"\b" if len(last) <= _SHORT and last[-1:].isalnum() else ""
     lead = r"\b" if keyword[:1].isalnum() else ""
     return re.compile(lead + body + tail)
 

@@ -55,6 +55,8 @@ _CUES: dict[Kind, tuple[tuple[str, int], ...]] = {
         ("no longer", 2),
         ("doesn't", 2),
         ("does not", 2),
+        # Read as `does not` while a phrase's last word was a stem; said of a bug as often.
+        ("does nothing", 2),
         ("cannot", 1),
         ("can't", 1),
         ("timeout", 2),
@@ -184,8 +186,10 @@ def _pattern(cue: str) -> re.Pattern[str]:
     words = cue.split()
     body = r"\s+".join(re.escape(w) for w in words)
     # Short words are whole words (`race` must not match `trace`, `new` not `renew`), the
-    # last of a phrase too: `find out` is not the start of `find outliers`.
-    tail = r"\b" if len(words[-1]) <= 4 else ""
+    # last of a phrase too: `find out` is not the start of `find outliers`; it may take a
+    # plural's `s`, though (`startup time` is said of `startup times`).
+    plural = r"(?:e?s)?" if len(words) > 1 else ""
+    tail = plural + r"\b" if len(words[-1]) <= 4 else ""
     return re.compile(r"\b" + body + tail)
 
 
@@ -209,7 +213,15 @@ _CLAUSE = r"[^.;:!?\n]"  # within one clause
 _SUBJECT = r"(?:(?:it|this|that|they|which)\s+)?"
 _SHOULD = r"(?:should|must|ought\s+to|is\s+supposed\s+to|was\s+supposed\s+to)\s+(?:have\s+)?"
 _BUT = r"(?:,\s*(?:but\s+)?|\bbut\s+|\bwhereas\s+|\bwhile\s+|\bwhen\s+)"
-_MISMATCH: tuple[tuple[str, int, re.Pattern[str]], ...] = (
+# Said of work to do, not of what happens: a verb in a purpose clause ("Add a switch so
+# export prints CSV instead of JSON", "so that the output is …") or right after a relative
+# `that` ("an endpoint that returns JSON, it should return 404 for …"). Read in the text of
+# the clause before the verb, at most this far back.
+_WANTED = re.compile(r"\bso\b|\bthat\s+$")
+_CLAUSE_END = re.compile(r"[.;:!?\n,]")
+_LOOK_BACK = 120
+# (what it says, weight, pattern, whether a match in a clause of work to do is left out)
+_MISMATCH: tuple[tuple[str, int, re.Pattern[str], bool], ...] = (
     (
         "returns X, should return Y",
         3,
@@ -218,10 +230,22 @@ _MISMATCH: tuple[tuple[str, int, re.Pattern[str]], ...] = (
                 rf"\b(?:{did})\b{_CLAUSE}{{1,80}}?{_BUT}{_SUBJECT}{_SHOULD}(?:{base}|{did})\b"
                 for base, did in _DID.items()
             )
-            # `is 10 but should be 12`; not `is a new page, it should be fast`, a spec.
-            + rf"|\b(?:is|are|was|were)\b{_CLAUSE}{{1,60}}?"
-            rf"(?:,\s*|(?:\bbut|\bwhereas|\bwhen|\bwhile)\s+{_SUBJECT}){_SHOULD}(?:be|been)\b"
         ),
+        True,
+    ),
+    (
+        # `is 10 but should be 12`; not `is a new page, it should be fast`, a spec, nor
+        # `is fine, but it should be possible to …` or `… should be configurable`, a wish.
+        # Weaker than a verb of a result: a cue of other work as strong as `document` or
+        # `split` wins over it.
+        "is X, should be Y",
+        2,
+        re.compile(
+            rf"\b(?:is|are|was|were)\b{_CLAUSE}{{1,60}}?"
+            rf"(?:,\s*|(?:\bbut|\bwhereas|\bwhen|\bwhile)\s+{_SUBJECT}){_SHOULD}(?:be|been)\b"
+            r"(?!\s+(?:possible|able|allowed|configurable|optional)\b)"
+        ),
+        True,
     ),
     (
         "should return Y but returns X",
@@ -232,16 +256,20 @@ _MISMATCH: tuple[tuple[str, int, re.Pattern[str]], ...] = (
                 for base, did in {**_DID, "be|been": "is|are|was|were"}.items()
             )
         ),
+        False,
     ),
     (
         "expected … got …",
         3,
         re.compile(
+            # `see` only with its subject: "expected …, see RFC 9110" points elsewhere.
             rf"\bexpected\b{_CLAUSE}{{0,80}}?(?:,|\bbut\b|\binstead\b)\s*"
-            r"(?:(?:i|we|it|they)\s+)?(?:got|get|gets|received|returned|returns|saw|see)\b"
+            r"(?:(?:(?:i|we|it|they)\s+)?(?:got|get|gets|received|returned|returns|saw)"
+            r"|(?:i|we|they)\s+see)\b"
             # The labels of a report: `Expected: 3 items` / `Got: 2 items`.
             r"|\bexpected(?:\s+\w+)?\s*:[^.!?]{0,80}?\b(?:got|actual(?:\s+\w+)?)\s*:"
         ),
+        False,
     ),
     (
         "returns X instead of Y",
@@ -252,8 +280,24 @@ _MISMATCH: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             rf"\b(?:{'|'.join(_DID.values())}|is|are|was|were)\b"
             r"[^.;:!?,\n]{1,60}?\binstead\s+of\b"
         ),
+        True,
     ),
 )
+
+
+def _said(pattern: re.Pattern[str], lower: str, guarded: bool) -> bool:
+    """Whether `pattern` finds what happens in `lower`: with `guarded`, a match whose verb
+    stands in a clause of work to do (see _WANTED) does not count."""
+    at = 0
+    while (match := pattern.search(lower, at)) is not None:
+        if not guarded:
+            return True
+        before = lower[max(0, match.start() - _LOOK_BACK) : match.start()]
+        ends = [m.end() for m in _CLAUSE_END.finditer(before)]
+        if not _WANTED.search(before[ends[-1] if ends else 0 :]):
+            return True
+        at = match.start() + 1  # a later verb of the same clause may still say it
+    return False
 
 
 def classify_text(text: str) -> Intent:
@@ -270,8 +314,8 @@ def classify_text(text: str) -> Intent:
                 bonus = 1 if _pattern(cue).match(lower) else 0
                 scores[kind] = scores.get(kind, 0) + weight + bonus
                 found.setdefault(kind, []).append(cue)
-    for said, weight, pattern in _MISMATCH:
-        if pattern.search(lower):
+    for said, weight, pattern, guarded in _MISMATCH:
+        if _said(pattern, lower, guarded):
             scores["bug"] = scores.get("bug", 0) + weight
             found.setdefault("bug", []).append(said)
     if _FAILS.search(lower):

@@ -12,6 +12,7 @@ from typing import Literal
 from nexusd.code.places import is_test_path
 from nexusd.context.goaltext import goal_title
 from nexusd.context.librarian import BlockerFacts, ContextBundle
+from nexusd.context.toolchain import Toolchain, fill
 from nexusd.protocol.inline import inline_code, inline_codes
 
 # What an action does, so plans (and tests) can reason about steps, not their wording.
@@ -120,11 +121,14 @@ def review_action(bundle: ContextBundle) -> Action:
     )
 
 
-def blocker_action(index: int, blocker: BlockerFacts, files: tuple[str, ...]) -> Action:
+def blocker_action(
+    index: int, blocker: BlockerFacts, files: tuple[str, ...], chain: Toolchain
+) -> Action:
     """Reproduce one reported blocker before anything else touches it."""
     where = tuple(dict.fromkeys(h.path for h in blocker.evidence)) or files
     diagnostic = next(
-        (m.practice.diagnostic for m in blocker.practices if m.practice.diagnostic), ""
+        (fill(m.practice.diagnostic, chain) for m in blocker.practices if m.practice.diagnostic),
+        "",
     )
     how = diagnostic.replace("{files}", code(where) if where else "the affected code") or (
         "Write the smallest command or test that shows it, and run it three times to see "

@@ -223,6 +223,7 @@ def blocker_solutions(bundle: ContextBundle) -> str:
         diagnostic = next(
             (m.practice.diagnostic for m in blocker.practices if m.practice.diagnostic), ""
         )
+        diagnostic = fill(diagnostic, bundle.toolchain)
         step = diagnostic.replace("{files}", code(where) or "the affected code") or (
             "Write the smallest command or test that shows the blocker, run it three times, "
             f"and bisect with `git bisect run` if it used to work{_in(where)}."

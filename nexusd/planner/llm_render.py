@@ -31,8 +31,14 @@ FIELD_LABEL: dict[str, str] = {
 
 
 def _unwrapped(text: str) -> str:
-    """A model's name or command without the backticks it may have put around it."""
-    return text.strip().strip("`").strip()
+    """A model's name or command without the backticks it may have put around it: as many
+    as it has on both ends, so a command's own (`kill `cat pid``, `echo `date``) stay."""
+    text = text.strip()
+    lead = len(text) - len(text.lstrip("`"))
+    wrap = min(lead, len(text) - len(text.rstrip("`")))
+    if not wrap or lead == len(text):
+        return text
+    return text[wrap:-wrap].strip()
 
 
 def _files(files: Sequence[str]) -> str:

@@ -316,7 +316,7 @@ def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
     # (priority, phase, action): the best `budget` by priority, then shown in phase order.
     candidates: list[tuple[int, int, Action]] = []
     for i, blocker in enumerate(bundle.blockers[:MAX_BLOCKER_ACTIONS], start=1):
-        candidates.append((i * 2 - 1, 10 + i, blocker_action(i, blocker, files)))
+        candidates.append((i * 2 - 1, 10 + i, blocker_action(i, blocker, files, bundle.toolchain)))
     if missing and kind != "question":
         candidates.append((4, _PHASE["create"], create_action(missing)))
     if gone:

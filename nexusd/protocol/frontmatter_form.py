@@ -21,6 +21,7 @@ from nexusd.protocol.fields import (
     words,
 )
 from nexusd.protocol.freeform import parse_freeform
+from nexusd.protocol.inline import inline_code
 from nexusd.protocol.template_a import looks_like_template_a, parse_template_a
 from nexusd.protocol.yamlio import FrontMatter, load_yaml
 from nexusd.yamlload import DuplicateKey, key_name, on_lines
@@ -146,7 +147,7 @@ def _duplicate(fm: FrontMatter, exc: DuplicateKey) -> ProtocolError:
         None if n is None else n + fm.yaml_first_line - 1 for n in (exc.first, exc.second)
     )
     key = shown(key_name(exc.key))
-    keep = f"one `{key}:`"
+    keep = f"one {inline_code(key + ':')}"
     if exc.path is None:
         under = ""
         unknown = " (nexusd could not tell in which mapping)"
@@ -154,7 +155,7 @@ def _duplicate(fm: FrontMatter, exc: DuplicateKey) -> ProtocolError:
     else:
         steps = (f"[{s}]" if isinstance(s, int) else f".{s}" for s in exc.path)
         dotted = "".join(steps).removeprefix(".")
-        under, unknown = (f" under `{shown(dotted)}`" if dotted else ""), ""
+        under, unknown = (f" under {inline_code(shown(dotted))}" if dotted else ""), ""
         field = _top_field(exc.path) if exc.path else key
     forms = ""
     if exc.written is not None:
@@ -163,10 +164,12 @@ def _duplicate(fm: FrontMatter, exc: DuplicateKey) -> ProtocolError:
             forms = f" (written {_as_written(text_1)} and {_as_written(text_2)})"
             keep = f"one of {_as_written(text_1, ':')} and {_as_written(text_2, ':')}"
         else:
-            keep = f"one `{text_1}:`" if text_1 else "one of the two empty keys (`?`)"
+            keep = (
+                f"one {inline_code(text_1 + ':')}" if text_1 else "one of the two empty keys (`?`)"
+            )
     where = on_lines(first, second)
     return ProtocolError(
-        f"`{key}` is given twice{under} in the front matter{unknown}{forms}, {where}",
+        f"{inline_code(key)} is given twice{under} in the front matter{unknown}{forms}, {where}",
         hint=(
             f"keep {keep}{under} and delete the other (merge their values if both"
             " matter): nexusd does not guess which one you meant"
@@ -182,7 +185,7 @@ def _top_field(path: tuple[str | int, ...]) -> str | None:
 
 
 def _as_written(text: str, colon: str = "") -> str:
-    return f"`{text}{colon}`" if text else "an empty key (`?`)"
+    return inline_code(text + colon) if text else "an empty key (`?`)"
 
 
 def _scalar(value: Any, key: str, line: int | None) -> str | None:
@@ -267,7 +270,8 @@ def _read_body(draft: Draft, fm: FrontMatter) -> None:
             if body is not None:
                 free.extend(lines)
                 ignored.append(
-                    f"section `{title}` (line {line_no}) is not a question section; ignored "
+                    f"section {inline_code(title)} (line {line_no}) is not a question section; "
+                    "ignored "
                     "because the front matter gives the goal: to have its text read, move it "
                     "into the goal (`goal: |` and the text indented below it)"
                 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nexusd.protocol.inline import inline_code
 from nexusd.sandbox.result import CheckResult
 
 _PY_FRAME = re.compile(
@@ -274,14 +275,14 @@ def reflect(result: CheckResult) -> str:
     """Markdown for the response: what failed, where, the likely cause, the next step."""
     failure = classify(result)
     head = (
-        f"**`{result.name}` {result.status}** — {result.backend}, exit "
+        f"**{inline_code(result.name)} {result.status}** — {result.backend}, exit "
         f"{result.exit_code}, {result.duration_ms} ms"
     )
     lines = [head]
     if failure.kind != "passed":
         lines.append(f"- **What failed:** {failure.summary} ({failure.kind.replace('_', ' ')})")
         if failure.location:
-            lines.append(f"- **Where:** `{failure.location}`")
+            lines.append(f"- **Where:** {inline_code(failure.location)}")
         lines.append(f"- **Likely cause:** {failure.cause}")
         lines.append(f"- **Next diagnostic step:** {failure.next_step}")
     if not result.isolated:

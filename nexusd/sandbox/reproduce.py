@@ -24,6 +24,7 @@ from typing import Any
 
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
+from nexusd.protocol.inline import inline_code
 from nexusd.sandbox import tracer
 from nexusd.sandbox.probe import ISOLATED, Choice, choose
 from nexusd.sandbox.runner import run_one
@@ -77,13 +78,13 @@ class Reproduction:
             module, where = missing
             return (
                 f"{said}: the project could not be imported here, its code{where} imports "
-                f"`{module}`, which the sandbox's Python lacks. {_SET_PYTHON}."
+                f"{inline_code(module)}, which the sandbox's Python lacks. {_SET_PYTHON}."
             )
         if self.errors:
             said += f"; it raised {self.errors[0]}"
         if self.recursion:
             looped = [
-                f"`{name}` in `{path}`"
+                f"{inline_code(name)} in {inline_code(path)}"
                 for path, pairs in self.recursion.items()
                 for _, name in pairs
             ]
@@ -91,7 +92,7 @@ class Reproduction:
             said += f"; its recursion went round {', '.join(looped[:3])}{more}"
         if self.unimported:
             said += (
-                f", but the project itself did not import (`{self.unimported[0]}`): "
+                f", but the project itself did not import ({inline_code(self.unimported[0])}): "
                 f"{_SET_PYTHON[0].lower()}{_SET_PYTHON[1:]}"
             )
         return said + "."
@@ -118,7 +119,7 @@ class Reproduction:
 
 # `_error_text`'s form of a failed import inside the repository.
 _NO_MODULE = re.compile(
-    r"`ModuleNotFoundError: No module named '(?P<module>[\w.]+)'`(?P<where> at `[^`]+`)?"
+    r"`ModuleNotFoundError: No module named '(?P<module>[\w.]+)'`(?P<where> at `.+`)?$"
 )
 _SET_PYTHON = (
     "Set `code.reproduce.python` to an interpreter this code supports, with its dependencies "
@@ -257,8 +258,9 @@ def _texts(value: object) -> tuple[str, ...]:
 
 def _error_text(error: dict[str, Any]) -> str:
     frame = error.get("frame")
-    where = f" at `{frame[0]}:{frame[1]}`" if isinstance(frame, list) and len(frame) >= 2 else ""
-    return f"`{str(error.get('error', ''))[:200]}`{where}"
+    at = f"{frame[0]}:{frame[1]}" if isinstance(frame, list) and len(frame) >= 2 else ""
+    where = f" at {inline_code(at)}" if at else ""
+    return f"{inline_code(str(error.get('error', ''))[:200])}{where}"
 
 
 def _with_files(tree_tar: bytes, files: Mapping[str, bytes]) -> bytes:

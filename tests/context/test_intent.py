@@ -77,6 +77,64 @@ def test_saying_what_should_happen_is_not_a_bug_by_itself(goal: str, kind: str) 
 @pytest.mark.parametrize(
     ("goal", "kind"),
     [
+        # A verb in a clause of work to do (`so …`, `that …`) says what the work makes
+        # happen, not a wrong result, whatever follows it.
+        ("Add a `--csv` switch so export prints CSV instead of JSON", "feature"),
+        ("Add a config key so the default timezone is UTC instead of local time", "feature"),
+        (
+            "Add caching so repeated lookups are served from memory instead of the database",
+            "feature",
+        ),
+        (
+            "Add a /users endpoint that returns JSON, it should return 404 for unknown ids",
+            "feature",
+        ),
+        (
+            "Extend the report so it shows the failures, it should show the slowest tests too",
+            "feature",
+        ),
+        # A wish, and a cue of other work as strong as the `is …, should be …` of a report.
+        ("The CLI is fine, but it should be possible to pass a config file", "feature"),
+        ("Add a setting: the default is 10 but it should be configurable", "feature"),
+        ("The function is fine but should be documented", "docs"),
+        # `see` pointing elsewhere after what a request expects.
+        ("Add support for the expected schema version, see RFC 9110", "feature"),
+    ],
+)
+def test_a_clause_of_work_to_do_is_no_wrong_result(goal: str, kind: str) -> None:
+    assert classify_text(goal).kind == kind
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "`len(x)` returns 3, should return 4",
+        "I set the flag so the cache is skipped, but `get()` returns 3, should return 4",
+        "I expected 3 but I see 4 in the report",
+        "The total is 10 but it should be 12",
+    ],
+)
+def test_a_wrong_result_beside_a_clause_of_work_is_still_a_bug(goal: str) -> None:
+    assert classify_text(goal).kind == "bug"
+
+
+@pytest.mark.parametrize(
+    ("goal", "kind"),
+    [
+        # A cue's last short word is whole, but its plural is the same word.
+        ("Startup times went from 0.5 s to 3 s after 2.0", "performance"),
+        ("Remove the dead codes paths left by the old importer", "refactor"),
+        # `does not` is whole now, and `does nothing` says a bug of its own.
+        ("The button does nothing after the first click", "bug"),
+    ],
+)
+def test_a_cue_ending_in_a_short_word_still_reads_its_usual_forms(goal: str, kind: str) -> None:
+    assert classify_text(goal).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("goal", "kind"),
+    [
         ("Simplify the config loader without changing behaviour", "refactor"),
         ("Rename `load_rows` to `read_rows`", "refactor"),
         ("Explain what `explain()` prints for a join", "question"),

@@ -70,6 +70,19 @@ def test_each_blocker_has_evidence_and_a_diagnostic(repo: Path) -> None:
     assert "git bisect" in parts[2]  # but a next step all the same
 
 
+def test_a_blockers_diagnostic_names_the_repositorys_commands(repo: Path) -> None:
+    # The catalog's `{first_failure}` is the toolchain's command in the plan's step and in
+    # the blocker's next step too, not only in the analysis: the loop is copied as it is.
+    kitchen_repo(repo)
+    bundle = bundle_for(repo, request(blockers=("Order lost on the shelf under contention",)))
+    sections = {s.title: s.body for s in standard_sections(bundle, 8)}
+    first_failure = bundle.toolchain.first_failure
+    for title in ("Plan", "Blocker Solutions"):
+        assert "seq 50" in sections[title]
+        assert "{first_failure}" not in sections[title]
+        assert f"do {first_failure} || break" in sections[title]
+
+
 def test_no_blockers_says_so(repo: Path) -> None:
     bundle = bundle_for(repo, request(blockers=(), artifacts=()))
     body = {s.title: s.body for s in standard_sections(bundle, 8)}

@@ -33,3 +33,15 @@ def test_a_tool_calls_command_is_one_code_span() -> None:
         {"tool": "git", "args": "log -n 3", "purpose": "recent work"},
     ]
     assert _spans(render_field("tool_calls", calls)) == ["pytest -k 'we`ird'", "git log -n 3"]
+
+
+def test_a_commands_own_closing_backtick_is_kept() -> None:
+    # Only the backticks a model put around the whole command are taken off.
+    calls = [
+        {"tool": "sh", "args": "-c 'echo started' && echo `date`", "purpose": "when"},
+        {"tool": "`kill `cat daemon.pid``", "args": "", "purpose": "stop it"},
+    ]
+    assert _spans(render_field("tool_calls", calls)) == [
+        "sh -c 'echo started' && echo `date`",
+        "kill `cat daemon.pid`",
+    ]

@@ -188,3 +188,19 @@ def test_what_cannot_be_placed_is_said_to_be_unknown() -> None:
         parse_request(text, "r_plan_request.md")
     assert "could not tell in which mapping), on lines 4 and 5" in str(caught.value)
     assert (caught.value.line, caught.value.field) == (5, None)
+
+
+def _code_spans(markdown: str) -> list[str]:
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parseInline(markdown)[0].children or []
+    return [t.content for t in tokens if t.type == "code_inline"]
+
+
+def test_a_repeated_key_with_a_backtick_stays_one_code_span() -> None:
+    # The error is the response's "What Is Wrong", its hint "How to Fix It" (markdown).
+    with pytest.raises(ProtocolError) as caught:
+        parse_request('---\ngoal: a\n"we`ird": 1\n"we`ird": 2\n---\n', "r_plan_request.md")
+    assert _code_spans(str(caught.value.args[0]))[0] == "we`ird"
+    assert caught.value.hint is not None
+    assert _code_spans(caught.value.hint)[0] == '"we`ird":'

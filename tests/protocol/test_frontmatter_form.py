@@ -245,3 +245,12 @@ def test_many_unknown_fields_give_few_warnings() -> None:
     assert len(req.unknown_fields) == 50
     assert len(req.warnings) == 20
     assert req.warnings[-1] == "… and 31 more warnings like these"
+
+
+def test_an_ignored_section_with_code_in_its_title_stays_one_code_span() -> None:
+    from markdown_it import MarkdownIt
+
+    req = parse_request("---\ngoal: x\n---\n## Why `load()` fails\ntext\n", "u")
+    (warning,) = [w for w in req.warnings if "not a question section" in w]
+    tokens = MarkdownIt("commonmark").parseInline(warning)[0].children or []
+    assert next(t.content for t in tokens if t.type == "code_inline") == "Why `load()` fails"

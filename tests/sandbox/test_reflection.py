@@ -149,3 +149,21 @@ def test_a_command_named_by_its_path_that_is_not_there_is_a_missing_dependency()
     )
     assert failure.kind == "missing_dependency"
     assert "/opt/venv/bin/pytest" in failure.summary
+
+
+def test_a_check_name_and_a_place_with_backticks_stay_one_code_span_each() -> None:
+    from markdown_it import MarkdownIt
+
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "pkg/we`ird.py", line 3, in load\n'
+        "ValueError: bad\n"
+    )
+    text = reflect(_result(stderr=trace, name="unit `fast`"))
+    spans = [
+        child.content
+        for token in MarkdownIt("commonmark").parse(text)
+        for child in token.children or []
+        if child.type == "code_inline"
+    ]
+    assert spans[:2] == ["unit `fast`", "pkg/we`ird.py:3"]

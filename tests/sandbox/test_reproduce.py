@@ -533,3 +533,27 @@ def test_the_recursion_the_tracer_sends_is_taken_only_when_well_formed(
 )
 def test_the_summary_counts_the_files_entered(files: dict[str, tuple[str, ...]], said: str) -> None:
     assert said in Reproduction("bwrap", 2, ran=2, files=files, ms=120.0).summary()
+
+
+def test_names_and_error_messages_with_backticks_stay_one_code_span_each() -> None:
+    from markdown_it import MarkdownIt
+
+    from nexusd.sandbox.reproduce import _error_text
+
+    error = _error_text({"error": "ValueError: use `x` or `y`", "frame": ["pkg/we`ird.py", 3]})
+    found = Reproduction(
+        "bwrap", 2, ran=2, errors=(error,), recursion={"pkg/we`ird.py": ((1, "walk"),)}
+    )
+    tokens = MarkdownIt("commonmark").parseInline(found.summary())[0].children or []
+    spans = [t.content for t in tokens if t.type == "code_inline"]
+    assert spans == ["ValueError: use `x` or `y`", "pkg/we`ird.py:3", "walk", "pkg/we`ird.py"]
+
+
+def test_a_failed_import_at_a_path_with_a_backtick_is_still_the_projects() -> None:
+    from nexusd.sandbox.reproduce import _error_text
+
+    error = _error_text(
+        {"error": "ModuleNotFoundError: No module named 'a.b'", "frame": ["pkg/we`ird.py", 3]}
+    )
+    found = Reproduction("bwrap", 1, ran=1, errors=(error,))
+    assert found.missing_dependency == ("a.b", " at ``pkg/we`ird.py:3``")
