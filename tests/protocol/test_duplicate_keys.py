@@ -24,6 +24,13 @@ goal: Rewrite the billing module in Rust
 """
 
 
+def _refused(text: str) -> ProtocolError:
+    """The error parsing this request raises."""
+    with pytest.raises(ProtocolError) as caught:
+        parse_request(text, "r_plan_request.md")
+    return caught.value
+
+
 @pytest.mark.parametrize(
     ("text", "message", "line", "field"),
     [
@@ -49,11 +56,10 @@ goal: Rewrite the billing module in Rust
 def test_a_repeated_key_is_an_error_naming_it(
     text: str, message: str, line: int, field: str
 ) -> None:
-    with pytest.raises(ProtocolError) as caught:
-        parse_request(text, "r_plan_request.md")
-    assert message in str(caught.value)
-    assert (caught.value.line, caught.value.field) == (line, field)
-    assert caught.value.hint is not None and "delete the other" in caught.value.hint
+    refused = _refused(text)
+    assert message in str(refused)
+    assert (refused.line, refused.field) == (line, field)
+    assert refused.hint is not None and "delete the other" in refused.hint
 
 
 def test_two_aliases_of_one_field_stay_a_warning() -> None:
@@ -155,39 +161,34 @@ def test_nexusd_plan_answers_a_repeated_key_with_an_error_response(repo: Path) -
 def test_a_repeated_key_is_placed_by_the_yaml_structure(
     text: str, message: str, line: int, field: str
 ) -> None:
-    with pytest.raises(ProtocolError) as caught:
-        parse_request(text, "r_plan_request.md")
-    assert message in str(caught.value)
-    assert (caught.value.line, caught.value.field) == (line, field)
+    refused = _refused(text)
+    assert message in str(refused)
+    assert (refused.line, refused.field) == (line, field)
 
 
 def test_the_hint_quotes_the_keys_as_written() -> None:
-    with pytest.raises(ProtocolError) as caught:
-        parse_request("---\ngoal: a\n~: 1\nnull: 2\n---\n", "r_plan_request.md")
-    assert caught.value.hint is not None
-    assert caught.value.hint.startswith("keep one of `~:` and `null:` and delete the other")
-    with pytest.raises(ProtocolError) as caught:
-        parse_request("---\ngoal: a\n'a: b': 1\n'a: b': 2\n---\n", "r_plan_request.md")
-    assert caught.value.hint is not None
-    assert caught.value.hint.startswith("keep one `'a: b':` and delete the other")
+    refused = _refused("---\ngoal: a\n~: 1\nnull: 2\n---\n")
+    assert refused.hint is not None
+    assert refused.hint.startswith("keep one of `~:` and `null:` and delete the other")
+    refused = _refused("---\ngoal: a\n'a: b': 1\n'a: b': 2\n---\n")
+    assert refused.hint is not None
+    assert refused.hint.startswith("keep one `'a: b':` and delete the other")
 
 
 def test_what_cannot_be_placed_is_said_to_be_unknown() -> None:
     # libyaml reads a tab before a comment; PyYAML's Python parser, which places keys,
     # does not: the mapping and an alias's line are then unknown, and said to be.
     text = "---\nx: &k goal\ngoal: a\n*k : b\nnote: x\t# why\n---\n"
-    with pytest.raises(ProtocolError) as caught:
-        parse_request(text, "r_plan_request.md")
-    assert str(caught.value).startswith(
+    refused = _refused(text)
+    assert str(refused).startswith(
         "`goal` is given twice in the front matter (nexusd could not tell in which mapping),"
         " on line 3 and through an alias, on a line nexusd cannot tell"
     )
-    assert (caught.value.line, caught.value.field) == (3, None)
+    assert (refused.line, refused.field) == (3, None)
     text = "---\ngoal: a\nquestions:\n  plan: x\n  plan: y\nnote: x\t# why\n---\n"
-    with pytest.raises(ProtocolError) as caught:
-        parse_request(text, "r_plan_request.md")
-    assert "could not tell in which mapping), on lines 4 and 5" in str(caught.value)
-    assert (caught.value.line, caught.value.field) == (5, None)
+    refused = _refused(text)
+    assert "could not tell in which mapping), on lines 4 and 5" in str(refused)
+    assert (refused.line, refused.field) == (5, None)
 
 
 def _code_spans(markdown: str) -> list[str]:
@@ -199,8 +200,7 @@ def _code_spans(markdown: str) -> list[str]:
 
 def test_a_repeated_key_with_a_backtick_stays_one_code_span() -> None:
     # The error is the response's "What Is Wrong", its hint "How to Fix It" (markdown).
-    with pytest.raises(ProtocolError) as caught:
-        parse_request('---\ngoal: a\n"we`ird": 1\n"we`ird": 2\n---\n', "r_plan_request.md")
-    assert _code_spans(str(caught.value.args[0]))[0] == "we`ird"
-    assert caught.value.hint is not None
-    assert _code_spans(caught.value.hint)[0] == '"we`ird":'
+    refused = _refused('---\ngoal: a\n"we`ird": 1\n"we`ird": 2\n---\n')
+    assert _code_spans(str(refused.args[0]))[0] == "we`ird"
+    assert refused.hint is not None
+    assert _code_spans(refused.hint)[0] == '"we`ird":'

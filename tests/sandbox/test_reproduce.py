@@ -42,17 +42,23 @@ def spin():
     while True:
         _check(1)
 """
+OTHER = "def other():\n    return 2\n"
 
 
-def _repo(make_repo: Callable[..., Path]) -> Path:
+def _package(make_repo: Callable[..., Path], modules: dict[str, str]) -> Path:
+    """A repository with a committed package `pkg` of these modules (name → source)."""
     root = make_repo()
     (root / "pkg").mkdir()
-    (root / "pkg" / "__init__.py").write_text("from pkg.core import add, spin\n")
-    (root / "pkg" / "core.py").write_text(CORE)
-    (root / "pkg" / "other.py").write_text("def other():\n    return 2\n")
+    for name, source in modules.items():
+        (root / "pkg" / f"{name}.py").write_text(source)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "pkg")
     return root
+
+
+def _repo(make_repo: Callable[..., Path]) -> Path:
+    init = "from pkg.core import add, spin\n"
+    return _package(make_repo, {"__init__": init, "core": CORE, "other": OTHER})
 
 
 def _run(
@@ -360,13 +366,7 @@ def pong(n):
 def test_a_recursion_the_code_runs_into_names_the_functions_it_went_round(
     bwrap_usable: None, make_repo: Callable[..., Path]
 ) -> None:
-    root = make_repo()
-    (root / "pkg").mkdir()
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "loop.py").write_text(LOOP)
-    (root / "pkg" / "other.py").write_text("def other():\n    return 2\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "pkg")
+    root = _package(make_repo, {"__init__": "", "loop": LOOP, "other": OTHER})
     text = (
         "```python\nfrom pkg.loop import start\nfrom pkg.other import other\n"
         "other()\nstart(1)\n```\n"
@@ -406,13 +406,7 @@ def parse_again(n):
 def test_a_recursion_a_library_raises_something_else_from_still_names_its_functions(
     bwrap_usable: None, make_repo: Callable[..., Path]
 ) -> None:
-    root = make_repo()
-    (root / "pkg").mkdir()
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "loop.py").write_text(LOOP)
-    (root / "pkg" / "wraps.py").write_text(WRAPS)
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "pkg")
+    root = _package(make_repo, {"__init__": "", "loop": LOOP, "wraps": WRAPS})
     for call in ("parse(1)", "parse_again(1)"):
         found = _run(root, f"```python\nfrom pkg.wraps import *\n{call}\n```\n")
         assert found is not None and not found.note
@@ -488,15 +482,10 @@ def test_a_function_that_recursed_on_the_way_into_the_loop_is_not_part_of_it(
 ) -> None:
     # With the limit lowered, the whole stack is fewer frames than are read: `descend`'s
     # forty calls on the way in are among them, but all outside the loop.
-    root = make_repo()
-    (root / "pkg").mkdir()
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "loop.py").write_text(
-        LOOP + "\n\ndef descend(depth, n):\n"
-        "    return descend(depth - 1, n) if depth else start(n)\n"
+    descend = (
+        "\n\ndef descend(depth, n):\n    return descend(depth - 1, n) if depth else start(n)\n"
     )
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "pkg")
+    root = _package(make_repo, {"__init__": "", "loop": LOOP + descend})
     text = (
         "```python\nimport sys\nfrom pkg.loop import descend\n"
         "sys.setrecursionlimit(200)\ndescend(40, 1)\n```\n"
