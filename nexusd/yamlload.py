@@ -180,6 +180,8 @@ def load(text: str, *, strict: bool = False) -> Any:
             yaml.load(text, Loader=_Locating)
         except DuplicateKey as placed:
             raise placed from None
-        except yaml.YAMLError:
-            pass  # the Python parser disagrees with libyaml's: keep what libyaml saw
+        except (yaml.YAMLError, RecursionError):
+            # The Python parser disagrees with libyaml's, or its composer (recursive, unlike
+            # libyaml's) cannot go as deep as the document: keep what libyaml saw.
+            pass
         raise fast

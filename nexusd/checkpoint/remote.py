@@ -86,24 +86,43 @@ class Fetched:
         return "; ".join(said) or "up to date"
 
 
+class PushRejected(GitError):
+    """A push the remote refused some refs of; `report` is git's porcelain report of all."""
+
+    def __init__(self, error: GitError, report: str) -> None:
+        super().__init__(error.message, hint=error.hint)
+        self.report = report
+
+
 def push(layout: RepoLayout, remote: str) -> str:
-    """Push every checkpoint ref and the notes to `remote`; return git's report."""
+    """Push every checkpoint ref and the notes to `remote`; return git's report.
+
+    Raises PushRejected (with the report) when the remote refused a ref, GitError otherwise."""
     specs = [f"+{REFSPEC}"]
-    if try_git_text(layout.root, "rev-parse", "-q", "--verify", NOTES_REF):
+    notes = try_git_text(layout.root, "rev-parse", "-q", "--verify", NOTES_REF)
+    if notes:
         specs.append(f"{NOTES_REF}:{NOTES_REF}")  # not forced: a fast-forward or nothing
+    elif not _refs(layout):
+        return ""  # git fails on a refspec that matches nothing: there is nothing to push
     args = ("push", "--porcelain", remote, *specs)
     proc = git_run(layout.root, *args)
     report = proc.stdout.decode("utf-8", "replace").strip()
     if any(line.startswith("!") and NOTES_REF in line for line in report.splitlines()):
-        raise GitError(
-            f"the checkpoints were pushed, but {remote}'s notes hold check results this "
-            "repository lacks, so ours were not pushed over them",
-            hint=f"run `nexusd checkpoint fetch {remote}` (it merges them), then push again",
+        raise PushRejected(
+            GitError(
+                f"the checkpoints were pushed, but {remote}'s notes hold check results this "
+                "repository lacks, so ours were not pushed over them",
+                hint=f"run `nexusd checkpoint fetch {remote}` (it merges them), then push again",
+            ),
+            report,
         )
     if proc.returncode != 0:
         _refuse_broken(layout, "pushed")
         # No such remote, no access: as git says it.
-        raise git_failure(layout.root, args, proc, hint=_remote_hint(remote))
+        error = git_failure(layout.root, args, proc, hint=_remote_hint(remote))
+        if any(r.status == "rejected" for r in pushed_refs(report)):
+            raise PushRejected(error, report)
+        raise error
     return report
 
 

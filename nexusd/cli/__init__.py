@@ -79,8 +79,10 @@ def echo_error_json(kind: str, message: str, hint: str | None, exit_code: int) -
     """`{"error": {...}}` on standard output, for scripts that asked for `--json`."""
     import json
 
+    from nexusd.cli._common import escape_surrogates
+
     error = {"kind": kind, "message": message, "hint": hint, "exit_code": exit_code}
-    click.echo(json.dumps({"error": error}, ensure_ascii=False))
+    click.echo(escape_surrogates(json.dumps({"error": error}, ensure_ascii=False)))
 
 
 def wants_json(args: list[str]) -> bool:

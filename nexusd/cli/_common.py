@@ -52,10 +52,25 @@ def warn_config_problem(error: ConfigError | None) -> None:
 
 
 def echo_json(data: Any) -> None:
-    """Print `data` as stable, indented JSON."""
+    """Print `data` as stable, indented JSON (UTF-8, whatever the paths in it)."""
     import json  # only here: most commands print text and never pay for it
 
-    click.echo(json.dumps(data, indent=2, sort_keys=True, default=str, ensure_ascii=False))
+    text = json.dumps(data, indent=2, sort_keys=True, default=str, ensure_ascii=False)
+    click.echo(escape_surrogates(text))
+
+
+def escape_surrogates(text: str) -> str:
+    """`text` with each lone surrogate written as a JSON escape (`\\udcff`).
+
+    A file name that is not UTF-8 comes from git or os as such a character (surrogateescape);
+    written out, it is either the raw byte (no longer UTF-8, so no longer JSON) or an
+    encoding error. Escaped, the JSON stays UTF-8, and `json.loads` gives the same str back
+    (`os.fsencode` turns it into the name's bytes)."""
+    if text.isascii():
+        return text
+    import re
+
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def local_memory_service(

@@ -254,11 +254,22 @@ def gc(dry_run: bool, as_json: bool, repo: Path | None) -> None:
 @repo_option
 def push(remote: str, as_json: bool, repo: Path | None) -> None:
     """Push all checkpoints and their notes to REMOTE (refs/nexus/*)."""
+    from nexusd.checkpoint.remote import PushRejected, pushed_refs
     from nexusd.checkpoint.remote import push as push_refs
-    from nexusd.checkpoint.remote import pushed_refs
 
     layout, _ = open_repo(repo)
-    report = push_refs(layout, remote)
+    try:
+        report = push_refs(layout, remote)
+    except PushRejected as exc:
+        if not as_json:
+            raise
+        # Which refs went and which the remote refused (`rejected`), with the error beside
+        # them; one document, and the error's exit code.
+        error = {"kind": "GitError", "message": exc.message, "hint": exc.hint}
+        refs = [r.to_dict() for r in pushed_refs(exc.report)]
+        echo_json({"remote": remote, "refs": refs, "error": {**error, "exit_code": exc.exit_code}})
+        click.echo(f"error: {exc}", err=True)
+        raise SystemExit(exc.exit_code) from None
     if as_json:
         echo_json({"remote": remote, "refs": [r.to_dict() for r in pushed_refs(report)]})
         return

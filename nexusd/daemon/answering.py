@@ -13,10 +13,10 @@ outside the repository is refused too, but nothing is written at all: that folde
 not ours (it may be another checkout's, whose daemon answers there).
 
 A request deleted while it waits for the claim or while it is answered (a plan takes
-seconds to minutes) gets no response: the pipeline writes one as it finishes, so the
-claim holder looks again right after and, the request gone, puts the response back as it
-was before the attempt. A crash between the two leaves the response, as if the request
-had been deleted just after its answer.
+seconds to minutes) gets no response: the pipeline looks again right before it writes
+one and, the request gone, writes nothing, so whatever is at the response path (an
+earlier response, or nothing because the user deleted it too) stays as it is. A request
+deleted after that keeps its response, like one deleted just after its answer.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from nexusd.atomic import atomic_write_bytes, atomic_write_text
+from nexusd.atomic import atomic_write_text
 from nexusd.config import Config
 from nexusd.daemon.claims import request_claim, request_key
 from nexusd.errors import ProtocolError
@@ -40,7 +40,7 @@ from nexusd.planner.pipeline import RESPONSE_MODE, Outcome, OutcomeStatus, answe
 from nexusd.planner.rejection import error_response
 from nexusd.protocol.documents import PlanResponse
 from nexusd.protocol.naming import response_path_for, unanswerable_name
-from nexusd.protocol.reading import open_regular, response_meta
+from nexusd.protocol.reading import response_meta
 from nexusd.protocol.render import render_response
 
 
@@ -139,15 +139,6 @@ def _refuse(path: Path, error: ProtocolError, force: bool) -> Outcome:
     )
 
 
-def _response_now(response: Path) -> tuple[bytes, int] | None:
-    """The response's bytes and mode, never through a link (None when there is none)."""
-    try:
-        with open_regular(response) as fh:
-            return fh.read(), stat.S_IMODE(os.fstat(fh.fileno()).st_mode)
-    except OSError:
-        return None
-
-
 def _deleted(path: Path) -> bool:
     """True when nothing is at `path` any more (an unreadable folder is not a deletion)."""
     try:
@@ -157,37 +148,6 @@ def _deleted(path: Path) -> bool:
     except OSError:
         return False
     return False
-
-
-def _withdrawn(outcome: Outcome, before: tuple[bytes, int] | None) -> Outcome:
-    """The outcome for a request deleted before its answer was written: the response is
-    put back as it was (a response this attempt wrote is removed), and nothing is due.
-
-    Under the claim no other nexusd process writes this response, so a response naming the
-    request's content and revision, changed since the attempt began, is this attempt's."""
-    response = outcome.response_path
-    now = _response_now(response)
-    _, meta = response_meta(response)
-    ours = (
-        now is not None
-        and (before is None or now[0] != before[0])
-        and meta is not None
-        and meta.get("request_sha256") == outcome.sha256
-        and meta.get("revision") == outcome.revision
-    )
-    note = "it was deleted before its response was written; none was written for it"
-    if ours:
-        note = "it was deleted while it was answered; the response written for it was withdrawn"
-        try:
-            if before is None:
-                response.unlink(missing_ok=True)
-            else:
-                atomic_write_bytes(response, before[0], mode=before[1])
-        except OSError as exc:
-            note = f"it was deleted while it was answered; its response stays ({exc})"
-    elif outcome.status == "skipped":
-        return outcome  # answered before: deleting a request leaves its response
-    return dataclasses.replace(outcome, status="skipped", revision=0, message=note)
 
 
 def answer_claimed(
@@ -203,8 +163,8 @@ def answer_claimed(
     """Answer the request at `path` exactly once, under its claim; refuse links and outsiders.
 
     A request deleted before its response is written gets none: the outcome is `skipped`
-    (not an error, so nothing is retried), and a response the pipeline wrote in the moment
-    is withdrawn, the earlier one put back.
+    with `gone` set (not an error, so nothing is retried), and nothing at the response
+    path is touched.
 
     `planner.timeout_ms` counts from `start` (default: now), the wait for the claim included."""
     start = start or AnswerStart.now("the answer started")
@@ -228,8 +188,17 @@ def answer_claimed(
             # Reading its front matter would read the link's target: treat it as foreign.
             note = f"{response.name} is a symbolic link, not a response nexusd wrote; kept it"
             return Outcome(path, response, "skipped", 0, "", {}, note)
-        before = _response_now(response)
-        outcome = answer_request(path, layout, config, force=force, services=services, start=start)
-        if not _deleted(path):
-            return outcome
-        return _withdrawn(outcome, before)
+        outcome = answer_request(
+            path,
+            layout,
+            config,
+            force=force,
+            services=services,
+            start=start,
+            still_wanted=lambda: not _deleted(path),
+        )
+        if outcome.status == "error" and not outcome.sha256 and _deleted(path):
+            # Not read: deleted while it was queued or waited for the claim.
+            note = "it was deleted before it was read; no response was written for it"
+            return dataclasses.replace(outcome, status="skipped", message=note, gone=True)
+        return outcome

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Mapping
@@ -74,8 +75,6 @@ class Daemon:
         self.ctx = ctx
         cfg = ctx.config
         self.queue = WorkQueue(cfg.watch.queue_size)
-        # A reload builds a new run (and queue) on the same figures: `dropped` goes on.
-        self._dropped_before = int(ctx.stats.snapshot()["dropped"])
         self.handled = HandledFiles()
         self.status_writer = StatusWriter(ctx.layout.state_dir, ctx.stats)
         self.worker = Worker(
@@ -183,6 +182,7 @@ class Daemon:
         for folder in self.watcher.folders:
             _remove_stale_temp_files(folder)
         _sweep_claims(self.ctx.layout)
+        self.ctx.stats.forget_dropped(lambda path: not os.path.lexists(path))
         self.inbox.kick()
         self.ctx.stats.add("rescans")
         self._publish_watch()
@@ -198,7 +198,9 @@ class Daemon:
                 return
             self.handled.forget(path)
         if not self.queue.put(path):
-            self.ctx.stats.set(dropped=self._dropped_before + self.queue.dropped)
+            # Counted on the daemon's figures, not the queue's: a reload builds a new run and
+            # queue whose start-up scan hands every request on again, answered ones too.
+            self.ctx.stats.count_dropped(path)
         self.ctx.stats.set(queued=len(self.queue))
 
     def _publish_watch(self) -> None:

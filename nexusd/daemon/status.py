@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,9 @@ class DaemonStats:
             # Since when a reload restarts the services (the state stays `running`), else None.
             "reloading": None,
         }
+        # The requests counted in `dropped`: each once for as long as these figures live (a
+        # reload's new run and queue go on with them); one whose file is gone is let go.
+        self._dropped: set[Path] = set()
 
     def set(self, **values: Any) -> None:
         """Replace fields (e.g. `state="running"`); only a real change wakes the writer."""
@@ -73,6 +77,23 @@ class DaemonStats:
         with self._lock:
             self._data[key] = int(self._data[key]) + amount
         self._changed.set()
+
+    def count_dropped(self, path: Path) -> None:
+        """Count `path` in `dropped` (the queue was full), unless it was counted already."""
+        with self._lock:
+            if path in self._dropped:
+                return
+            self._dropped.add(path)
+            self._data["dropped"] = int(self._data["dropped"]) + 1
+        self._changed.set()
+
+    def forget_dropped(self, gone: Callable[[Path], bool]) -> None:
+        """Let go of the counted paths that are `gone` (the count stays)."""
+        with self._lock:
+            paths = list(self._dropped)
+        stale = {path for path in paths if gone(path)}
+        with self._lock:
+            self._dropped -= stale
 
     def record_error(self, path: Path | None, message: str) -> None:
         """Remember the most recent error so `nexusd status` shows it."""

@@ -223,9 +223,14 @@ class Worker:
         before = response_key(path)
         wrote = False
         failed = True
+        gone = False
         sha: str | None = None
         try:
             outcome = self.answer(path)
+            # Deleted (or renamed away) before its answer was written: this version was not
+            # handled. Remembering it would take the same file renamed back (same inode, size
+            # and mtime) for an answered one, and it would never be answered.
+            gone = bool(getattr(outcome, "gone", False))
             # "ok" is only returned once the response is written ("error" may mean none could be).
             wrote = outcome.status == "ok"
             sha = outcome.sha256 or None
@@ -242,6 +247,9 @@ class Worker:
             self._record(path, outcome, ms, written=response_key(path) != before)
         finally:
             self.stats.set(in_flight=None)
+        if gone:
+            self.handled.forget(path)
+            return
         # Remember even failures, so rescans do not spin on them; one that wrote nothing is
         # due again after a growing delay (and at once when the file or its response changes).
         delay = self.handled.remember(path, key, wrote_response=wrote, sha256=sha, failed=failed)

@@ -74,6 +74,9 @@ class Outcome:
     message: str = ""  # error summary for logs and `nexusd status`
     cycle: int | None = None
     title: str = ""  # the response's title, e.g. "Plan for cycle 3: <goal>"
+    # The request was gone (deleted, renamed away) before its response was written: nothing
+    # was written for it, and the version read is no longer there to have been handled.
+    gone: bool = False
 
 
 def _rel(layout: RepoLayout, path: Path) -> str:
@@ -262,13 +265,16 @@ def answer_request(
     force: bool = False,
     services: Services | None = None,
     start: AnswerStart | None = None,
+    still_wanted: Callable[[], bool] | None = None,
 ) -> Outcome:
     """Answer one request file exactly once per content; never raises for bad requests.
 
     `request_path` must be named `*_plan_request.md` (ValueError otherwise). Unreadable
     requests, unwritable responses and configuration errors come back as status `error`
     with the message; nothing is written for them. `planner.timeout_ms` counts from
-    `start` (default: now).
+    `start` (default: now). `still_wanted` is asked right before the response is written:
+    False (the request was deleted meanwhile) writes nothing, learns nothing and records
+    nothing; the outcome is `skipped` with `gone` set.
     """
     start = start or AnswerStart.now("the answer started")
     clock = PhaseClock()
@@ -325,6 +331,9 @@ def answer_request(
         )
     text = render_response(response)
     clock.lap("render")
+    if still_wanted is not None and not still_wanted():
+        note = "it was deleted while it was answered; no response was written for it"
+        return dataclasses.replace(done("skipped", 0, raw.sha256, note), gone=True)
     try:
         atomic_write_text(response_path, text, mode=RESPONSE_MODE)
     except OSError as exc:

@@ -298,3 +298,41 @@ def test_diff_json_lists_the_files_changed(repo: Path) -> None:
     between = json.loads(run(repo, "diff", made["id"], later["id"], "--json"))
     assert between == {**data, "to": later["id"]}
     assert json.loads(run(repo, "diff", later["id"], "--json"))["files"] == []
+
+
+def test_diff_json_is_utf_8_json_for_a_file_name_that_is_not(repo: Path) -> None:
+    import os
+
+    made = json.loads(run(repo, "create", "--json"))
+    name = b"caf\xe9 \xff.txt"  # Latin-1, as an old archive or another OS wrote it
+    (repo / os.fsdecode(name)).write_text("x\n")
+    result = CliRunner().invoke(cli, ["checkpoint", "diff", made["id"], "--json", "-C", str(repo)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout_bytes.decode("utf-8"))  # raised: byte 0xe9 is not UTF-8
+    assert [os.fsencode(f["path"]) for f in data["files"]] == [name]
+
+
+def test_push_json_names_the_refs_a_remote_rejected(repo: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    remote = tmp_path / "r.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    assert json.loads(run(repo, "push", str(remote), "--json")) == {
+        "remote": str(remote),
+        "refs": [],
+    }  # no checkpoint yet: nothing to push, not git's "No refs in common"
+    assert run(repo, "push", str(remote)) == "nothing to push\n"
+    first = json.loads(run(repo, "create", "--json"))
+    (repo / "a.txt").write_text("a\n")
+    second = json.loads(run(repo, "create", "--json"))
+    hook = remote / "hooks" / "update"
+    hook.write_text(f'#!/bin/sh\n[ "$1" != "{second["ref"]}" ]\n')
+    hook.chmod(0o755)
+    result = CliRunner().invoke(cli, ["checkpoint", "push", str(remote), "--json", "-C", str(repo)])
+    assert result.exit_code == 5, result.output
+    data = json.loads(result.stdout)
+    assert [(r["id"], r["status"]) for r in data["refs"]] == [
+        (first["id"], "new"),
+        (second["id"], "rejected"),
+    ]
+    assert data["error"]["exit_code"] == 5 and "failed to push" in data["error"]["message"]

@@ -27,6 +27,7 @@ from nexusd.config import load_config
 from nexusd.daemon.answering import answer_claimed, refusal
 from nexusd.daemon.claims import request_claim
 from nexusd.errors import ProtocolError
+from nexusd.models.telemetry import telemetry_file
 from nexusd.paths import find_repo
 from nexusd.planner.pipeline import Outcome, answer_request
 
@@ -345,3 +346,55 @@ def test_a_request_deleted_while_answered_keeps_its_earlier_response(
     # error to retry.
     outcome = answer_claimed(request, layout, config)
     assert (outcome.status, response_for(request).read_bytes()) == ("skipped", earlier)
+
+
+def test_a_response_deleted_with_its_request_while_answered_is_not_put_back(
+    served: Path, tmp_path: Path
+) -> None:
+    # `rm x_plan_request.md x_plan_response.md` (or a branch switch, `rm -r` of the folder)
+    # while x is answered again: the earlier response was deleted on purpose.
+    gate = _gated(served, tmp_path)
+    (gate / "go").touch()
+    layout, config = find_repo(served), load_config(served)
+    request = served / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md"
+    request.write_text(request_text("Explain the README"), encoding="utf-8")
+    assert answer_claimed(request, layout, config).status == "ok"
+    (gate / "go").unlink()
+    (gate / "started").unlink()
+    request.write_text(request_text("Rewrite the billing module", cycle=2), encoding="utf-8")
+    outcomes: list[Outcome] = []
+    worker = threading.Thread(
+        target=lambda: outcomes.append(answer_claimed(request, layout, config))
+    )
+    worker.start()
+    try:
+        wait_until((gate / "started").exists, timeout=60, what="the second answer")
+        request.unlink()
+        response_for(request).unlink()
+    finally:
+        (gate / "go").touch()
+        worker.join(120)
+    assert outcomes and outcomes[0].status == "skipped", outcomes
+    assert not response_for(request).exists()
+    # Nor is the attempt an answered request in the telemetry (`nexusd stats`).
+    lines = telemetry_file(layout).read_text(encoding="utf-8").splitlines()
+    events = [e for e in map(json.loads, lines) if e.get("event") == "request"]
+    assert [e["status"] for e in events] == ["ok"]
+
+
+def test_a_request_renamed_away_and_back_while_answered_is_answered(
+    served: Path, tmp_path: Path, start_daemon: Callable[..., Path]
+) -> None:
+    # A rename keeps inode, size and mtime: the file renamed back is the version the
+    # withdrawn attempt read, and was taken for one already handled (never answered).
+    gate = _gated(served, tmp_path)
+    start_daemon(served)
+    request = served / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md"
+    request.write_text(request_text("Rewrite the billing module"), encoding="utf-8")
+    wait_until((gate / "started").exists, timeout=60, what="the answer to be under way")
+    parked = served / "parked.md"
+    os.rename(request, parked)
+    (gate / "go").touch()
+    wait_until(lambda: published(served).get("skipped"), timeout=60, what="the attempt to end")
+    os.rename(parked, request)
+    assert wait_answered(request, timeout=30)["status"] == "ok"

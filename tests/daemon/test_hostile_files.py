@@ -179,7 +179,11 @@ def test_a_refusal_that_writes_nothing_leaves_no_daily_entry(
     assert wait_answered(request)["status"] == "ok"
     note = daily_path(find_repo(served), datetime.now())
     response = response_for(request)
-    wait_until(lambda: response.name in note.read_text(encoding="utf-8"), what="the entry")
+    # The daily note is written after the response: it may not be there yet.
+    wait_until(
+        lambda: note.is_file() and response.name in note.read_text(encoding="utf-8"),
+        what="the entry",
+    )
 
     # Replaced by a link: refused, and the answer to the regular file is kept.
     request.unlink()
