@@ -23,10 +23,10 @@ from nexusd.checkpoint.convert import (
     Plan,
     is_attributes_file,
     keep_bytes,
-    listings_later,
     plan,
     settings_later,
 )
+from nexusd.checkpoint.disk_listings import listings_later
 from nexusd.checkpoint.hidden import is_sparse, reveal
 from nexusd.checkpoint.model import (
     AS_IS,
