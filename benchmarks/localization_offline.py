@@ -281,10 +281,7 @@ def run_repo(
             extra=signal[0],
             why=signal[1],
             ran_lines=(ran or {}).get("lines"),
-            looped_lines={
-                path: {line for line, _ in pairs}
-                for path, pairs in (ran or {}).get("recursion", {}).items()
-            },
+            recursion=(ran or {}).get("recursion"),
         )
         ranked = [h.path for h in hits]
         if bm25 is not None:

@@ -147,7 +147,7 @@ def rank(
     extra: Mapping[str, Floats] | None = None,
     why: Mapping[str, Mapping[int, str]] | None = None,
     ran_lines: Mapping[str, AbstractSet[int]] | None = None,
-    looped_lines: Mapping[str, AbstractSet[int]] | None = None,
+    recursion: Mapping[str, Sequence[tuple[int, str]]] | None = None,
 ) -> list[FileHit]:
     """The `k` files most likely to be what the request is about, best first.
 
@@ -155,7 +155,8 @@ def rank(
     like a `Weights` field), each divided by its best like the index's own; `why` gives
     files their reason for one of them (signal → file index → text); `ran_lines` gives, per
     path, the first lines of the functions the request's code entered, which list first among
-    their file's; `looped_lines` those a recursion it ran into went round, listed above all.
+    their file's; `recursion`, per path, (first line, name) of those a recursion it ran into
+    went round, listed above all.
     """
     n = len(corpus.paths)
     if n == 0 or query.is_empty():
@@ -166,7 +167,7 @@ def rank(
     for name, texts in (why or {}).items():
         for f, text in texts.items():
             sig.reasons[f].append((name, 1.0, text))
-    looped = looped_lines or {}
+    looped = {path: {line for line, _ in pairs} for path, pairs in (recursion or {}).items()}
     _looped_units(corpus, sig, unit_scores, looped)
     weights = weights or Weights()
     total = combine(corpus, sig, weights)

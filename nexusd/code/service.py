@@ -340,9 +340,6 @@ class CodeIndex:
         if corpus is not None:
             extra, why = executed_signal(corpus, ran or {}, recursion)
             query = mine(text, title=title)
-            looped = {
-                path: {line for line, _ in pairs} for path, pairs in (recursion or {}).items()
-            }
             hits = rank(
                 corpus,
                 query,
@@ -350,7 +347,7 @@ class CodeIndex:
                 extra=extra,
                 why=why,
                 ran_lines=ran_lines,
-                looped_lines=looped,
+                recursion=recursion,
             )
         ms = round((time.perf_counter() - start) * 1000.0, 3)
         return CodeResults(tuple(hits), self._note(), ms)

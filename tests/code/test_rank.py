@@ -197,8 +197,7 @@ def test_the_files_a_recursion_went_round_rank_above_the_others_it_entered() -> 
     looped = {"calc/shape.py": ((6, "grow"),), "calc/absval.py": ((1, "absolute"),)}
     extra, why = executed_signal(corpus, ran, looped)
     assert set(extra) == {"executed", "recursion"}
-    lines = {path: {line for line, _ in pairs} for path, pairs in looped.items()}
-    hits = rank(corpus, query, k=4, extra=extra, why=why, looped_lines=lines)
+    hits = rank(corpus, query, k=4, extra=extra, why=why, recursion=looped)
     after = {hit.path: hit.score for hit in hits}
     assert (
         hits[-1].path == "calc/entered.py" and after["calc/entered.py"] == score["calc/entered.py"]
@@ -233,7 +232,7 @@ def test_a_recursions_function_leads_its_file_though_the_run_never_saw_its_first
         extra=extra,
         why=why,
         ran_lines={"app/show.py": {1, 6}},
-        looped_lines={"app/show.py": {10}},
+        recursion={"app/show.py": ((10, "layout"),)},
     )[0]
     assert hit.units[0].qualname == "layout" and hit.units[0].ran
 
