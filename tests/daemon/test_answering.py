@@ -315,9 +315,11 @@ def test_a_request_deleted_while_the_daemon_answers_it_gets_no_response(
     assert wait_answered(later, timeout=60)["status"] == "ok"
 
 
-def test_a_request_deleted_while_answered_keeps_its_earlier_response(
-    served: Path, tmp_path: Path
-) -> None:
+def _deleted_during_a_second_answer(
+    served: Path, tmp_path: Path, delete: Callable[[Path], None]
+) -> tuple[Path, bytes, list[Outcome]]:
+    """Answer a request, change it, and `delete(request)` while its second answer is held at
+    the gate: the request, its first response's bytes and the second answer's outcomes."""
     gate = _gated(served, tmp_path)
     (gate / "go").touch()
     layout, config = find_repo(served), load_config(served)
@@ -335,16 +337,25 @@ def test_a_request_deleted_while_answered_keeps_its_earlier_response(
     worker.start()
     try:
         wait_until((gate / "started").exists, timeout=60, what="the second answer")
-        request.unlink()
+        delete(request)
     finally:
         (gate / "go").touch()
         worker.join(120)
+    return request, earlier, outcomes
+
+
+def test_a_request_deleted_while_answered_keeps_its_earlier_response(
+    served: Path, tmp_path: Path
+) -> None:
+    request, earlier, outcomes = _deleted_during_a_second_answer(
+        served, tmp_path, lambda request: request.unlink()
+    )
     assert outcomes and outcomes[0].status == "skipped", outcomes
     assert "deleted" in outcomes[0].message
     assert response_for(request).read_bytes() == earlier  # not the billing plan
     # Deleted before it was read (still queued, or waiting for the claim): skipped, not an
     # error to retry.
-    outcome = answer_claimed(request, layout, config)
+    outcome = answer_claimed(request, find_repo(served), load_config(served))
     assert (outcome.status, response_for(request).read_bytes()) == ("skipped", earlier)
 
 
@@ -353,31 +364,15 @@ def test_a_response_deleted_with_its_request_while_answered_is_not_put_back(
 ) -> None:
     # `rm x_plan_request.md x_plan_response.md` (or a branch switch, `rm -r` of the folder)
     # while x is answered again: the earlier response was deleted on purpose.
-    gate = _gated(served, tmp_path)
-    (gate / "go").touch()
-    layout, config = find_repo(served), load_config(served)
-    request = served / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md"
-    request.write_text(request_text("Explain the README"), encoding="utf-8")
-    assert answer_claimed(request, layout, config).status == "ok"
-    (gate / "go").unlink()
-    (gate / "started").unlink()
-    request.write_text(request_text("Rewrite the billing module", cycle=2), encoding="utf-8")
-    outcomes: list[Outcome] = []
-    worker = threading.Thread(
-        target=lambda: outcomes.append(answer_claimed(request, layout, config))
-    )
-    worker.start()
-    try:
-        wait_until((gate / "started").exists, timeout=60, what="the second answer")
+    def both(request: Path) -> None:
         request.unlink()
         response_for(request).unlink()
-    finally:
-        (gate / "go").touch()
-        worker.join(120)
+
+    request, _earlier, outcomes = _deleted_during_a_second_answer(served, tmp_path, both)
     assert outcomes and outcomes[0].status == "skipped", outcomes
     assert not response_for(request).exists()
     # Nor is the attempt an answered request in the telemetry (`nexusd stats`).
-    lines = telemetry_file(layout).read_text(encoding="utf-8").splitlines()
+    lines = telemetry_file(find_repo(served)).read_text(encoding="utf-8").splitlines()
     events = [e for e in map(json.loads, lines) if e.get("event") == "request"]
     assert [e["status"] for e in events] == ["ok"]
 

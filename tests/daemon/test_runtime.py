@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import threading
@@ -176,70 +177,72 @@ def test_a_response_that_could_not_be_written_is_written_once_the_folder_is_writ
     assert stats.snapshot()["answered"] == 1
 
 
-def test_dropped_counts_each_request_that_found_the_queue_full_once(served: Path) -> None:
-    # A queue of one: the start-up scan turns all but one away, and each rescan after the
-    # overflow turns the rest away again: `dropped` said 33 for 10 requests.
+@contextlib.contextmanager
+def _runs_with_a_queue_of_one(
+    served: Path,
+) -> Iterator[tuple[DaemonStats, Callable[[list[Path], bool], None]]]:
+    """One daemon's figures and `run(requests, settle)`: a run on them, as a configuration
+    reload builds it, with a queue of one, stopped once `requests` are answered (and, with
+    `settle`, once its queue is empty and the debouncer's last hand-ons are in)."""
     write_config(served, "watch:\n  queue_size: 1\n")
     layout = find_repo(served)
     config = load_config(layout.root)
     logger = logs.setup_logging(layout.log_file, "debug")
     stats = DaemonStats(pid=1)
+
+    def run(requests: list[Path], settle: bool) -> None:
+        ctx = DaemonContext(layout, config, logger, stats, threading.Event())
+        daemon = Daemon(ctx, pipeline_answer(layout, config))
+        daemon.start()
+        try:
+            for request in requests:
+                wait_answered(request, timeout=60)
+            if settle:
+                wait_until(lambda: not len(daemon.queue), timeout=60, what="an empty queue")
+                time.sleep(0.5)
+        finally:
+            daemon.stop()
+
+    try:
+        yield stats, run
+    finally:
+        logs.close_logging()
+
+
+def test_dropped_counts_each_request_that_found_the_queue_full_once(served: Path) -> None:
+    # A queue of one: the start-up scan turns all but one away, and each rescan after the
+    # overflow turns the rest away again: `dropped` said 33 for 10 requests.
     folder = served / ".scratchpad_logs"
     before = 0
-    try:
-        for run, count in enumerate((10, 4)):
-            requests = [folder / f"run{run}-{i:02d}_plan_request.md" for i in range(count)]
+    with _runs_with_a_queue_of_one(served) as (stats, run):
+        for number, count in enumerate((10, 4)):
+            requests = [folder / f"run{number}-{i:02d}_plan_request.md" for i in range(count)]
             for i, request in enumerate(requests):
-                request.write_text(request_text(f"Request {i} of run {run}"), encoding="utf-8")
+                request.write_text(request_text(f"Request {i} of run {number}"), encoding="utf-8")
             # The second run is a new Daemon on the same figures, as a configuration reload
             # builds it: the count goes on from where it was.
-            ctx = DaemonContext(layout, config, logger, stats, threading.Event())
-            daemon = Daemon(ctx, pipeline_answer(layout, config))
-            daemon.start()
-            try:
-                for request in requests:
-                    wait_answered(request, timeout=60)
-            finally:
-                daemon.stop()
+            run(requests, False)
             # Each request at most once (the one the worker took first never; a new run
             # scans the answered ones too); how many found the queue full depends on how
             # fast the worker takes them.
             found = len(list(folder.glob("*_plan_request.md")))
             dropped = stats.snapshot()["dropped"]
-            assert 0 < dropped <= found - 1, (run, before, dropped)
+            assert 0 < dropped <= found - 1, (number, before, dropped)
             assert before <= dropped  # not restarted from 0
             before = dropped
-    finally:
-        logs.close_logging()
 
 
 def test_a_reload_does_not_count_the_requests_it_finds_again(served: Path) -> None:
     # Every run's start-up scan hands all requests on, answered ones too: with a queue of
     # one, each reload found most of them "dropped" anew (8 requests, 43 after 6 reloads).
-    write_config(served, "watch:\n  queue_size: 1\n")
-    layout = find_repo(served)
-    config = load_config(layout.root)
-    logger = logs.setup_logging(layout.log_file, "debug")
-    stats = DaemonStats(pid=1)
     folder = served / ".scratchpad_logs"
     requests = [folder / f"r{i:02d}_plan_request.md" for i in range(8)]
     for i, request in enumerate(requests):
         request.write_text(request_text(f"Request {i}"), encoding="utf-8")
-    try:
+    with _runs_with_a_queue_of_one(served) as (stats, run):
         for _ in range(4):  # the first run, then three reloads with nothing new
-            ctx = DaemonContext(layout, config, logger, stats, threading.Event())
-            daemon = Daemon(ctx, pipeline_answer(layout, config))
-            daemon.start()
-            try:
-                for request in requests:
-                    wait_answered(request, timeout=60)
-                wait_until(lambda d=daemon: not len(d.queue), timeout=60, what="an empty queue")
-                time.sleep(0.5)  # the debouncer's last hand-ons
-            finally:
-                daemon.stop()
+            run(requests, True)
             assert stats.snapshot()["dropped"] <= len(requests)
-    finally:
-        logs.close_logging()
 
 
 def test_dropped_counts_a_path_once_and_lets_go_of_deleted_ones() -> None:
