@@ -290,14 +290,22 @@ def _gated(repo: Path, tmp_path: Path) -> Path:
     return gate
 
 
-def test_a_request_deleted_while_the_daemon_answers_it_gets_no_response(
+def _under_way(
     served: Path, tmp_path: Path, start_daemon: Callable[..., Path]
-) -> None:
+) -> tuple[Path, Path]:
+    """A daemon answering a new request, held at the gate: the gate and the request."""
     gate = _gated(served, tmp_path)
     start_daemon(served)
     request = served / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md"
     request.write_text(request_text("Rewrite the billing module"), encoding="utf-8")
     wait_until((gate / "started").exists, timeout=60, what="the answer to be under way")
+    return gate, request
+
+
+def test_a_request_deleted_while_the_daemon_answers_it_gets_no_response(
+    served: Path, tmp_path: Path, start_daemon: Callable[..., Path]
+) -> None:
+    gate, request = _under_way(served, tmp_path, start_daemon)
     request.unlink()  # after the daemon read it, before it wrote its response
     (gate / "go").touch()
     done = wait_until(
@@ -382,11 +390,7 @@ def test_a_request_renamed_away_and_back_while_answered_is_answered(
 ) -> None:
     # A rename keeps inode, size and mtime: the file renamed back is the version the
     # withdrawn attempt read, and was taken for one already handled (never answered).
-    gate = _gated(served, tmp_path)
-    start_daemon(served)
-    request = served / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md"
-    request.write_text(request_text("Rewrite the billing module"), encoding="utf-8")
-    wait_until((gate / "started").exists, timeout=60, what="the answer to be under way")
+    gate, request = _under_way(served, tmp_path, start_daemon)
     parked = served / "parked.md"
     os.rename(request, parked)
     (gate / "go").touch()
