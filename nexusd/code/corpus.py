@@ -166,6 +166,11 @@ class Corpus:
                 prose_docs.append(EMPTY)
             self.file_entries.append(range(first, len(self.entries)))
         cache.prune(self.files)
+        # Code files without a class or function: their text is their only unit.
+        self.unitless = np.fromiter(
+            (i for i, entries in enumerate(self.file_entries) if not entries and not self.prose[i]),
+            dtype=np.int64,
+        )
         self.entry_files = np.fromiter(
             (e.file for e in self.entries), dtype=np.int64, count=len(self.entries)
         )

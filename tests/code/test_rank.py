@@ -519,3 +519,43 @@ def test_a_path_with_a_backtick_stays_one_code_span_in_the_edge_it_gives() -> No
     assert hits[0].path == "app/we`ird.js"
     # Wrapped in a longer fence: one code span, not `app/we` and a stray `ird.js`.
     assert "imports ``app/we`ird.js``" in hits[1].reasons
+
+
+_LOCALE = {
+    "src/locale/sv.js": (
+        "// Swedish [sv]\nconst locale = {\n  name: 'sv',\n"
+        "  weekdays: 'söndag_måndag_tisdag'.split('_'),\n"
+        "  months: 'januari_februari_mars'.split('_'),\n  ordinal: n => `${n}e`,\n"
+        "  formats: { LT: 'HH:mm', L: 'YYYY-MM-DD' }\n}\n"
+        "export default locale\n"
+    ),
+    "src/plugin/advancedFormat.js": (
+        "export default (o, c) => {\n  const proto = c.prototype\n"
+        "  proto.format = function (formatStr) {\n    const locale = this.$locale()\n"
+        "    // Do ordinal for the locale's day of month\n    return locale.ordinal(this.$D)\n"
+        "  }\n}\n"
+    ),
+    "src/index.js": (
+        "class Dayjs {\n  format(formatStr) { return formatStr }\n"
+        "  locale(preset) { return preset }\n}\nexport default Dayjs\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("share", "first"), [(0.0, "src/plugin/advancedFormat.js"), (0.7, "src/locale/sv.js")]
+)
+def test_a_file_without_functions_has_its_text_for_a_unit(
+    monkeypatch: pytest.MonkeyPatch, share: float, first: str
+) -> None:
+    from nexusd.code import evidence
+    from nexusd.code.lang_treesitter import parse_treesitter
+
+    parsed = [parse_treesitter(path, text, "javascript") for path, text in _LOCALE.items()]
+    corpus = Corpus(p for p in parsed if p is not None)
+    table = corpus.index["src/locale/sv.js"]
+    assert list(corpus.unitless) == [table]  # a table of values: no class, no function
+    monkeypatch.setattr(evidence, "UNITLESS_SHARE", share)
+    # Without its text as a unit, the table's words count once where the plugin's count
+    # twice (in the file and in its best unit), and the plugin ranks first.
+    assert top(corpus, "Ordinal formatting in Swedish")[0] == first
