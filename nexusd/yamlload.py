@@ -10,6 +10,10 @@ second `watch:` block silently undid the first.
 Where a repeated key is comes from the YAML's structure, read again by PyYAML's Python
 composer (only then: libyaml's is the fast one), which sees what libyaml's nodes hide: an
 alias used as a key (`*k :`) is the anchored node itself, so its position is the anchor's.
+
+Lists and mappings nested deeper than MAX_DEPTH are refused (NestingTooDeep) before any
+value is built: PyYAML builds nested mappings (and composes, in Python) by recursion, so
+~200 levels of `{a: {a: …}}` ran out of Python's stack, a RecursionError no caller handles.
 """
 
 from __future__ import annotations
@@ -21,6 +25,14 @@ import yaml
 # libyaml's safe loader when PyYAML was built with it: ~7x faster on large front matter.
 _BASE: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE = "tag:yaml.org,2002:merge"
+# Far more than any request or configuration needs (they nest a few levels), and few enough
+# that building the deepest document allowed (~5 frames a level for the strict loader's
+# mappings, 3 for the Python composer) leaves most of Python's 1000 frames to the caller.
+MAX_DEPTH = 64
+# Every list or mapping starts at one of these (`- `, `key:`, `? key`, `[`, `{`): a text with
+# no more of them than MAX_DEPTH cannot nest too deep, and is not scanned for it.
+_OPENERS = "-:?[{"
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"  # libyaml's own limit's problem
 
 
 def key_name(key: object) -> str:
@@ -58,6 +70,58 @@ class DuplicateKey(yaml.YAMLError):
         if written is not None and written[0] != written[1]:
             forms = f" (written `{written[0]}` and `{written[1]}`)"
         super().__init__(f"`{key_name(key)}` is given twice{forms}, {on_lines(first, second)}")
+
+
+class NestingTooDeep(yaml.MarkedYAMLError):
+    """Lists and mappings nested deeper than MAX_DEPTH, or too deep for the stack left.
+
+    `line` (1-based) is where the first list or mapping deeper than MAX_DEPTH opens; None
+    when unknown, as when the document is within MAX_DEPTH but the stack ran out (`over` is
+    then False: the caller was already deep in its own calls). `problem` says which, as a
+    phrase: `lists and mappings nest deeper than 64 levels`.
+    """
+
+    def __init__(self, mark: yaml.Mark | None, *, over: bool = True) -> None:
+        deeper = f"deeper than {MAX_DEPTH} levels" if over else "too deep to read"
+        super().__init__(problem=f"lists and mappings nest {deeper}", problem_mark=mark)
+        self.line = None if mark is None else mark.line + 1
+
+
+def _check_depth(text: str) -> None:
+    """Raise NestingTooDeep where `text` first nests deeper than MAX_DEPTH.
+
+    Counted on the parser's events, which libyaml and PyYAML's Python parser both produce
+    without recursion, so no depth can make this check itself run out of stack. Text that
+    is not YAML passes when its error comes first: loading it says what is wrong.
+    """
+    if sum(map(text.count, _OPENERS)) <= MAX_DEPTH:
+        return
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_BASE):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise NestingTooDeep(_start(event))
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except NestingTooDeep:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        # libyaml stops at 1000 levels, and its scanner reads ahead: `[[[[…` 1000 deep is
+        # refused before the parser hands over the 65th start. That is this limit too.
+        if exc.problem == _LIBYAML_TOO_DEEP:
+            raise NestingTooDeep(exc.problem_mark) from None
+    except yaml.YAMLError:
+        pass
+
+
+def _start(event: yaml.Event) -> yaml.Mark | None:
+    """Where `event` starts, as PyYAML's Mark (libyaml's has the same fields, not its type)."""
+    mark = event.start_mark
+    if mark is None:
+        return None
+    return yaml.Mark(mark.name, mark.index, mark.line, mark.column, None, 0)
 
 
 def on_lines(first: int | None, second: int | None) -> str:
@@ -170,9 +234,20 @@ _Locating.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mappi
 
 
 def load(text: str, *, strict: bool = False) -> Any:
-    """The data of one YAML document; raises yaml.YAMLError (DuplicateKey when `strict`)."""
-    if not strict:
-        return yaml.load(text, Loader=SafeLoader)
+    """The data of one YAML document; raises yaml.YAMLError (DuplicateKey when `strict`,
+    NestingTooDeep for lists and mappings nested deeper than MAX_DEPTH)."""
+    _check_depth(text)
+    try:
+        if not strict:
+            return yaml.load(text, Loader=SafeLoader)
+        return _load_strict(text)
+    except RecursionError:
+        # Within MAX_DEPTH, yet the stack ran out (the caller was already deep in its own
+        # calls): still too deep to read here, and no caller handles a RecursionError.
+        raise NestingTooDeep(None, over=False) from None
+
+
+def _load_strict(text: str) -> Any:
     try:
         return yaml.load(text, Loader=StrictLoader)
     except DuplicateKey as fast:
@@ -182,6 +257,7 @@ def load(text: str, *, strict: bool = False) -> Any:
             raise placed from None
         except (yaml.YAMLError, RecursionError):
             # The Python parser disagrees with libyaml's, or its composer (recursive, unlike
-            # libyaml's) cannot go as deep as the document: keep what libyaml saw.
+            # libyaml's) ran out of a caller's deep stack, even within MAX_DEPTH: keep what
+            # libyaml saw.
             pass
         raise fast

@@ -204,7 +204,7 @@ def _read_layer(path: Path) -> dict[str, Any] | None:
     # default configuration (`nexusd.config.cache`).
     import yaml
 
-    from nexusd.yamlload import DuplicateKey, load
+    from nexusd.yamlload import MAX_DEPTH, DuplicateKey, NestingTooDeep, load
 
     try:
         loaded = load(data.decode("utf-8"), strict=True)
@@ -212,6 +212,13 @@ def _read_layer(path: Path) -> dict[str, Any] | None:
         raise ConfigError(
             f"{path}: {exc} (YAML would keep only the second)",
             hint=f"merge the two `{exc.key}` entries into one",
+        ) from exc
+    except NestingTooDeep as exc:
+        where = f", on line {exc.line}" if exc.line is not None else ""
+        raise ConfigError(
+            f"{path}: {exc.problem}{where}",
+            hint=f"flatten it (nexusd reads at most {MAX_DEPTH} levels): its settings nest"
+            " a few levels at most, as `nexusd config` shows",
         ) from exc
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ConfigError(

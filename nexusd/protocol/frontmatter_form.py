@@ -24,7 +24,7 @@ from nexusd.protocol.freeform import parse_freeform
 from nexusd.protocol.inline import inline_code
 from nexusd.protocol.template_a import looks_like_template_a, parse_template_a
 from nexusd.protocol.yamlio import FrontMatter, load_yaml
-from nexusd.yamlload import DuplicateKey, key_name, on_lines
+from nexusd.yamlload import MAX_DEPTH, DuplicateKey, NestingTooDeep, key_name, on_lines
 
 # snake_cased front matter key -> PlanRequest field (camelCase keys are snake_cased first).
 ALIASES: dict[str, str] = {
@@ -97,6 +97,8 @@ def _load(fm: FrontMatter) -> dict[Any, Any]:
         data = load_yaml(fm.yaml_text, strict=True)
     except DuplicateKey as exc:
         raise _duplicate(fm, exc) from exc
+    except NestingTooDeep as exc:
+        raise _too_deep(fm, exc) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = None if mark is None else mark.line + fm.yaml_first_line
@@ -176,6 +178,21 @@ def _duplicate(fm: FrontMatter, exc: DuplicateKey) -> ProtocolError:
         ),
         line=second if second is not None else first,
         field=field,
+    )
+
+
+def _too_deep(fm: FrontMatter, exc: NestingTooDeep) -> ProtocolError:
+    """The error for lists and mappings nested deeper than nexusd reads."""
+    line = None if exc.line is None else exc.line + fm.yaml_first_line - 1
+    where = f", on line {line}" if line is not None else ""
+    return ProtocolError(
+        f"in the front matter, {exc.problem}{where}",
+        hint=(
+            f"flatten it (nexusd reads at most {MAX_DEPTH} levels): a request needs only"
+            " `key: value` lines, with text or a list of text as the values; put deeper"
+            " structure in the body, or in a file listed as an artifact"
+        ),
+        line=line,
     )
 
 

@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from nexusd.cli import cli
 from nexusd.errors import NexusError
 from nexusd.protocol.render import read_response_meta
+from nexusd.yamlload import MAX_DEPTH
+from tests.yaml_nesting import deep_field
 
 NAME = "2025-05-08T14_02_11_plan_request.md"
 RESPONSE = "2025-05-08T14_02_11_plan_response.md"
@@ -75,6 +77,24 @@ def test_error_response_exits_4(repo: Path, stdout: bool) -> None:
     else:
         assert "no goal" in err
         assert "status: error" in request.with_name(RESPONSE).read_text()
+
+
+@pytest.mark.parametrize(("shape", "levels"), [("flow_map", 200), ("flow_list", 5000)])
+@pytest.mark.parametrize("stdout", [False, True])
+def test_front_matter_nested_too_deep_exits_4_with_an_error_response(
+    repo: Path, shape: str, levels: int, stdout: bool
+) -> None:
+    # 200 levels of mappings: a RecursionError, exit 70 with "a bug in nexusd" and a
+    # traceback; 5000 a "not valid YAML" error whose fix said to quote a value.
+    request = _request(repo, f"---\ngoal: x\n{deep_field(shape, levels)}---\n")
+    code, out, err = _plan(str(request), *(["--stdout"] if stdout else []))
+    assert code == 4
+    needle = f"lists and mappings nest deeper than {MAX_DEPTH} levels, on line 3"
+    response = out if stdout else request.with_name(RESPONSE).read_text()
+    assert "status: error" in response and needle in response and "flatten it" in response
+    if not stdout:  # else the error response, on stdout, says it
+        assert needle in err
+    assert "Traceback" not in err
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,8 @@ import yaml
 from nexusd.config import DEFAULTS, config_from_mapping, load_config, user_config_path
 from nexusd.errors import ConfigError
 from nexusd.templates import template_text
+from nexusd.yamlload import MAX_DEPTH
+from tests.yaml_nesting import deep_field, too_deep_cases, too_deep_offset
 
 
 def _write(path: Path, text: str) -> Path:
@@ -286,3 +288,27 @@ def test_a_merge_key_may_be_overridden(repo: Path) -> None:
     )
     config = load_config(repo)
     assert (config.watch.debounce_ms, config.watch.settle_ms) == (9, 3)
+
+
+@pytest.mark.parametrize(("shape", "levels"), too_deep_cases())
+def test_nesting_too_deep_is_a_config_error_not_a_crash(
+    repo: Path, shape: str, levels: int
+) -> None:
+    # 200 levels of mappings were a RecursionError out of load_config (the daemon reloads
+    # this file while it runs), 1000 a libyaml error about its own limit.
+    text = "planner:\n  max_actions: 4\n" + deep_field(shape, levels, key="watch")
+    path = _write(repo / ".nexus" / "config.yaml", text)
+    with pytest.raises(ConfigError) as info:
+        load_config(repo)
+    line = 3 + too_deep_offset(shape)
+    assert info.value.message == (
+        f"{path}: lists and mappings nest deeper than {MAX_DEPTH} levels, on line {line}"
+    )
+    assert info.value.hint and info.value.hint.startswith("flatten it")
+    assert info.value.exit_code == 3
+
+
+def test_nesting_up_to_the_limit_is_read_as_before(repo: Path) -> None:
+    _write(repo / ".nexus" / "config.yaml", deep_field("flow_map", MAX_DEPTH - 1, key="watch"))
+    with pytest.raises(ConfigError, match=r"unknown key `watch\.a`"):
+        load_config(repo)

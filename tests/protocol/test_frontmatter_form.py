@@ -7,6 +7,8 @@ import pytest
 from nexusd.errors import ProtocolError
 from nexusd.protocol.documents import Questions
 from nexusd.protocol.parse import parse_request
+from nexusd.yamlload import MAX_DEPTH
+from tests.yaml_nesting import SHAPES, deep_field, too_deep_cases, too_deep_offset
 
 FULL = """\
 ---
@@ -254,3 +256,28 @@ def test_an_ignored_section_with_code_in_its_title_stays_one_code_span() -> None
     (warning,) = [w for w in req.warnings if "not a question section" in w]
     tokens = MarkdownIt("commonmark").parseInline(warning)[0].children or []
     assert next(t.content for t in tokens if t.type == "code_inline") == "Why `load()` fails"
+
+
+@pytest.mark.parametrize(("shape", "levels"), too_deep_cases())
+def test_front_matter_nested_too_deep_is_an_error_saying_to_flatten_it(
+    shape: str, levels: int
+) -> None:
+    # 200 levels of mappings were a RecursionError: `nexusd plan` exited 70 with a
+    # traceback, and the daemon wrote no response and retried the request without end.
+    raw = f"---\ngoal: x\n{deep_field(shape, levels)}---\n\nbody\n".encode()
+    with pytest.raises(ProtocolError) as info:
+        parse_request(raw, "d_plan_request.md")
+    line = 3 + too_deep_offset(shape)  # file lines: `---`, `goal: x`, then `deep:`
+    assert info.value.message == (
+        f"in the front matter, lists and mappings nest deeper than {MAX_DEPTH} levels,"
+        f" on line {line}"
+    )
+    assert (info.value.line, info.value.field) == (line, None)
+    assert (info.value.hint or "").startswith(f"flatten it (nexusd reads at most {MAX_DEPTH}")
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_front_matter_nested_up_to_the_limit_parses_as_before(shape: str) -> None:
+    req = parse_request(f"---\ngoal: x\n{deep_field(shape, MAX_DEPTH - 1)}---\n", "d")
+    assert req.goal == "x"
+    assert req.unknown_fields == ("deep",)
