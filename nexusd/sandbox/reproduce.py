@@ -25,7 +25,7 @@ from typing import Any
 from nexusd.config import Config
 from nexusd.paths import RepoLayout
 from nexusd.protocol.inline import inline_code
-from nexusd.sandbox import tracer
+from nexusd.sandbox import tracer, tracer_recursion
 from nexusd.sandbox.probe import ISOLATED, Choice, choose
 from nexusd.sandbox.runner import run_one
 from nexusd.sandbox.spec import CheckSpec, memory_limit
@@ -33,6 +33,9 @@ from nexusd.sandbox.workspace import archive, resolve_tree
 
 log = logging.getLogger("nexusd.sandbox")
 _SCRIPT = Path(tracer.__file__).read_bytes()
+# Imported by the script from its own folder, under a name no repository's module has.
+_RECURSION = Path(tracer_recursion.__file__).read_bytes()
+_RECURSION_NAME = "nexusd_tracer_recursion.py"
 # The tracer ends the snippet itself this long before the sandbox would kill it, so
 # what it saw is still printed.
 _MARGIN_S = 1.5
@@ -193,7 +196,12 @@ def run_snippet(
         output_limit=max(config.sandbox.output_limit_bytes, 2_000_000),
     )
     tar = _with_files(
-        tree_tar, {f"{folder}/tracer.py": _SCRIPT, f"{folder}/snippet.json": spec_json.encode()}
+        tree_tar,
+        {
+            f"{folder}/tracer.py": _SCRIPT,
+            f"{folder}/{_RECURSION_NAME}": _RECURSION,
+            f"{folder}/snippet.json": spec_json.encode(),
+        },
     )
     started = time.monotonic()
     result = run_one(spec, tar, choice, ro_binds=tuple(config.sandbox.ro_binds))

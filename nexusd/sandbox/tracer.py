@@ -7,7 +7,8 @@ then each statement runs in one namespace, as at a prompt, with a profile hook r
 each function of the workspace it enters. A statement that raises ends only itself, its
 innermost workspace frame kept (and for a RecursionError, the functions it went round).
 The budget ends the run early and the result is still printed, as one line after MARKER
-on the real standard output: what the snippet prints goes elsewhere.
+on the real standard output: what the snippet prints goes elsewhere. The recursion limit
+the snippet sets or reads is its own: the tracer keeps its room on top of it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any
 
+if __package__:
+    from nexusd.sandbox.tracer_recursion import Limit, looped
+else:  # run as a script in the sandbox: the module is shipped beside it (reproduce.py)
+    from nexusd_tracer_recursion import Limit, looped  # type: ignore[import-not-found,no-redef]
+
 MARKER = "NEXUSD-TRACE "
 FOLDER = ".nexusd-reproduce"  # where this script and its snippet are put: never a finding
 MAX_LINES = 20_000  # first lines of functions recorded, in all files
@@ -41,11 +47,7 @@ MAX_RETRIES = 8
 MAX_IMPORTS = 3
 # Once binding names took this share of the budget, no more are looked for.
 IMPORTS_SHARE = 0.3
-# A RecursionError's stack: the innermost frames read, and how often a function must recur
-# among them to be part of the recursion rather than the way into it.
-CYCLE_FRAMES = 300
-CYCLE_REPEATS = 3
-MAX_CYCLE = 12
+MAX_CYCLE = 12  # functions of a recursion reported, nearest the error first
 # Top-level folders with an __init__.py that are not what a report's REPL imports.
 _NOT_PACKAGES = ("_", "test", "doc", "example", "bench", "script", "tools", "build", "setup")
 
@@ -132,10 +134,33 @@ def main(argv: list[str]) -> int:
     count = [0]  # first lines recorded
     capped = [False]  # more than MAX_LINES: none are sent
     tracing = [False]
+    limit = Limit()
+    limit.install()
+    depth = 0  # calls the hook saw start and not end, since `run` set it
 
     def hook(frame: FrameType, event: str, arg: object) -> None:
-        if event != "call" or not tracing[0]:
-            return
+        nonlocal depth
+        if event == "return":
+            depth -= 1
+            if depth < limit.below:
+                limit.unchecked = 0
+        elif event == "call":
+            depth += 1
+            if depth > limit.deep and depth > limit.unchecked:
+                ahead = limit.room(frame)
+                if ahead < 0:
+                    return  # it raises before its first line runs: not entered
+                limit.unchecked = depth + ahead
+                limit.below = depth - ahead // 2
+            if tracing[0]:
+                record(frame)
+
+    def thread_hook(frame: FrameType, event: str, arg: object) -> None:
+        # The depth counted is the main thread's: a thread's calls only count as entered.
+        if event == "call" and tracing[0]:
+            record(frame)
+
+    def record(frame: FrameType) -> None:
         code = frame.f_code
         filename = code.co_filename
         if filename not in paths:
@@ -173,15 +198,19 @@ def main(argv: list[str]) -> int:
     sink = io.StringIO()
 
     def run(source: str, traced: bool) -> None:
+        nonlocal depth
         code = compile(source, "<request>", "exec")
+        # Set again for each statement: one before may have unset it (`cProfile`).
+        depth = limit.unchecked = limit.below = 0
         sys.setprofile(hook)
-        threading.setprofile(hook)
+        threading.setprofile(thread_hook)
         tracing[0] = traced
         try:
             exec(code, namespace)
         finally:
             tracing[0] = False
             sys.setprofile(None)
+            limit.floor()
 
     known: dict[str, list[str]] = spec.get("known") or {}
     spent = [0.0]  # seconds of those imports: a slow module must not eat the whole budget
@@ -311,57 +340,18 @@ def _error(root: str, exc: BaseException) -> dict[str, Any]:
         for path in [_relative(root, frame.filename)]
         if path is not None
     ]
-    message = f"{type(exc).__name__}: {exc}"[:300]
+    try:
+        said = str(exc)
+    except Exception:  # the snippet's own `__str__`: its failure is not the tracer's
+        said = "<unprintable>"
+    message = f"{type(exc).__name__}: {said}"[:300]
     return {"error": message, "frame": list(frames[-1]) if frames else None}
 
 
 def _cycle(root: str, exc: BaseException) -> dict[tuple[str, int], str]:
-    """The workspace functions that recur among the innermost frames of a RecursionError:
-    the recursion itself, not the calls that led into it (each is there once). The
-    RecursionError is the one raised, or the one it was raised from or while handling: a
-    library's `raise ValueError(...) from e`, or a RecursionError raised anew by a shallower
-    frame, keeps the deep one's stack only there."""
-    seen: set[int] = set()
-    cause: BaseException | None = exc
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
-        if isinstance(cause, RecursionError):
-            found = _recurring(root, cause)
-            if found:
-                return found
-        cause = cause.__cause__ or cause.__context__
-    return {}
-
-
-def _recurring(root: str, exc: BaseException) -> dict[tuple[str, int], str]:
-    codes = []
-    tb = exc.__traceback__
-    while tb is not None:
-        codes.append(tb.tb_frame.f_code)
-        tb = tb.tb_next
-    # Innermost first: of functions recurring alike, those nearest the error are kept.
-    window = codes[-CYCLE_FRAMES:][::-1]
-    counts: dict[Any, int] = {}
-    spans: dict[Any, tuple[int, int]] = {}  # innermost and outermost place in the window
-    for i, code in enumerate(window):
-        counts[code] = counts.get(code, 0) + 1
-        spans[code] = (spans.get(code, (i, i))[0], i)
-    recurring = [code for code, n in counts.items() if n >= CYCLE_REPEATS]
-    if not recurring:
-        return {}
-    # The loop is what recurs alongside the function spread widest: not a helper a step of it
-    # called that the limit caught recursing a few levels (all of it inside the last step),
-    # nor one that recursed on the way in (all of it outside the loop).
-    inner, outer = max((spans[code] for code in recurring), key=lambda span: span[1] - span[0])
-    found: dict[tuple[str, int], str] = {}
-    for code in sorted(recurring, key=lambda code: -counts[code]):
-        first, last = spans[code]
-        if first > outer or last < inner or code.co_name.startswith("<"):
-            continue
-        path = _relative(root, code.co_filename)
-        if path is not None:
-            found[(path, code.co_firstlineno)] = code.co_name
-    return dict(list(found.items())[:MAX_CYCLE])
+    """The workspace functions a RecursionError went round (tracer_recursion.looped)."""
+    found = looped(exc, lambda filename: _relative(root, filename))
+    return dict(list({(path, first): name for path, first, name in found}.items())[:MAX_CYCLE])
 
 
 if __name__ == "__main__":

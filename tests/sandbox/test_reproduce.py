@@ -13,7 +13,7 @@ import pytest
 from nexusd.code.snippet import runnable
 from nexusd.config import config_from_mapping
 from nexusd.paths import find_repo
-from nexusd.sandbox import tracer
+from nexusd.sandbox import tracer, tracer_recursion
 from nexusd.sandbox.reproduce import Reproduction, _lines, _recursion, reproduce
 from tests.conftest import git
 
@@ -546,3 +546,177 @@ def test_a_failed_import_at_a_path_with_a_backtick_is_still_the_projects() -> No
     )
     found = Reproduction("bwrap", 1, ran=1, errors=(error,))
     assert found.missing_dependency == ("a.b", " at ``pkg/we`ird.py:3``")
+
+
+@pytest.fixture(params=[pytest.param("bwrap", marks=pytest.mark.bwrap), "subprocess"])
+def traced_on(request: pytest.FixtureRequest) -> str:
+    """The backends a request's code is traced on here: bwrap, and a plain subprocess."""
+    if request.param == "bwrap":
+        request.getfixturevalue("bwrap_usable")
+    return str(request.param)
+
+
+def _run_on(backend: str, root: Path, text: str) -> Reproduction:
+    found = _run(root, text, backend=backend, mode="on" if backend == "subprocess" else "auto")
+    assert found is not None and not found.note, found
+    return found
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # Lowered by one statement, an error raised by the next: reported all the same.
+        ">>> sys.setrecursionlimit(14)\n>>> add(-1, 2)\n",
+        ">>> sys.setrecursionlimit(10); add(-1, 2)\n",
+        # The snippet reads back the limit it set, not the tracer's room on top of it.
+        ">>> sys.setrecursionlimit(12)\n>>> assert sys.getrecursionlimit() == 12\n>>> add(-1, 2)\n",
+    ],
+)
+def test_a_snippet_lowering_the_recursion_limit_still_gets_its_report(
+    traced_on: str, make_repo: Callable[..., Path], code: str
+) -> None:
+    root = _repo(make_repo)
+    found = _run_on(
+        traced_on, root, ">>> import sys\n>>> from pkg import add\n>>> add(1, 2)\n" + code
+    )
+    assert found.files == {"pkg/core.py": ("_check", "add")}
+    assert found.errors == ("`ValueError: negative` at `pkg/core.py:17`",)
+
+
+@pytest.mark.parametrize("limit", [10, 14])
+def test_a_recursion_under_a_lowered_limit_still_names_the_functions_it_went_round(
+    traced_on: str, make_repo: Callable[..., Path], limit: int
+) -> None:
+    root = _package(make_repo, {"__init__": "", "loop": LOOP})
+    text = (
+        ">>> import sys\n>>> from pkg.loop import start\n"
+        f">>> sys.setrecursionlimit({limit}); start(1)\n"
+    )
+    found = _run_on(traced_on, root, text)
+    assert found.errors[0].startswith("`RecursionError: maximum recursion depth exceeded")
+    assert found.recursion == {"pkg/loop.py": ((5, "ping"), (9, "pong"))}
+
+
+def test_an_error_that_cannot_be_printed_is_still_reported(
+    traced_on: str, make_repo: Callable[..., Path]
+) -> None:
+    root = _repo(make_repo)
+    text = (
+        "```python\nfrom pkg import add\nadd(1, 2)\n"
+        "class Unprintable(Exception):\n    def __str__(self):\n        raise ValueError\n\n"
+        "raise Unprintable()\nadd(-1, 2)\n```\n"
+    )
+    found = _run_on(traced_on, root, text)
+    assert found.files == {"pkg/core.py": ("_check", "add")}
+    assert found.errors == (
+        "`Unprintable: <unprintable>`",
+        "`ValueError: negative` at `pkg/core.py:17`",
+    )
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise ValueError
+
+
+def test_an_error_whose_message_raises_is_named_by_its_type(tmp_path: Path) -> None:
+    assert tracer._error(str(tmp_path), _Unprintable()) == {
+        "error": "_Unprintable: <unprintable>",
+        "frame": None,
+    }
+
+
+@pytest.fixture
+def held_limit(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The interpreter's recursion limit, held in a list here instead (validated alike)."""
+    held = [1000]
+
+    def setrecursionlimit(limit: int, /) -> None:
+        if not isinstance(limit, int):
+            raise TypeError("an integer is required")
+        if limit < 1:
+            raise ValueError("recursion limit must be greater or equal than 1")
+        held[0] = limit
+
+    monkeypatch.setattr(sys, "setrecursionlimit", setrecursionlimit)
+    monkeypatch.setattr(sys, "getrecursionlimit", lambda: held[0])
+    return held
+
+
+@pytest.mark.parametrize("asked", [1, 14, 1000, 100_000])
+def test_the_snippet_sets_and_reads_its_own_limit_with_the_tracers_room_on_top(
+    held_limit: list[int], asked: int
+) -> None:
+    tracer_recursion.Limit().install()
+    assert held_limit[0] == 1000 + tracer_recursion.HEADROOM and sys.getrecursionlimit() == 1000
+    sys.setrecursionlimit(asked)
+    assert held_limit[0] == asked + tracer_recursion.HEADROOM and sys.getrecursionlimit() == asked
+
+
+@pytest.mark.parametrize(("asked", "error"), [(0, ValueError), (-5, ValueError), ("9", TypeError)])
+def test_a_limit_python_refuses_is_refused_alike(
+    held_limit: list[int], asked: Any, error: type[Exception]
+) -> None:
+    tracer_recursion.Limit().install()
+    with pytest.raises(error):
+        sys.setrecursionlimit(asked)
+    assert sys.getrecursionlimit() == 1000
+
+
+def test_a_limit_lowered_around_the_wrapper_leaves_the_tracer_its_room(
+    held_limit: list[int],
+) -> None:
+    limit = tracer_recursion.Limit()
+    limit.install()
+    held_limit[0] = 20  # as C code calling Py_SetRecursionLimit would
+    limit.floor()
+    assert held_limit[0] == tracer_recursion.HEADROOM + 1 and sys.getrecursionlimit() == 1
+
+
+SHAPES = """\
+from pkg.other import other
+
+
+def plain(n=0):
+    return plain(n + 1)
+
+
+def through_map(n=0):
+    return list(map(through_map, [n + 1]))
+
+
+class Deep:
+    def __eq__(self, value):
+        return Deep() == value
+
+
+def through_eq():
+    return Deep() == 1
+
+
+def guarded(shape):
+    try:
+        return shape()
+    except RecursionError:
+        return other()
+"""
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # The repository's own code catches it and goes on, in the statement that ran it.
+        "guarded(plain)",
+        "guarded(through_map)",
+        "guarded(through_eq)",
+        # The snippet catches it in one statement that goes on.
+        "try:\n    plain()\nexcept RecursionError:\n    other()",
+    ],
+)
+def test_functions_entered_after_a_caught_recursion_error_are_still_recorded(
+    traced_on: str, make_repo: Callable[..., Path], code: str
+) -> None:
+    root = _package(make_repo, {"__init__": "", "shapes": SHAPES, "other": OTHER})
+    found = _run_on(traced_on, root, f"```python\nfrom pkg.shapes import *\n{code}\n```\n")
+    assert found.ran == 1 and found.errors == ()
+    assert found.files["pkg/other.py"] == ("other",)
