@@ -77,6 +77,8 @@ from nexusd.code.selection import (  # noqa: E402
     DEFAULT_EXCLUDE,
     OWN_FILES,
     RepoFile,
+    attribute_files,
+    vendored_files,
     wanted_files,
 )
 from nexusd.code.store import PARSER_VERSION  # noqa: E402
@@ -132,9 +134,16 @@ def ran_files(
 
 
 def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
-    """(path, blob, language) of the files the index reads at `commit` (selection.wanted_files)."""
+    """(path, blob, language) of the files the index reads at `commit` (selection.wanted_files),
+    the commit's own `.gitattributes` read for what they vendor, as the daemon reads its tree."""
     files = [RepoFile(path, blob, mode) for path, blob, mode in tree(repo, commit)]
-    wanted, _skipped = wanted_files(files, DEFAULT_EXCLUDE, CONFIG.code.max_files, OWN_FILES)
+    found = attribute_files(files)
+    contents = dict(blobs(repo, sorted({f.blob for f in found}))) if found else {}
+    sources = {f.path: contents[f.blob] for f in found if f.blob in contents}
+    vendored = vendored_files(files, sources)
+    wanted, _skipped = wanted_files(
+        files, DEFAULT_EXCLUDE, CONFIG.code.max_files, OWN_FILES, vendored=vendored
+    )
     return [(path, blob, language) for path, (blob, language) in wanted.items()]
 
 

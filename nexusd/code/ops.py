@@ -28,6 +28,7 @@ from typing import Any
 
 from nexusd.code.impact import Edge, Impact, dotted, impact
 from nexusd.code.rank import FileHit, UnitHit
+from nexusd.code.selection import EXCLUDED, VENDORED
 from nexusd.code.service import CodeIndex, CodeResults
 from nexusd.code.status import CodeStatus, UpdateReport
 from nexusd.code.units import CodeUnit, normalize_path
@@ -35,7 +36,6 @@ from nexusd.errors import NexusError
 
 CODE_OPS = ("code_search", "code_symbols", "code_impact", "code_status", "code_update")
 MAX_K = 1000
-EXCLUDED = "excluded by code.exclude or the default excludes"
 EXCLUDE_HINT = (
     "`code.exclude` and `code.default_excludes` in .nexus/config.yaml choose what is "
     "indexed; `nexusd code status` lists every file skipped and why"
@@ -157,7 +157,7 @@ def _missing(index: CodeIndex, path: str) -> tuple[str, str]:
         note = f"`{path}` matches {len(matches)} indexed files ({shown}): give more of its path"
         return note, ""
     why = _why_not_indexed(index, tail)
-    if why.endswith(EXCLUDED):
+    if why.endswith((EXCLUDED, VENDORED)):
         # The user's own setting (or its default) keeps it out: say which one to change.
         return f"`{path}` is not in the code index: {why}", EXCLUDE_HINT
     return f"`{path}` is not in the code index" + (f": {why}" if why else ""), ""
@@ -167,7 +167,7 @@ def _why_not_indexed(index: CodeIndex, tail: str) -> str:
     """Why the file `tail` names (a path, or a unique end of one) is not indexed: skipped
     and why, of no kind the index reads, not known to git, or no file at all. Asked again of
     git, as an update would: only this error pays for it."""
-    from nexusd.code.selection import list_files, wanted_files
+    from nexusd.code.selection import list_files
 
     root = index.layout.root
     try:
@@ -177,7 +177,7 @@ def _why_not_indexed(index: CodeIndex, tail: str) -> str:
     named = [f.path for f in files if f.path == tail or f.path.endswith(f"/{tail}")]
     if len(named) != 1:
         return "" if named else _not_listed(root, tail)
-    wanted, skipped = wanted_files(files, index.exclude, index.max_files, index.own)
+    wanted, skipped = index.select(files)
     real = named[0]
     shown = "" if real == tail else f" (`{real}`)"
     if real in skipped:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
+from nexusd.code import attributes
 from nexusd.git import run_git
 
 # Folders and files that are someone else's code or generated: skipped unless configured.
@@ -65,6 +67,8 @@ _GENERATED = re.compile(
 GENERATED_HEAD_LINES = 15
 MODE_SYMLINK = "120000"
 MODE_SUBMODULE = "160000"
+EXCLUDED = "excluded by code.exclude or the default excludes"
+VENDORED = "vendored (linguist-vendored in .gitattributes)"
 
 
 @dataclass(frozen=True)
@@ -188,12 +192,44 @@ def looks_generated(text: str) -> bool:
     return _GENERATED.search(head[:4000]) is not None
 
 
+def attribute_files(files: Iterable[RepoFile]) -> list[RepoFile]:
+    """The `.gitattributes` files among `files` that are read: regular files, not links."""
+    name, suffix = attributes.FILE_NAME, f"/{attributes.FILE_NAME}"
+    return [
+        f for f in files if (f.path.endswith(suffix) or f.path == name) and f.skip_reason is None
+    ]
+
+
+def worktree_attributes(root: Path, files: Iterable[RepoFile]) -> dict[str, bytes]:
+    """path → content of the `.gitattributes` files among `files`, as the working tree has
+    them (`list_files` hashed edited and untracked ones, so no blob holds them); one that
+    cannot be read safely (a link on the way, too large, gone) is left out."""
+    from nexusd.code.reader import read_inside  # the parsers' imports: not for a listing
+
+    found: dict[str, bytes] = {}
+    for f in attribute_files(files):
+        data = read_inside(root, f.path, attributes.MAX_BYTES)
+        if isinstance(data, bytes):
+            found[f.path] = data
+    return found
+
+
+def vendored_files(files: Iterable[RepoFile], sources: Mapping[str, bytes]) -> frozenset[str]:
+    """The paths of `files` that `.gitattributes` (path → content in `sources`) vendors."""
+    return attributes.vendored_paths((f.path for f in files), sources)
+
+
 def wanted_files(
-    files: list[RepoFile], exclude: tuple[str, ...], max_files: int, own: tuple[str, ...] = ()
+    files: list[RepoFile],
+    exclude: tuple[str, ...],
+    max_files: int,
+    own: tuple[str, ...] = (),
+    *,
+    vendored: AbstractSet[str] = frozenset(),
 ) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
     """path → (blob, language) of the files the index reads, in the order given, and
     path → why for the ones it skips (files of no language it reads are neither); `own`
-    are the globs of nexusd's own files."""
+    are the globs of nexusd's own files, `vendored` the paths `.gitattributes` vendors."""
     from nexusd.code.parsers import language_for  # the grammars' tables: not for a listing
 
     skipped: dict[str, str] = {}
@@ -204,7 +240,9 @@ def wanted_files(
         if reason is None and excluded(f.path, own):
             reason = "nexusd's own file (its config, requests or memory)"
         if reason is None and excluded(f.path, exclude):
-            reason = "excluded by code.exclude or the default excludes"
+            reason = EXCLUDED
+        if reason is None and f.path in vendored:
+            reason = VENDORED
         if reason is None and language is None:
             continue  # not a kind of file the index reads (images, archives, …)
         if reason is not None or language is None:

@@ -29,7 +29,9 @@ from nexusd.code.selection import (
     OWN_FILES,
     RepoFile,
     list_files,
+    vendored_files,
     wanted_files,
+    worktree_attributes,
 )
 from nexusd.code.status import (
     SHOWN_PROBLEMS,
@@ -82,6 +84,10 @@ class CodeIndex:
         if config.code.default_excludes:
             patterns += DEFAULT_EXCLUDE
         self.exclude = tuple(patterns)
+        # What `.gitattributes` marks `linguist-vendored` is one of the default excludes.
+        # It only adds skips: `-linguist-vendored` does not bring back a `vendor/*` file
+        # (`code.exclude` and `code.default_excludes` are where a user chooses that).
+        self.honour_attributes = config.code.default_excludes
         # nexusd's own files (its config, the requests and responses wherever they are, the
         # memory): never the code a request is about, whatever the excludes say.
         own = [g for p in own_files(layout, config) for g in (p, f"{p}/*")]
@@ -145,9 +151,17 @@ class CodeIndex:
             self._opened = True
 
     # -- update ---------------------------------------------------------------------------
+    def select(self, files: list[RepoFile]) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+        """`wanted_files` with this index's settings, the working tree's `.gitattributes`
+        read for the files they vendor."""
+        vendored = frozenset[str]()
+        if self.honour_attributes:
+            vendored = vendored_files(files, worktree_attributes(self.layout.root, files))
+        return wanted_files(files, self.exclude, self.max_files, self.own, vendored=vendored)
+
     def _wanted(self, files: list[RepoFile]) -> dict[str, tuple[str, str]]:
         """path → (blob, language) of the files to index; the rest noted in `_skipped`."""
-        wanted, self._skipped = wanted_files(files, self.exclude, self.max_files, self.own)
+        wanted, self._skipped = self.select(files)
         return wanted
 
     def update(

@@ -384,3 +384,40 @@ def test_status_text_says_updating_while_an_update_after_a_build_runs() -> None:
     assert state(True, (64, 1456)) == "state        updating 64/1456"
     assert state(False, (64, 1456)) == "state        building 64/1456"
     assert state(True, None) == "state        complete"
+
+
+def test_files_gitattributes_marks_vendored_are_skipped_with_the_reason(code_repo: Path) -> None:
+    # jq carries decNumber this way (`src/decNumber/** linguist-vendored`): its code would
+    # outrank jq's own for every report about numbers.
+    (code_repo / ".gitattributes").write_text(
+        "# third-party code\ndeps/** linguist-vendored\ndeps/keep/** -linguist-vendored\n",
+        encoding="utf-8",
+    )
+    for rel in ("deps/zanzibar.py", "deps/sub/zanzibar_two.py", "deps/keep/zanzibar_kept.py"):
+        (code_repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (code_repo / rel).write_text("def zanzibar_order():\n    pass\n", encoding="utf-8")
+    git(code_repo, "add", "-A")
+    git(code_repo, "commit", "-q", "-m", "vendored")
+
+    data = run_json(code_repo, "status")
+    why = "vendored (linguist-vendored in .gitattributes)"
+    assert data["skipped"][why] == 2
+    assert f"deps/zanzibar.py: {why}" in data["skipped_files"]
+    assert f"deps/sub/zanzibar_two.py: {why}" in data["skipped_files"]
+    paths = [hit["path"] for hit in run_json(code_repo, "search", "zanzibar_order")["hits"]]
+    assert [p for p in paths if p.startswith("deps/")] == ["deps/keep/zanzibar_kept.py"]
+    code, _, err = run(code_repo, "symbols", "deps/zanzibar.py")
+    assert code == 10 and f"skipped: {why}" in err
+    assert "fix: `code.exclude` and `code.default_excludes`" in err
+    # The repository's attributes are one of the default excludes: off, they are read.
+    (code_repo / ".nexus").mkdir()
+    (code_repo / ".nexus" / "config.yaml").write_text(
+        "code:\n  default_excludes: false\n", encoding="utf-8"
+    )
+    assert why not in run_json(code_repo, "status")["skipped"]
+    paths = [hit["path"] for hit in run_json(code_repo, "search", "zanzibar_order")["hits"]]
+    assert sorted(paths[:3]) == [
+        "deps/keep/zanzibar_kept.py",
+        "deps/sub/zanzibar_two.py",
+        "deps/zanzibar.py",
+    ]

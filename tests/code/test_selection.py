@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
-from nexusd.code.selection import list_files, looks_generated
+from nexusd.code.selection import (
+    DEFAULT_EXCLUDE,
+    EXCLUDED,
+    OWN_FILES,
+    VENDORED,
+    RepoFile,
+    list_files,
+    looks_generated,
+    vendored_files,
+    wanted_files,
+    worktree_attributes,
+)
+from nexusd.code.service import CodeIndex
+from nexusd.config import config_from_mapping
+from nexusd.paths import find_repo
 from tests.conftest import commit_files, git
 
 
@@ -49,3 +64,75 @@ def test_names_holding_a_line_break_are_hashed_like_any_other(repo: Path) -> Non
     blobs = {f.path: f.blob for f in list_files(repo)}
     for path in ("a.py", "a\nb.py", "new\nline.py", "plain.py"):
         assert blobs[path] == git(repo, "hash-object", "--no-filters", "--", path).strip()
+
+
+def test_vendored_files_are_skipped_with_their_own_reason() -> None:
+    files = [RepoFile(p, "0" * 40) for p in ("a.py", "vendor/b.py", "deps/c.py", ".nexus/d.py")]
+    vendored = frozenset({"vendor/b.py", "deps/c.py", ".nexus/d.py"})
+    wanted, skipped = wanted_files(files, DEFAULT_EXCLUDE, 100, OWN_FILES, vendored=vendored)
+    assert list(wanted) == ["a.py"]
+    # nexusd's own files and the excludes keep their reasons: the attribute only adds skips.
+    assert skipped == {
+        "vendor/b.py": EXCLUDED,
+        "deps/c.py": VENDORED,
+        ".nexus/d.py": "nexusd's own file (its config, requests or memory)",
+    }
+
+
+def test_gitattributes_are_read_from_the_working_tree_never_through_a_link(
+    repo: Path, tmp_path: Path
+) -> None:
+    commit_files(repo, {"deps/a.py": "x = 1\n", "lib/b.py": "y = 1\n", "c.py": "z = 1\n"})
+    # Untracked, and never written to git's object store: read from the working tree.
+    (repo / ".gitattributes").write_text("deps/** linguist-vendored\n", encoding="utf-8")
+    outside = tmp_path / "outside.attributes"
+    outside.write_text("* linguist-vendored\n", encoding="utf-8")
+    (repo / "lib" / ".gitattributes").symlink_to(outside)
+    git(repo, "add", "lib/.gitattributes")  # tracked as a link (mode 120000)
+    files = list_files(repo)
+    sources = worktree_attributes(repo, files)
+    assert list(sources) == [".gitattributes"]
+    assert vendored_files(files, sources) == {"deps/a.py"}
+    # Edited, not staged: the edit counts, as it does for the files the index reads.
+    (repo / ".gitattributes").write_text("*.py linguist-vendored\n", encoding="utf-8")
+    files = list_files(repo)
+    assert vendored_files(files, worktree_attributes(repo, files)) == {
+        "c.py",
+        "deps/a.py",
+        "lib/b.py",
+    }
+
+
+def test_the_offline_benchmark_selects_at_a_commit_what_the_index_selects(
+    repo: Path, tmp_path: Path
+) -> None:
+    # benchmarks/localization_offline.py reads `.gitattributes` from the commit's blobs:
+    # its figures hold for the daemon only if both pick the same files.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    try:
+        from localization_offline import listed
+    finally:
+        sys.path.pop(0)
+    commit_files(
+        repo,
+        {
+            ".gitattributes": "deps/** linguist-vendored\n*.gen.py linguist-vendored\n",
+            "deps/.gitattributes": "own/** -linguist-vendored\n",
+            "deps/a.py": "a = 1\n",
+            "deps/own/b.py": "b = 1\n",
+            "src/c.py": "c = 1\n",
+            "src/d.gen.py": "d = 1\n",
+            "vendor/e.py": "e = 1\n",
+        },
+    )
+    outside = tmp_path / "outside.attributes"
+    outside.write_text("* linguist-vendored\n", encoding="utf-8")
+    (repo / "src" / ".gitattributes").symlink_to(outside)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "attributes")
+    config = config_from_mapping({"code": {"workers": 1}}, "test")
+    wanted, skipped = CodeIndex(find_repo(repo), config).select(list_files(repo))
+    assert [(p, b, lang) for p, (b, lang) in wanted.items()] == listed(repo, "HEAD")
+    vendored = {p for p, why in skipped.items() if why == VENDORED}
+    assert vendored == {"deps/.gitattributes", "deps/a.py", "src/d.gen.py"}  # as git says
+    assert "deps/own/b.py" in wanted and "src/c.py" in wanted

@@ -138,6 +138,30 @@ def test_nexusds_own_files_are_never_indexed(
     assert index.status().skipped["nexusd's own file (its config, requests or memory)"] == 5
 
 
+def test_gitattributes_vendor_files_but_never_bring_back_the_default_excludes(
+    code_repo: Path,
+) -> None:
+    # The code_repo fixture carries node_modules/lib/index.js, a default exclude.
+    write(
+        code_repo,
+        ".gitattributes",
+        "pkg/util.py linguist-vendored\nnode_modules/** -linguist-vendored\n",
+    )
+    write(code_repo, "pkg/sub/.gitattributes", b"* linguist-vendored\n\0")  # binary: ignored
+    write(code_repo, "pkg/sub/mod.py", "def sub():\n    pass\n")
+    index = index_for(code_repo)
+    index.update()
+    status = index.status()
+    assert status.skipped["vendored (linguist-vendored in .gitattributes)"] == 1
+    assert status.skipped["excluded by code.exclude or the default excludes"] == 1
+    assert index.parsed("pkg/util.py") is None and index.parsed("pkg/sub/mod.py") is not None
+    # Edited in the working tree: the next update reads the edit.
+    write(code_repo, ".gitattributes", "# nothing vendored\n")
+    index.update()
+    assert index.parsed("pkg/util.py") is not None
+    assert "vendored (linguist-vendored in .gitattributes)" not in index.status().skipped
+
+
 def test_size_cap_and_custom_excludes(code_repo: Path) -> None:
     write(code_repo, "pkg/big.py", "x = 1\n" * 400)
     index = index_for(code_repo, max_file_bytes=1000, exclude=["tests/*"])

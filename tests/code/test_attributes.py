@@ -1,0 +1,189 @@
+"""`linguist-vendored` in `.gitattributes`: git's pattern rules, checked against git itself."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from nexusd.code.attributes import MAX_BYTES, glob_regex, parse, vendored_paths
+from tests.conftest import git
+
+V = "linguist-vendored"
+# (`.gitattributes` path → content, path → whether it is vendored)
+CASES: dict[str, tuple[dict[str, str], dict[str, bool]]] = {
+    "basename at any depth": (
+        {".gitattributes": f"*.c {V}\n"},
+        {"a.c": True, "x/y/a.c": True, "a.h": False, "x/a.c.txt": False},
+    ),
+    "anchored star stays in its folder": (
+        {".gitattributes": f"lib/*.c {V}\n"},
+        {"lib/a.c": True, "lib/x/a.c": False, "src/lib/a.c": False},
+    ),
+    "leading slash anchors": ({".gitattributes": f"/a.c {V}\n"}, {"a.c": True, "x/a.c": False}),
+    "leading **/": (
+        {".gitattributes": f"**/gen/*.c {V}\n"},
+        {"gen/a.c": True, "x/y/gen/a.c": True, "x/gen/y/a.c": False},
+    ),
+    "trailing /**": (
+        {".gitattributes": f"deps/** {V}\n"},
+        {"deps/a.c": True, "deps/x/y.c": True, "deps": False, "xdeps/a.c": False},
+    ),
+    "inner /**/": (
+        {".gitattributes": f"a/**/b.c {V}\n"},
+        {"a/b.c": True, "a/x/y/b.c": True, "a/xb.c": False},
+    ),
+    "** beside other characters is *": (
+        {".gitattributes": f"deps/a**b.c {V}\n"},
+        {"deps/axb.c": True, "deps/ax/yb.c": False},
+    ),
+    "a ** right after the literal part is at the start (as git compares)": (
+        {".gitattributes": f"x/ab** {V}\ny/b**/? {V}\n"},
+        {"x/ab/c/d": True, "x/abc": True, "x/a/b": False, "y/ba": True, "y/b/c/d": True},
+    ),
+    "**/ and /** together": (
+        {".gitattributes": f"**/deps/** {V}\n"},
+        {"x/deps/a/b.c": True, "deps/a.c": True, "x/deps": False},
+    ),
+    "a folder's name does not reach its files": (
+        {".gitattributes": f"vendor {V}\nlib/ {V}\n"},
+        {"vendor/x.c": False, "vendor": True, "lib/x.c": False, "a/vendor": True},
+    ),
+    "? and brackets never cross a slash": (
+        {".gitattributes": f"d/?.c {V}\nd/[ab].h {V}\nd/[!a].py {V}\ne[/]f.c {V}\n"},
+        {
+            "d/a.c": True,
+            "d/ab.c": False,
+            "d/b.h": True,
+            "d/c.h": False,
+            "d/b.py": True,
+            "d/a.py": False,
+            "e/f.c": False,
+        },
+    ),
+    "ranges and classes": (
+        {".gitattributes": f"d/[a-c][[:digit:]].c {V}\ne/[&&~~].c {V}\nf/[[:a].c {V}\n"},
+        {
+            "d/b7.c": True,
+            "d/d7.c": False,
+            "d/bx.c": False,
+            "e/&.c": True,
+            "e/x.c": False,
+            "f/[.c": True,  # `[:` with no `:]` before the `]`: a plain `[`
+            "f/x.c": False,
+        },
+    ),
+    "a later line wins": (
+        {".gitattributes": f"deps/** {V}\ndeps/own/** -{V}\n"},
+        {"deps/a.c": True, "deps/own/a.c": False},
+    ),
+    "an earlier line loses": (
+        {".gitattributes": f"deps/own/** -{V}\ndeps/** {V}\n"},
+        {"deps/a.c": True, "deps/own/a.c": True},
+    ),
+    "the last mention on a line wins": (
+        {".gitattributes": f"*.c {V} -{V}\n*.h -{V} {V}\n"},
+        {"a.c": False, "a.h": True},
+    ),
+    "a deeper file wins": (
+        {".gitattributes": f"deps/** {V}\n", "deps/.gitattributes": f"own/** -{V}\n"},
+        {"deps/a.c": True, "deps/own/a.c": False},
+    ),
+    "a deeper file applies only below it": (
+        {"sub/.gitattributes": f"*.c {V}\n/top.h {V}\n"},
+        {"sub/a.c": True, "sub/x/a.c": True, "a.c": False, "sub/top.h": True, "sub/x/top.h": False},
+    ),
+    "unset, unspecified and values": (
+        {".gitattributes": f"* {V}\n-.c -{V}\nq.c !{V}\nf.c {V}=false\nt.c {V}=true\n"},
+        {"a.py": True, "-.c": False, "q.c": False, "f.c": False, "t.c": True},
+    ),
+    "comments, blank lines, indentation and CRLF": (
+        {".gitattributes": f"# deps/** {V}\n\n  \t\n\t  keep/** {V}\r\nall/**\t{V}\r\n"},
+        {"deps/a.c": False, "keep/a.c": True, "all/b.c": True},
+    ),
+    "other attributes and names": (
+        {".gitattributes": f"*.c text eol=lf {V}\n*.h linguist-generated\n*.py {V}-not\n"},
+        {"a.c": True, "a.h": False, "a.py": False},
+    ),
+    "a negative pattern is ignored, an escaped one is literal": (
+        {".gitattributes": f"!deps/** {V}\n\\!bang.c {V}\n"},
+        {"deps/a.c": False, "!bang.c": True},
+    ),
+}
+
+
+def _expect(case: str) -> list[tuple[str, str, bool]]:
+    return [(case, path, want) for path, want in CASES[case][1].items()]
+
+
+ROWS = [row for case in CASES for row in _expect(case)]
+
+
+@pytest.mark.parametrize(("case", "path", "want"), ROWS)
+def test_vendored_paths_follow_gits_pattern_rules(case: str, path: str, want: bool) -> None:
+    files = {p: text.encode() for p, text in CASES[case][0].items()}
+    assert (path in vendored_paths([path], files)) is want
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_git_check_attr_agrees(tmp_path: Path, case: str) -> None:
+    # The same rules asked of git itself: the tests above are git's behaviour, not a guess.
+    git(tmp_path, "init", "-q")
+    for rel, text in CASES[case][0].items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(text.encode())
+    for path, want in CASES[case][1].items():
+        out = git(tmp_path, "check-attr", V, "--", path).rstrip("\n")
+        value = out.rpartition(": ")[2]
+        assert (value not in ("unset", "unspecified", "false")) is want, (path, out)
+
+
+def test_no_rule_means_no_work() -> None:
+    assert vendored_paths(["a.c"], {".gitattributes": b"*.c text\n# linguist-vendored\n"}) == (
+        frozenset()
+    )
+    assert parse(b"[attr]third linguist-vendored\n") == ()  # macros are not expanded
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"*.c linguist-vendored\n\0binary",  # a NUL byte: not a text file
+        b"*.c linguist-vendored\n" + b"#" * MAX_BYTES,  # too large to be a real one
+    ],
+)
+def test_binary_or_huge_files_are_ignored(data: bytes) -> None:
+    assert vendored_paths(["a.c"], {".gitattributes": data}) == frozenset()
+
+
+def test_odd_bytes_and_malformed_patterns_do_not_crash() -> None:
+    data = (
+        b"\xef\xbb\xbf*.c linguist-vendored\n"  # a byte-order mark, skipped as git does
+        b"d/[abc linguist-vendored\n"  # no closing bracket: matches nothing
+        b"d/[[:nope:]] linguist-vendored\n"
+        b"trailing\\ linguist-vendored\n"
+        b"\xff\xfe.h linguist-vendored\n"  # not UTF-8: kept as the listing keeps such names
+        + b"x" * 3000
+        + b".py linguist-vendored\n"  # longer than git reads
+    )
+    names = ["a.c", "d/a", "\udcff\udcfe.h", "x" * 3000 + ".py"]
+    assert vendored_paths(names, {".gitattributes": data}) == {"a.c", "\udcff\udcfe.h"}
+
+
+@pytest.mark.parametrize(
+    ("glob", "path", "want"),
+    [
+        ("a*", "abc", True),
+        ("a*", "a/b", False),
+        ("**", "a/b/c", True),
+        ("a/**", "a/b/c", True),
+        ("[]]x", "]x", True),
+        ("[!]]x", "ax", True),
+        ("\\*x", "*x", True),
+        ("\\*x", "ax", False),
+    ],
+)
+def test_glob_regex(glob: str, path: str, want: bool) -> None:
+    regex = glob_regex(glob)
+    assert regex is not None and (re.fullmatch(regex, path, re.DOTALL) is not None) is want
