@@ -11,6 +11,7 @@ import yaml
 from nexusd.checkpoint.model import NOTES_REF, is_valid_id
 from nexusd.git import IDENTITY, cat_blobs, run_git, try_git_text
 from nexusd.paths import RepoLayout
+from nexusd.yamlload import MAX_DEPTH, load
 
 
 def _commit_of(layout: RepoLayout, commit_or_id: str) -> str:
@@ -35,12 +36,29 @@ def parse_note(text: str) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         try:
-            data = yaml.safe_load(text)
+            data = load(text)  # refuses nesting deeper than MAX_DEPTH
         except yaml.YAMLError:
             data = None
+    # Notes come from remotes too (`checkpoint fetch`): one nested deeper than any nexusd
+    # writes stays text, or merging and writing it would run out of Python's stack.
+    if isinstance(data, dict) and _deeper_than(data, MAX_DEPTH):
+        data = None
     return dict(data) if isinstance(data, dict) else {"text": text}
+
+
+def _deeper_than(data: object, limit: int) -> bool:
+    """Whether mappings and lists nest in `data` more than `limit` levels (no recursion)."""
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > limit:
+                return True
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items)
+    return False
 
 
 def merge_note(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:

@@ -175,3 +175,32 @@ def test_notes_are_merged_both_ways_never_replaced(
     push(a, "origin")
     fetch(b, "origin")
     assert {read_note(b, c.id)["status"] for c in (first, mine, third)} == {"passed", "failed"}
+
+
+@pytest.mark.parametrize("levels", [65, 600, 1000, 100_000])
+@pytest.mark.parametrize("form", ["json", "yaml"])
+def test_a_note_nested_deeper_than_nexusd_writes_is_kept_as_text(
+    repo: Path, levels: int, form: str
+) -> None:
+    # A fetched note nested 600 levels and more was an uncaught RecursionError.
+    layout = find_repo(repo)
+    cp = create_checkpoint(layout, reason="request")
+    if form == "json":
+        text = '{"a": ' * levels + "1" + "}" * levels
+    else:
+        text = "a: " + "[" * levels + "]" * levels
+    note = repo.parent / "note.txt"
+    note.write_text(text + "\n")  # a file: 100,000 levels are too long for an argument
+    git(repo, "notes", "--ref=refs/notes/nexus", "add", "-F", str(note), cp.commit)
+    assert read_note(layout, cp.id) == {"text": text}
+    attach_note(layout, cp.id, {"status": "passed"})  # merged beside it, nothing lost
+    assert read_note(layout, cp.id) == {"text": text, "status": "passed"}
+    assert check_status(read_note(layout, cp.id)) == "passed"
+
+
+def test_a_note_nested_as_deep_as_nexusd_reads_is_a_mapping(repo: Path) -> None:
+    layout = find_repo(repo)
+    cp = create_checkpoint(layout, reason="request")
+    text = '{"a": ' * 64 + "1" + "}" * 64
+    git(repo, "notes", "--ref=refs/notes/nexus", "add", "-m", text, cp.commit)
+    assert isinstance(read_note(layout, cp.id)["a"], dict)
