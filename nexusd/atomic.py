@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from pathlib import Path
 
@@ -77,6 +78,57 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
         raise
+
+
+def staged_file(path: Path, data: bytes, *, mode: int | None = None) -> Path:
+    """A new temporary file beside `path` holding `data` on disk, for `link_into_place`.
+
+    Named like atomic_write_bytes' temporaries (so a killed process's is swept up); the
+    caller removes it when it is not linked into place.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = new_file(path.parent, f".{path.name}.", ".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.chmod(_mode_for(path) if mode is None else mode)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+    return tmp
+
+
+# link(2) errors of file systems that have no hard links (FAT, some FUSE and network mounts).
+_NO_HARD_LINKS = frozenset(
+    {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS}
+)
+
+
+def link_into_place(staged: Path, path: Path) -> bool:
+    """Give the staged file the name `path` unless something is there (then False).
+
+    Readers see no file or the whole new one. Unlike a rename, the link never replaces a
+    file that appeared at `path` meanwhile (a person's save): the caller deals with it.
+    """
+    try:
+        os.link(staged, path, follow_symlinks=False)
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+        # No hard links here: a rename, after a look; only a file created in the instant
+        # between the two could be replaced.
+        if os.path.lexists(path):
+            return False
+        staged.replace(path)
+        return True
+    with contextlib.suppress(FileNotFoundError):
+        staged.unlink()
+    return True
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:

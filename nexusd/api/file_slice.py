@@ -30,10 +30,11 @@ def _refuse(path: str, why: str, hint: str) -> NexusError:
 
 
 def is_plan_file(config: Config, rel: PurePosixPath) -> bool:
-    """True for a plan request or response anywhere, or any file of a watched folder."""
-    from nexusd.protocol.naming import is_request_file, is_response_file
+    """True for a plan request or response (or one kept aside) anywhere, or any file of a
+    watched folder."""
+    from nexusd.protocol.naming import is_kept_response, is_request_file, is_response_file
 
-    if is_request_file(rel.name) or is_response_file(rel.name):
+    if is_request_file(rel.name) or is_response_file(rel.name) or is_kept_response(rel.name):
         return True
     for folder in config.watch.paths:
         parts = PurePosixPath(Path(folder).as_posix()).parts

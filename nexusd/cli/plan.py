@@ -124,12 +124,15 @@ def plan(
                 "sha256": outcome.sha256,
                 "timings_ms": dict(outcome.timings_ms),
                 "message": outcome.message,
+                "kept": [str(k.path) for k in outcome.kept],
             }
         )
     else:
         click.echo(str(outcome.response_path))
         if outcome.status != "ok":
             click.echo(f"{outcome.status}: {outcome.message}", err=True)
+    for kept in outcome.kept:
+        click.echo(f"kept: {kept.note()}", err=True)
     ctx.exit(EXIT_ERROR_RESPONSE if outcome.status == "error" else 0)
 
 

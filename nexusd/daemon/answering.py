@@ -29,15 +29,21 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from nexusd.atomic import atomic_write_text
 from nexusd.config import Config
 from nexusd.daemon.claims import request_claim, request_key
 from nexusd.errors import ProtocolError
 from nexusd.models.budget import AnswerStart
 from nexusd.paths import RepoLayout
 from nexusd.planner.grounding import Services
-from nexusd.planner.pipeline import RESPONSE_MODE, Outcome, OutcomeStatus, answer_request
+from nexusd.planner.pipeline import (
+    RESPONSE_MODE,
+    Outcome,
+    OutcomeStatus,
+    answer_request,
+    kept_text,
+)
 from nexusd.planner.rejection import error_response
+from nexusd.planner.response_file import write_response
 from nexusd.protocol.documents import PlanResponse
 from nexusd.protocol.naming import response_path_for, unanswerable_name
 from nexusd.protocol.reading import response_meta
@@ -131,11 +137,20 @@ def _refuse(path: Path, error: ProtocolError, force: bool) -> Outcome:
         return done("skipped", "already refused", revision)
     answer = refused_response(path, error, revision + 1)
     try:
-        atomic_write_text(response, render_response(answer), mode=RESPONSE_MODE)
+        text = kept_text(answer, render_response(answer))
+        beside = write_response(response, text, mode=RESPONSE_MODE)
     except OSError as exc:
         return done("error", f"cannot write {response}: {exc.strerror or exc}", revision + 1)
     return Outcome(
-        path, response, "error", revision + 1, sha, {}, error.message, title=answer.title
+        path,
+        response,
+        "error",
+        revision + 1,
+        sha,
+        {},
+        error.message,
+        title=answer.title,
+        kept=beside,
     )
 
 

@@ -166,5 +166,7 @@ def answer_here(
     outcome = answer_claimed(request, layout, config, services=services)
     if outcome.status == "error" and not outcome.response_path.is_file():
         raise NexusError(outcome.message, hint="make the request's folder writable")
+    for kept in outcome.kept:
+        announce(f"kept: {kept.note()}")
     status = answered(request, outcome.response_path) or outcome.status
     return Answer(outcome.response_path, status, "this process")

@@ -245,6 +245,7 @@ class Worker:
         else:
             ms = round((time.perf_counter() - started) * 1000, 1)
             self._record(path, outcome, ms, written=response_key(path) != before)
+            self._record_kept(path, outcome)
         finally:
             self.stats.set(in_flight=None)
         if gone:
@@ -255,6 +256,19 @@ class Worker:
         delay = self.handled.remember(path, key, wrote_response=wrote, sha256=sha, failed=failed)
         if delay is not None:
             log_event(self.logger, logging.INFO, "will retry", path=str(path), after_s=delay)
+
+    def _record_kept(self, path: Path, outcome: OutcomeLike) -> None:
+        # A response someone changed, moved aside for the new one: they must hear where it is.
+        for kept in getattr(outcome, "kept", ()):
+            log_event(
+                self.logger,
+                logging.WARNING,
+                "kept a changed response beside the new one",
+                path=str(path),
+                response=str(kept.response),
+                kept=str(kept.path),
+                message=kept.note(),
+            )
 
     def _record(self, path: Path, outcome: OutcomeLike, ms: float, *, written: bool) -> None:
         status = outcome.status

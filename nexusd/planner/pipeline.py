@@ -3,7 +3,9 @@
 Each phase is a small function taking and returning values; the lead wires the
 checkpoint and critic (checks) phases in between librarian and architect. The
 response file is the record of what was answered: it names the request's sha256,
-so a request is answered exactly once, across crashes, and again only when edited.
+so a request is answered exactly once, across crashes, and again only when edited. It is
+written by `response_file.write_response`, which replaces only nexusd's own unchanged
+text: a response someone changed is kept beside the new one and named in its warnings.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from nexusd.atomic import atomic_write_text
 from nexusd.config import Config
 from nexusd.context.librarian import ContextBundle, gather
 from nexusd.context.relevant_code import relevant_code_section
@@ -41,6 +42,7 @@ from nexusd.planner.request_read import (
     read_request,
 )
 from nexusd.planner.requested import requested_sections
+from nexusd.planner.response_file import KeptFile, TextFor, write_response
 from nexusd.protocol.documents import (
     STANDARD_SECTIONS,
     PlanRequest,
@@ -77,6 +79,9 @@ class Outcome:
     # The request was gone (deleted, renamed away) before its response was written: nothing
     # was written for it, and the version read is no longer there to have been handled.
     gone: bool = False
+    # What was at the response path and was not nexusd's own unchanged text (a response a
+    # person edited): moved beside it, named in the new response's warnings.
+    kept: tuple[KeptFile, ...] = ()
 
 
 def _rel(layout: RepoLayout, path: Path) -> str:
@@ -274,7 +279,9 @@ def answer_request(
     with the message; nothing is written for them. `planner.timeout_ms` counts from
     `start` (default: now). `still_wanted` is asked right before the response is written:
     False (the request was deleted meanwhile) writes nothing, learns nothing and records
-    nothing; the outcome is `skipped` with `gone` set.
+    nothing; the outcome is `skipped` with `gone` set. Whatever was at the response path
+    and was not nexusd's own unchanged text (a response the user edited, before or while
+    this answer ran) is kept beside it: the outcome's `kept`, the response's warnings.
     """
     start = start or AnswerStart.now("the answer started")
     clock = PhaseClock()
@@ -335,11 +342,13 @@ def answer_request(
         note = "it was deleted while it was answered; no response was written for it"
         return dataclasses.replace(done("skipped", 0, raw.sha256, note), gone=True)
     try:
-        atomic_write_text(response_path, text, mode=RESPONSE_MODE)
+        kept = write_response(response_path, kept_text(response, text), mode=RESPONSE_MODE)
     except OSError as exc:
         message = f"cannot write {response_path}: {exc.strerror or exc}"
         return done("error", revision, raw.sha256, message)
     clock.lap("write")
+    if kept:
+        response = with_kept(response, kept)
     error = response.meta.error
     if error is not None:
         outcome = done("error", revision, raw.sha256, error.message)
@@ -360,7 +369,18 @@ def answer_request(
             "phases": dict(outcome.timings_ms),
         },
     )
-    return dataclasses.replace(outcome, cycle=response.meta.cycle, title=response.title)
+    return dataclasses.replace(outcome, cycle=response.meta.cycle, title=response.title, kept=kept)
+
+
+def with_kept(response: PlanResponse, kept: tuple[KeptFile, ...]) -> PlanResponse:
+    """`response` with a warning for each file kept beside it."""
+    warnings = response.meta.warnings + tuple(k.note() for k in kept)
+    return dataclasses.replace(response, meta=dataclasses.replace(response.meta, warnings=warnings))
+
+
+def kept_text(response: PlanResponse, text: str) -> TextFor:
+    """The text of `response` (already rendered as `text`) given the files kept beside it."""
+    return lambda kept: render_response(with_kept(response, kept)) if kept else text
 
 
 def _setup_error(meta: Mapping[str, object] | None) -> str | None:

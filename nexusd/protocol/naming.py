@@ -19,6 +19,8 @@ RESPONSE_SUFFIX = "plan_response.md"
 SEPARATORS = ("_", "-")
 # The longest file name (in bytes) of the file systems nexusd writes to (ext4, xfs, btrfs…).
 NAME_MAX = 255
+# Between a response's name and the time it was set aside: `<stem>_plan_response.edited-<ts>.md`.
+KEPT_MARK = ".edited-"
 
 # Names editors and tools use for partial or backup files; never requests.
 _TEMP_PATTERNS = re.compile(
@@ -69,6 +71,34 @@ def response_path_for(request: Path) -> Path:
         raise ValueError(f"{request.name} is not a plan request name (*_{REQUEST_SUFFIX})")
     stem, sep = parts
     return request.with_name(f"{stem}{sep}{RESPONSE_SUFFIX}")
+
+
+def kept_response_name(response: Path, moment: datetime, n: int = 1) -> str:
+    """`<stem>_plan_response.edited-<UTC timestamp>.md`: where a changed response is kept.
+
+    A new answer takes the response's place; what someone changed in the old one is kept
+    under this name (`…-<n>.md` for n > 1). It is never a request or a response name, so
+    no watcher, librarian or client takes it for one. The stem is shortened (ending in
+    `~`) when the name would not fit in NAME_MAX bytes.
+    """
+    parts = _split(response.name, RESPONSE_SUFFIX)
+    if parts is None:
+        raise ValueError(f"{response.name} is not a plan response name (*_{RESPONSE_SUFFIX})")
+    stem, sep = parts
+    tail = f"{sep}{RESPONSE_SUFFIX.removesuffix('.md')}{KEPT_MARK}{format_timestamp(moment)}"
+    tail += f"-{n}.md" if n > 1 else ".md"
+    room = NAME_MAX - len(os.fsencode(tail))
+    raw = stem.encode("utf-8", "surrogateescape")
+    if len(raw) > room:
+        # Cut on a whole UTF-8 character (a response's name is UTF-8: see unanswerable_name).
+        return raw[: room - 1].decode("utf-8", "ignore") + "~" + tail
+    return stem + tail
+
+
+def is_kept_response(name: str) -> bool:
+    """Whether `name` is a response kept aside (`kept_response_name`): a plan file, though
+    neither a request nor a response."""
+    return name.endswith(".md") and f"{RESPONSE_SUFFIX.removesuffix('.md')}{KEPT_MARK}" in name
 
 
 def unanswerable_name(request: Path) -> ProtocolError | None:

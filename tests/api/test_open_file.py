@@ -151,11 +151,14 @@ def test_plan_files_need_the_plan_role(memory_repo: Path) -> None:
     (logs / "scratch.txt").write_text("k9 again\n", encoding="utf-8")
     (memory_repo / "docs").mkdir()
     (memory_repo / "docs" / "old_plan_response.md").write_text("k9 moved\n", encoding="utf-8")
+    kept = "docs/old_plan_response.edited-2026-01-02T00_00_00.md"  # set aside by a new answer
+    (memory_repo / kept).write_text("k9 kept\n", encoding="utf-8")
     asked = [
         ".scratchpad_logs/20260101T000000Z_plan_response.md",
         ".scratchpad_logs/20260101T000000Z_plan_request.md",
         ".scratchpad_logs/scratch.txt",
         "docs/old_plan_response.md",
+        kept,
     ]
 
     async def as_user(session: ClientSession) -> list[str]:

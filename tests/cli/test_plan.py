@@ -248,3 +248,42 @@ def test_plan_counts_its_time_box_from_the_start_of_the_command(repo: Path) -> N
     (note,) = [w for w in meta["warnings"] if "planner.timeout_ms" in w]
     assert "was spent before the model could be asked" in note
     assert "since the command started" in note
+
+
+def _real_plan(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    root = Path(__file__).resolve().parents[2]
+    return subprocess.run(
+        [sys.executable, "-P", "-m", "nexusd", "plan", "--no-memory", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=90,
+    )
+
+
+def test_plan_keeps_a_response_the_user_edited_and_says_where(repo: Path) -> None:
+    request = _request(repo, GOOD)
+    assert _real_plan(repo, str(request)).returncode == 0
+    response = request.with_name(RESPONSE)
+    note = "\n## My Notes\n\nThe quickstart step is done: see PR 12.\n"
+    response.write_text(response.read_text(encoding="utf-8") + note, encoding="utf-8")
+    _request(repo, GOOD.replace("quickstart", "quickstart and the licence"))
+    proc = _real_plan(repo, str(request))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(response)
+    [kept] = request.parent.glob("*_plan_response.edited-*.md")
+    assert kept.read_text(encoding="utf-8").endswith(note)
+    assert f"kept: {RESPONSE} had been changed since nexusd wrote it" in proc.stderr
+    assert kept.name in proc.stderr
+    meta = read_response_meta(response.read_text(encoding="utf-8"))
+    assert meta is not None and meta["revision"] == 2
+    assert any(kept.name in w for w in meta["warnings"])
+    # --force on the new (unchanged) response keeps nothing more; on an edited one it does.
+    data = json.loads(_real_plan(repo, str(request), "--force", "--json").stdout)
+    assert (data["revision"], data["kept"]) == (3, [])
+    response.write_text(response.read_text(encoding="utf-8") + note, encoding="utf-8")
+    data = json.loads(_real_plan(repo, str(request), "--force", "--json").stdout)
+    assert data["revision"] == 4 and len(data["kept"]) == 1
+    assert Path(data["kept"][0]).read_text(encoding="utf-8").endswith(note)

@@ -136,3 +136,14 @@ def test_the_offline_benchmark_selects_at_a_commit_what_the_index_selects(
     vendored = {p for p, why in skipped.items() if why == VENDORED}
     assert vendored == {"deps/.gitattributes", "deps/a.py", "src/d.gen.py"}  # as git says
     assert "deps/own/b.py" in wanted and "src/c.py" in wanted
+
+
+@pytest.mark.parametrize("sep", ["_", "-"])
+def test_a_response_kept_aside_is_nexusds_own_file(sep: str) -> None:
+    # An old plan someone changed and nexusd kept aside (planner/response_file) is a plan,
+    # not the code a request is about.
+    name = f"docs/2025-05-08T14_02_11{sep}plan_response.edited-2025-05-09T10_00_00.md"
+    files = [RepoFile(name, "b" * 40), RepoFile("docs/guide.md", "c" * 40)]
+    wanted, skipped = wanted_files(files, DEFAULT_EXCLUDE, 100, OWN_FILES)
+    assert skipped == {name: "nexusd's own file (its config, requests or memory)"}
+    assert list(wanted) == ["docs/guide.md"]

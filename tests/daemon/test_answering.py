@@ -397,3 +397,60 @@ def test_a_request_renamed_away_and_back_while_answered_is_answered(
     wait_until(lambda: published(served).get("skipped"), timeout=60, what="the attempt to end")
     os.rename(parked, request)
     assert wait_answered(request, timeout=30)["status"] == "ok"
+
+
+def test_a_response_edited_while_the_daemon_answers_again_is_kept(
+    served: Path, tmp_path: Path, start_daemon: Callable[..., Path]
+) -> None:
+    # The person edits the request, then opens the earlier response and writes in it while
+    # the new answer runs: their text is kept beside the new response, and they are told.
+    gate = _gated(served, tmp_path)
+    (gate / "go").touch()
+    start_daemon(served)
+    request = served / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md"
+    request.write_text(request_text("Explain the README"), encoding="utf-8")
+    assert wait_answered(request, timeout=60)["revision"] == 1
+    response = response_for(request)
+    (gate / "go").unlink()
+    (gate / "started").unlink()
+    request.write_text(request_text("Explain the README and the licence"), encoding="utf-8")
+    wait_until((gate / "started").exists, timeout=60, what="the second answer")
+    note = "\n## My Notes\n\nStep 2 is done; the licence is MIT (decided with Ana).\n"
+    with response.open("a", encoding="utf-8") as fh:
+        fh.write(note)
+    mine = response.read_bytes()
+    (gate / "go").touch()
+    meta = wait_answered(request, timeout=60)
+    assert meta["revision"] == 2
+    [kept] = request.parent.glob("*_plan_response.edited-*.md")
+    assert kept.read_bytes() == mine
+    assert any(kept.name in w and "had been changed" in w for w in meta["warnings"])
+    records = wait_until(
+        lambda: [r for r in _log_records(served) if r.get("msg", "").startswith("kept a ")],
+        what="the log line naming the kept file",
+    )
+    assert records[0]["kept"] == str(kept) and records[0]["response"] == str(response)
+    # Nothing more happens: the kept file is neither a request nor a response.
+    later = served / ".scratchpad_logs" / "2025-05-08T14_03_00_plan_request.md"
+    later.write_text(request_text("Explain the tests"), encoding="utf-8")
+    wait_answered(later, timeout=60)
+    assert list(request.parent.glob("*_plan_response.edited-*.md")) == [kept]
+    assert front_matter(response)["revision"] == 2
+
+
+def test_a_refusal_someone_edited_is_kept_when_it_is_written_again(
+    served: Path, tmp_path: Path
+) -> None:
+    secret = _secret_file(tmp_path)
+    request = served / ".scratchpad_logs" / "2025-05-08T14_02_11_plan_request.md"
+    request.symlink_to(secret)
+    layout, config = find_repo(served), load_config(served)
+    assert answer_claimed(request, layout, config).status == "error"
+    response = response_for(request)
+    response.write_text(response.read_text(encoding="utf-8") + "\nAsked Bo to fix it.\n")
+    outcome = answer_claimed(request, layout, config, force=True)
+    assert outcome.status == "error" and outcome.revision == 2
+    [kept] = request.parent.glob("*_plan_response.edited-*.md")
+    assert kept.read_text(encoding="utf-8").endswith("\nAsked Bo to fix it.\n")
+    assert [k.path for k in outcome.kept] == [kept]
+    assert any(kept.name in w for w in front_matter(response)["warnings"])

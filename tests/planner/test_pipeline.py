@@ -15,6 +15,7 @@ from nexusd.paths import find_repo
 from nexusd.planner.pipeline import answer_request, build_response, read_request
 from nexusd.protocol.documents import STANDARD_SECTIONS
 from nexusd.protocol.render import markdown_sections, read_response_meta, render_response
+from nexusd.protocol.seal import seal_state
 from nexusd.protocol.yamlio import split_front_matter
 from nexusd.templates.scaffold import scaffold
 from tests.conftest import git
@@ -423,3 +424,100 @@ def test_a_routed_model_writes_the_plan_and_usage_lands_in_front_matter(
         for line in (find_repo(repo).logs_dir / "telemetry.jsonl").read_text().splitlines()
     ]
     assert {"plan", "request"} <= {e["event"] for e in events}
+
+
+EDIT = "\n- [x] 1. done: the lock is in (my note, PR 12)\n"
+KEPT_GLOB = "2025-05-08T14_02_11_plan_response.edited-*.md"
+
+
+def _kept(request: Path) -> list[Path]:
+    return sorted(request.parent.glob(KEPT_GLOB))
+
+
+def test_a_response_edited_before_its_request_changed_is_kept(repo: Path) -> None:
+    request = _write(repo, CANONICAL)
+    first = answer_request(request, find_repo(repo), _cfg())
+    response = first.response_path
+    with response.open("a", encoding="utf-8") as fh:  # the person ticks an item, adds a note
+        fh.write(EDIT)
+    edited = response.read_bytes()
+    _write(repo, CANONICAL.replace("Is one lock enough?", "Is one lock enough, really?"))
+    second = answer_request(request, find_repo(repo), _cfg())
+    assert (second.status, second.revision) == ("ok", 2)
+    [kept] = _kept(request)
+    assert kept.read_bytes() == edited  # every byte the person had
+    assert [(k.path, k.edited) for k in second.kept] == [(kept, True)]
+    warnings = _meta(response)["warnings"]
+    assert isinstance(warnings, list)
+    assert any(kept.name in w and "had been changed" in w for w in warnings)
+    assert EDIT not in response.read_text(encoding="utf-8")
+    # The kept file is no request and no response: nothing answers it, nothing more is kept.
+    assert answer_request(request, find_repo(repo), _cfg()).status == "skipped"
+    _write(repo, CANONICAL.replace("Is one lock enough?", "Is one lock enough, twice?"))
+    assert answer_request(request, find_repo(repo), _cfg()).kept == ()
+    assert _kept(request) == [kept]
+
+
+def test_force_keeps_an_edited_response_and_replaces_an_unchanged_one(repo: Path) -> None:
+    request = _write(repo, CANONICAL)
+    response = answer_request(request, find_repo(repo), _cfg()).response_path
+    assert answer_request(request, find_repo(repo), _cfg(), force=True).kept == ()
+    assert _kept(request) == []
+    response.write_text(response.read_text(encoding="utf-8") + EDIT, encoding="utf-8")
+    forced = answer_request(request, find_repo(repo), _cfg(), force=True)
+    assert (forced.status, forced.revision) == ("ok", 3)
+    [kept] = _kept(request)
+    assert kept.read_text(encoding="utf-8").endswith(EDIT)
+
+
+def test_force_keeps_a_response_nexusd_did_not_write(repo: Path) -> None:
+    request = _write(repo, CANONICAL)
+    foreign = request.with_name("2025-05-08T14_02_11_plan_response.md")
+    foreign.write_text("# A human wrote this plan\n", encoding="utf-8")
+    assert answer_request(request, find_repo(repo), _cfg()).status == "skipped"
+    forced = answer_request(request, find_repo(repo), _cfg(), force=True)
+    assert forced.status == "ok"
+    [kept] = _kept(request)
+    assert kept.read_text(encoding="utf-8") == "# A human wrote this plan\n"
+    assert [k.edited for k in forced.kept] == [False]
+
+
+def test_a_response_of_an_older_nexusd_without_a_seal_is_kept(repo: Path) -> None:
+    # Whether it was edited cannot be told: it is kept rather than lost, once.
+    request = _write(repo, CANONICAL)
+    response = answer_request(request, find_repo(repo), _cfg()).response_path
+    text = response.read_text(encoding="utf-8")
+    unsealed = "".join(ln for ln in text.splitlines(True) if not ln.startswith("response_sha256:"))
+    response.write_text(unsealed, encoding="utf-8")
+    _write(repo, CANONICAL.replace("Is one lock enough?", "Is one lock enough, really?"))
+    second = answer_request(request, find_repo(repo), _cfg())
+    assert second.revision == 2  # still read as nexusd's response, its revision counted on
+    [kept] = _kept(request)
+    assert kept.read_text(encoding="utf-8") == unsealed
+    warnings = _meta(response)["warnings"]
+    assert isinstance(warnings, list) and any("older nexusd" in w for w in warnings)
+
+
+def test_a_response_edited_while_its_request_is_answered_is_kept(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The plan takes seconds to minutes; the person edits the earlier response meanwhile.
+    import nexusd.planner.pipeline as pipeline
+
+    request = _write(repo, CANONICAL)
+    response = answer_request(request, find_repo(repo), _cfg()).response_path
+    _write(repo, CANONICAL.replace("Is one lock enough?", "Is one lock enough, really?"))
+    real = pipeline.respond
+
+    def edited_meanwhile(*args: object, **kwargs: object) -> object:
+        planned = real(*args, **kwargs)  # type: ignore[arg-type]
+        with response.open("a", encoding="utf-8") as fh:
+            fh.write(EDIT)
+        return planned
+
+    monkeypatch.setattr(pipeline, "respond", edited_meanwhile)
+    second = answer_request(request, find_repo(repo), _cfg())
+    assert second.status == "ok" and len(second.kept) == 1
+    [kept] = _kept(request)
+    assert kept.read_text(encoding="utf-8").endswith(EDIT)
+    assert seal_state(response.read_bytes()) == "intact"

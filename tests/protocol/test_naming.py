@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 from nexusd.protocol.naming import (
     NAME_MAX,
     format_timestamp,
+    is_kept_response,
     is_request_file,
     is_response_file,
+    kept_response_name,
     new_request_name,
     request_path_for,
     request_timestamp,
@@ -214,3 +216,29 @@ def test_a_name_that_cannot_be_answered_is_said_without_its_control_characters()
     assert found is not None and found.message.startswith("a\\x1b[31mxxx")
     found = unanswerable_name(Path("a\udcff\n_plan_request.md"))
     assert found is not None and found.message.startswith("a\\xff\\n_plan_request.md is not")
+
+
+@pytest.mark.parametrize("sep", ["_", "-"])
+def test_a_kept_response_is_named_beside_its_response_and_is_neither_kind(sep: str) -> None:
+    response = Path(f".scratchpad_logs/2025-05-08T14_02_11{sep}plan_response.md")
+    name = kept_response_name(response, MOMENT)
+    assert name == f"2025-05-08T14_02_11{sep}plan_response.edited-2025-04-20T08_11_37.md"
+    assert kept_response_name(response, MOMENT, 2).endswith(".edited-2025-04-20T08_11_37-2.md")
+    for kept in (name, kept_response_name(response, MOMENT, 2)):
+        assert not is_request_file(kept) and not is_response_file(kept)
+        assert is_kept_response(kept)  # a plan file all the same: the plan role opens it
+        assert request_timestamp(kept) == datetime(2025, 5, 8, 14, 2, 11, tzinfo=UTC)
+    with pytest.raises(ValueError, match="not a plan response name"):
+        kept_response_name(Path("notes.md"), MOMENT)
+    assert not is_kept_response(response.name)
+    assert not is_kept_response(f"x{sep}plan_request.md") and not is_kept_response("edited-1.md")
+
+
+@pytest.mark.parametrize("stem", ["y" * 237, "é" * 118, "日" * 79])
+def test_the_kept_name_of_the_longest_response_fits(stem: str) -> None:
+    response = Path(f"{stem}_plan_response.md")
+    assert len(os.fsencode(response.name)) <= NAME_MAX
+    name = kept_response_name(response, MOMENT, 12)
+    assert len(os.fsencode(name)) <= NAME_MAX
+    assert name.endswith("~_plan_response.edited-2025-04-20T08_11_37-12.md")
+    assert name.startswith(stem[:20])
