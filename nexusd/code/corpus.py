@@ -166,9 +166,14 @@ class Corpus:
                 prose_docs.append(EMPTY)
             self.file_entries.append(range(first, len(self.entries)))
         cache.prune(self.files)
-        # Code files without a class or function: their text is their only unit.
+        # Code files without a class or function: their text is their only unit. Not a
+        # package's `__init__.py`: what it names, its modules define.
         self.unitless = np.fromiter(
-            (i for i, entries in enumerate(self.file_entries) if not entries and not self.prose[i]),
+            (
+                i
+                for i, entries in enumerate(self.file_entries)
+                if not entries and not self.prose[i] and not _is_package(self.paths[i])
+            ),
             dtype=np.int64,
         )
         self.entry_files = np.fromiter(
@@ -356,3 +361,8 @@ class Corpus:
             if hits:
                 return None  # ambiguous from here on: a shorter suffix matches even more
         return None
+
+
+def _is_package(path: str) -> bool:
+    """A Python package's own file (`pkg/__init__.py`)."""
+    return path.rsplit("/", 1)[-1] == "__init__.py"

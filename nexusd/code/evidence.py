@@ -27,9 +27,9 @@ MESSAGE_MAX_FILES = 2
 MAX_FRAMES_SHOWN = 3
 # A code file with no class or function (a locale table, a module of constants) has no unit
 # for its words to match, so its whole text stands in as its best unit, at this share of its
-# file score. On the 165 multilingual reports: 6 up (two to first place), 5 down by one place
-# or two, none out of the first five; of the other 268, five ranks beyond the fifth fell by
-# one or two. 1.0 costs first places (benchmarks/README.md, 27th session).
+# file score (`Corpus.unitless`). On the 165 multilingual reports: 6 up (two to first place),
+# 5 down by one place or two, none out of the first five; of the other 268, one rank beyond
+# the tenth fell by one. 1.0 costs first places (benchmarks/README.md, 27th session).
 UNITLESS_SHARE = 0.7
 
 

@@ -81,3 +81,17 @@ def test_a_method_a_plugin_sets_defines_its_name_unless_the_class_does() -> None
     assert {corpus.entries[e].unit.qualname for e in corpus.defs_lower["week"]} == {
         "default.proto.week"
     }
+
+
+def test_a_file_of_names_without_functions_is_its_own_unit_but_a_package_is_not() -> None:
+    corpus = Corpus(
+        parse_python(path, text)
+        for path, text in {
+            "pkg/__init__.py": "from pkg.api import total\n__all__ = ['total']\n",
+            "pkg/api.py": "def total(xs):\n    return sum(xs)\n",
+            "pkg/settings.py": "TIMEOUT = 30\nRETRIES = 3\n",
+        }.items()
+    )
+    # The settings' words have no unit to match but their file; the package's are its
+    # modules' (a package's re-exports outranked the code they name).
+    assert [corpus.paths[i] for i in corpus.unitless] == ["pkg/settings.py"]
