@@ -64,15 +64,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
 
     The file gets `mode`, else the mode of the file it replaces, else the umask's default.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Dot-prefixed and suffixed `.tmp` so our own watcher ignores it.
-    fd, tmp = new_file(path.parent, f".{path.name}.", ".tmp")
+    tmp = staged_file(path, data, mode=mode)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.chmod(_mode_for(path) if mode is None else mode)
         tmp.replace(path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -83,10 +76,11 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
 def staged_file(path: Path, data: bytes, *, mode: int | None = None) -> Path:
     """A new temporary file beside `path` holding `data` on disk, for `link_into_place`.
 
-    Named like atomic_write_bytes' temporaries (so a killed process's is swept up); the
-    caller removes it when it is not linked into place.
+    Dot-prefixed and ending `.tmp`, so that a killed process's is swept up; the caller
+    renames it over `path` (atomic_write_bytes), links it into place, or removes it.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    # Dot-prefixed and suffixed `.tmp` so our own watcher ignores it.
     fd, tmp = new_file(path.parent, f".{path.name}.", ".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
