@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -172,7 +173,8 @@ def error_info(exc: ProtocolError) -> ErrorInfo:
 def error_sections(error: ErrorInfo) -> tuple[Section, ...]:
     """Body sections of an error response: what is wrong, where, and how to fix it."""
     where = []
-    if error.line is not None:
+    # Not twice: a message may say where itself (`… on line 3`, `on lines 3 and 6`).
+    if error.line is not None and not _says_line(error.message, error.line):
         where.append(f"line {error.line}")
     if error.field is not None:
         where.append(f"field {inline_code(error.field)}")
@@ -181,6 +183,11 @@ def error_sections(error: ErrorInfo) -> tuple[Section, ...]:
         Section("What Is Wrong", wrong),
         Section("How to Fix It", error.fix + "\n\n" + _AGAIN[error.kind]),
     )
+
+
+def _says_line(message: str, line: int) -> bool:
+    """Whether `message` already names `line` as a line (`line 3`, `lines 3 and 6`)."""
+    return re.search(rf"\blines? (?:\d+(?:, | and ))*{line}\b", message) is not None
 
 
 _AGAIN = {

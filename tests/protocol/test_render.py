@@ -235,3 +235,18 @@ def test_render_request_round_trips(
     assert req.time_box == "2 hours"
     assert req.questions == Questions(plan=plan)
     assert req.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("message", "line", "said"),
+    [
+        ("a key is nested too deep, on line 3", 3, "a key is nested too deep, on line 3"),
+        ("`goal` is given twice, on lines 2 and 5", 5, "`goal` is given twice, on lines 2 and 5"),
+        ("`goal` is given twice, on lines 2 and 5", 2, "`goal` is given twice, on lines 2 and 5"),
+        ("the request has no goal", 4, "the request has no goal (line 4)"),
+        ("see line 13", 3, "see line 13 (line 3)"),  # another line: still said
+    ],
+)
+def test_an_error_says_its_line_once(message: str, line: int, said: str) -> None:
+    (wrong, _fix) = error_sections(ErrorInfo(message, "fix it", line, None))
+    assert wrong.body == said
