@@ -183,6 +183,9 @@ class Daemon:
             _remove_stale_temp_files(folder)
         _sweep_claims(self.ctx.layout)
         self.ctx.stats.forget_dropped(lambda path: not os.path.lexists(path))
+        # A request deleted (and not during an answer: the worker forgets those itself) is
+        # handled anew if it comes back, as its response then says.
+        self.handled.forget_gone(lambda path: not os.path.lexists(path))
         self.inbox.kick()
         self.ctx.stats.add("rescans")
         self._publish_watch()

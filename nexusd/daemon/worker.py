@@ -107,6 +107,17 @@ class HandledFiles:
         with self._lock:
             self._keys.pop(path, None)
 
+    def forget_gone(self, gone: Callable[[Path], bool]) -> int:
+        """Drop what is known of the requests `gone` says are no longer there (deleted
+        after their answer); how many. A daemon's memory stays the size of its requests."""
+        with self._lock:
+            paths = list(self._keys)
+        dropped = [path for path in paths if gone(path)]
+        with self._lock:
+            for path in dropped:
+                self._keys.pop(path, None)
+        return len(dropped)
+
     def remember(
         self,
         path: Path,

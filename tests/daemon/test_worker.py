@@ -96,3 +96,18 @@ def test_content_changed_tells_an_edit_that_kept_size_and_mtime(tmp_path: Path) 
 
     assert handled.is_current(request)  # the stat key cannot tell
     assert handled.content_changed(request)
+
+
+def test_requests_deleted_after_their_answer_are_forgotten(tmp_path: Path) -> None:
+    request, handled = _handled_pair(tmp_path / ".scratchpad_logs")
+    other, _ = _handled_pair(tmp_path / "docs")
+    key = file_key(other)
+    assert key is not None
+    handled.remember(other, key)
+    request.unlink()
+    gone = lambda path: not os.path.lexists(path)  # noqa: E731
+    assert handled.forget_gone(gone) == 1
+    assert handled.forget_gone(gone) == 0  # the daemon's memory no longer holds it
+    assert handled.is_current(other)
+    request.write_text("---\ngoal: remember me\n---\n", encoding="utf-8")
+    assert not handled.is_current(request)  # back: handled anew, its response decides
