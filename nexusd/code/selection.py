@@ -15,9 +15,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nexusd.code import attributes
 from nexusd.git import run_git
+
+if TYPE_CHECKING:
+    from nexusd.config import Config
+    from nexusd.paths import RepoLayout
 
 # Folders and files that are someone else's code or generated: skipped unless configured.
 DEFAULT_EXCLUDE = (
@@ -255,3 +260,44 @@ def wanted_files(
             continue
         wanted[f.path] = (f.blob, language)
     return wanted, skipped
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the index reads of a listing: the excludes, nexusd's own files, the file cap,
+    and whether `.gitattributes`' `linguist-vendored` counts."""
+
+    exclude: tuple[str, ...]
+    own: tuple[str, ...]
+    max_files: int
+    # One of the default excludes. It only adds skips: `-linguist-vendored` does not bring
+    # back a `vendor/*` file (`code.exclude` and `code.default_excludes` choose that).
+    attributes: bool
+
+    @classmethod
+    def from_config(cls, layout: RepoLayout, config: Config) -> Selection:
+        """The selection `config` asks for in the repository of `layout`."""
+        from nexusd.templates.scaffold import own_files
+
+        patterns = list(config.code.exclude)
+        if config.code.default_excludes:
+            patterns += DEFAULT_EXCLUDE
+        # nexusd's own files (its config, the requests and responses wherever they are, the
+        # memory): never the code a request is about, whatever the excludes say.
+        own = [g for p in own_files(layout, config) for g in (p, f"{p}/*")]
+        return cls(
+            exclude=tuple(patterns),
+            own=(*OWN_FILES, *(g for g in own if g not in (".", "./*"))),
+            max_files=config.code.max_files,
+            attributes=config.code.default_excludes,
+        )
+
+    def select(
+        self, root: Path, files: list[RepoFile]
+    ) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+        """`wanted_files` with these settings, the working tree's `.gitattributes` under
+        `root` read for the files they vendor."""
+        vendored = frozenset[str]()
+        if self.attributes:
+            vendored = vendored_files(files, worktree_attributes(root, files))
+        return wanted_files(files, self.exclude, self.max_files, self.own, vendored=vendored)

@@ -24,15 +24,7 @@ from nexusd.code.importable import import_lines
 from nexusd.code.query import mine
 from nexusd.code.rank import FileHit, executed_signal, rank
 from nexusd.code.reader import collector_paused, parse_many
-from nexusd.code.selection import (
-    DEFAULT_EXCLUDE,
-    OWN_FILES,
-    RepoFile,
-    list_files,
-    vendored_files,
-    wanted_files,
-    worktree_attributes,
-)
+from nexusd.code.selection import RepoFile, Selection, list_files
 from nexusd.code.status import (
     SHOWN_PROBLEMS,
     CodeStatus,
@@ -46,7 +38,6 @@ from nexusd.config import Config
 from nexusd.errors import IndexStoreError
 from nexusd.lance import index_uri
 from nexusd.paths import RepoLayout
-from nexusd.templates.scaffold import own_files
 
 log = logging.getLogger("nexusd.code")
 # While a first build runs, searches get a partial corpus rebuilt after this many files.
@@ -80,20 +71,8 @@ class CodeIndex:
         self.layout = layout
         self.config = config
         self.store = CodeStore(index_uri(layout, config))
-        patterns = list(config.code.exclude)
-        if config.code.default_excludes:
-            patterns += DEFAULT_EXCLUDE
-        self.exclude = tuple(patterns)
-        # What `.gitattributes` marks `linguist-vendored` is one of the default excludes.
-        # It only adds skips: `-linguist-vendored` does not bring back a `vendor/*` file
-        # (`code.exclude` and `code.default_excludes` are where a user chooses that).
-        self.honour_attributes = config.code.default_excludes
-        # nexusd's own files (its config, the requests and responses wherever they are, the
-        # memory): never the code a request is about, whatever the excludes say.
-        own = [g for p in own_files(layout, config) for g in (p, f"{p}/*")]
-        self.own = (*OWN_FILES, *(g for g in own if g not in (".", "./*")))
+        self.selection = Selection.from_config(layout, config)
         self.max_bytes = config.code.max_file_bytes
-        self.max_files = config.code.max_files
         self.workers = config.code.workers or (os.cpu_count() or 1)
         self._files: dict[str, tuple[str, ParsedFile]] = {}  # path → (blob, parsed)
         self._skipped: dict[str, str] = {}  # path → reason
@@ -152,12 +131,8 @@ class CodeIndex:
 
     # -- update ---------------------------------------------------------------------------
     def select(self, files: list[RepoFile]) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
-        """`wanted_files` with this index's settings, the working tree's `.gitattributes`
-        read for the files they vendor."""
-        vendored = frozenset[str]()
-        if self.honour_attributes:
-            vendored = vendored_files(files, worktree_attributes(self.layout.root, files))
-        return wanted_files(files, self.exclude, self.max_files, self.own, vendored=vendored)
+        """`Selection.select` with this index's settings, on its working tree."""
+        return self.selection.select(self.layout.root, files)
 
     def _wanted(self, files: list[RepoFile]) -> dict[str, tuple[str, str]]:
         """path → (blob, language) of the files to index; the rest noted in `_skipped`."""
