@@ -77,9 +77,7 @@ from nexusd.code.selection import (  # noqa: E402
     DEFAULT_EXCLUDE,
     OWN_FILES,
     RepoFile,
-    attribute_files,
-    vendored_files,
-    wanted_files,
+    Selection,
 )
 from nexusd.code.store import PARSER_VERSION  # noqa: E402
 from nexusd.config import config_from_mapping  # noqa: E402
@@ -134,16 +132,16 @@ def ran_files(
 
 
 def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
-    """(path, blob, language) of the files the index reads at `commit` (selection.wanted_files),
+    """(path, blob, language) of the files the index reads at `commit` (selection.Selection),
     the commit's own `.gitattributes` read for what they vendor, as the daemon reads its tree."""
     files = [RepoFile(path, blob, mode) for path, blob, mode in tree(repo, commit)]
-    found = attribute_files(files)
-    contents = dict(blobs(repo, sorted({f.blob for f in found}))) if found else {}
-    sources = {f.path: contents[f.blob] for f in found if f.blob in contents}
-    vendored = vendored_files(files, sources)
-    wanted, _skipped = wanted_files(
-        files, DEFAULT_EXCLUDE, CONFIG.code.max_files, OWN_FILES, vendored=vendored
-    )
+
+    def read(found: list[RepoFile]) -> dict[str, bytes]:
+        contents = dict(blobs(repo, sorted({f.blob for f in found})))
+        return {f.path: contents[f.blob] for f in found if f.blob in contents}
+
+    selection = Selection(DEFAULT_EXCLUDE, OWN_FILES, CONFIG.code.max_files, attributes=True)
+    wanted, _skipped = selection.select(files, read)
     return [(path, blob, language) for path, (blob, language) in wanted.items()]
 
 

@@ -105,6 +105,11 @@ def try_git_text(cwd: Path, *args: str) -> str | None:
     return proc.stdout.decode("utf-8", "surrogateescape").strip()
 
 
+def is_attributes_file(path: str) -> bool:
+    """True for a `.gitattributes` file, at the top or in a folder."""
+    return path == ".gitattributes" or path.endswith("/.gitattributes")
+
+
 def join_z(paths: Iterable[str]) -> bytes:
     """Paths as NUL-terminated bytes for git's `-z`/`--pathspec-file-nul` input (split_z's twin)."""
     return b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)

@@ -53,11 +53,6 @@ class Plan:
     smudge: str = ""  # files a checkout writes converted: "", "some" (by attribute) or "all"
 
 
-def is_attributes_file(path: str) -> bool:
-    """True for a `.gitattributes` file, at the top or in a folder."""
-    return path == ".gitattributes" or path.endswith("/.gitattributes")
-
-
 @contextlib.contextmanager
 def settings_later(layout: RepoLayout, *, wanted: bool = True) -> Iterator[Callable[[], Settings]]:
     """Start reading the settings that convert files; yield what waits for them (the read

@@ -12,8 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from nexusd.checkpoint.convert import is_attributes_file
-from nexusd.git import join_z, run_git, split_z, try_git_text
+from nexusd.git import is_attributes_file, join_z, run_git, split_z, try_git_text
 from nexusd.paths import RepoLayout
 
 

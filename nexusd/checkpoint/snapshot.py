@@ -21,7 +21,6 @@ from pathlib import Path
 from nexusd.atomic import new_file
 from nexusd.checkpoint.convert import (
     Plan,
-    is_attributes_file,
     keep_bytes,
     plan,
     settings_later,
@@ -43,6 +42,7 @@ from nexusd.errors import GitError
 from nexusd.git import (
     IDENTITY,
     git_text,
+    is_attributes_file,
     join_z,
     run_git,
     split_z,

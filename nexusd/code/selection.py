@@ -11,14 +11,14 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nexusd.code import attributes
-from nexusd.git import run_git
+from nexusd.git import is_attributes_file, run_git
 
 if TYPE_CHECKING:
     from nexusd.config import Config
@@ -201,10 +201,7 @@ def looks_generated(text: str) -> bool:
 
 def attribute_files(files: Iterable[RepoFile]) -> list[RepoFile]:
     """The `.gitattributes` files among `files` that are read: regular files, not links."""
-    name, suffix = attributes.FILE_NAME, f"/{attributes.FILE_NAME}"
-    return [
-        f for f in files if (f.path.endswith(suffix) or f.path == name) and f.skip_reason is None
-    ]
+    return [f for f in files if is_attributes_file(f.path) and f.skip_reason is None]
 
 
 def worktree_attributes(root: Path, files: Iterable[RepoFile]) -> dict[str, bytes]:
@@ -293,11 +290,12 @@ class Selection:
         )
 
     def select(
-        self, root: Path, files: list[RepoFile]
+        self, files: list[RepoFile], read: Callable[[list[RepoFile]], Mapping[str, bytes]]
     ) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
-        """`wanted_files` with these settings, the working tree's `.gitattributes` under
-        `root` read for the files they vendor."""
+        """`wanted_files` with these settings; `read` gives the content of the listing's
+        `.gitattributes` files (the working tree's, or a commit's blobs) by path."""
         vendored = frozenset[str]()
-        if self.attributes:
-            vendored = vendored_files(files, worktree_attributes(root, files))
+        found = attribute_files(files) if self.attributes else []
+        if found:
+            vendored = vendored_files(files, read(found))
         return wanted_files(files, self.exclude, self.max_files, self.own, vendored=vendored)

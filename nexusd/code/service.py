@@ -24,7 +24,7 @@ from nexusd.code.importable import import_lines
 from nexusd.code.query import mine
 from nexusd.code.rank import FileHit, executed_signal, rank
 from nexusd.code.reader import collector_paused, parse_many
-from nexusd.code.selection import RepoFile, Selection, list_files
+from nexusd.code.selection import RepoFile, Selection, list_files, worktree_attributes
 from nexusd.code.status import (
     SHOWN_PROBLEMS,
     CodeStatus,
@@ -132,7 +132,8 @@ class CodeIndex:
     # -- update ---------------------------------------------------------------------------
     def select(self, files: list[RepoFile]) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
         """`Selection.select` with this index's settings, on its working tree."""
-        return self.selection.select(self.layout.root, files)
+        root = self.layout.root
+        return self.selection.select(files, lambda found: worktree_attributes(root, found))
 
     def _wanted(self, files: list[RepoFile]) -> dict[str, tuple[str, str]]:
         """path → (blob, language) of the files to index; the rest noted in `_skipped`."""

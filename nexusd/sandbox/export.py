@@ -21,11 +21,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from nexusd.checkpoint.convert import filter_driven, is_attributes_file, outside_attribute_files
+from nexusd.checkpoint.convert import filter_driven, outside_attribute_files
 from nexusd.checkpoint.model import AS_IS, BYTES_KEY, parse_trailers
 from nexusd.checkpoint.snapshot import temp_index
 from nexusd.errors import GitError
-from nexusd.git import cat_blobs, join_z, run_git, split_z, try_git
+from nexusd.git import cat_blobs, is_attributes_file, join_z, run_git, split_z, try_git
 from nexusd.paths import RepoLayout
 
 GITLINK = "160000"
