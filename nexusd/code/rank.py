@@ -219,7 +219,7 @@ def executed_signal(
             if f is None:
                 continue
             values[f] = 1.0
-            shown = ", ".join(f"`{n}`" for n in list(dict.fromkeys(names))[:3])
+            shown = ", ".join(inline_code(n) for n in list(dict.fromkeys(names))[:3])
             why[f] = said + (f" ({shown})" if shown else "")
         if why:
             extra[name], reasons[name] = values, why
