@@ -30,6 +30,11 @@ _PUSH_FLAGS = {
 }
 
 
+def checkpoint_id(ref: str) -> str | None:
+    """The id of the checkpoint `ref` names, None for a ref that is not a checkpoint's."""
+    return ref.removeprefix(REF_PREFIX) if ref.startswith(REF_PREFIX) else None
+
+
 @dataclass(frozen=True)
 class PushedRef:
     """One ref of a push: its name on the remote, what happened to it, git's summary."""
@@ -40,8 +45,8 @@ class PushedRef:
 
     @property
     def id(self) -> str | None:
-        """The checkpoint's id (None for the notes ref)."""
-        return self.ref.removeprefix(REF_PREFIX) if self.ref.startswith(REF_PREFIX) else None
+        """The checkpoint's id (None for the notes ref, or any ref that is not a checkpoint's)."""
+        return checkpoint_id(self.ref)
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready mapping."""
@@ -61,26 +66,36 @@ def pushed_refs(report: str) -> list[PushedRef]:
 
 @dataclass(frozen=True)
 class Fetched:
-    """What a fetch changed: checkpoint refs new here, refs moved, notes merged."""
+    """What a fetch changed: refs under refs/nexus/ new here or moved, notes merged.
 
-    new: tuple[str, ...]
+    The refspec brings every ref under refs/nexus/, so a ref may be other than a checkpoint's.
+    """
+
+    new: tuple[str, ...]  # full ref names
     updated: tuple[str, ...]
     notes_merged: bool
 
     def to_dict(self) -> dict[str, object]:
-        """A JSON-ready mapping: the checkpoints' ids (any other ref by its full name)."""
+        """A JSON-ready mapping: each ref by its full name and id (None if not a checkpoint)."""
         return {
-            "new": [ref.removeprefix(REF_PREFIX) for ref in self.new],
-            "updated": [ref.removeprefix(REF_PREFIX) for ref in self.updated],
+            "new": [{"ref": ref, "id": checkpoint_id(ref)} for ref in self.new],
+            "updated": [{"ref": ref, "id": checkpoint_id(ref)} for ref in self.updated],
             "notes_merged": self.notes_merged,
         }
 
     def summary(self) -> str:
-        """What changed, in a line (`up to date` when nothing did)."""
+        """What changed, in a line (`up to date` when nothing did), checkpoints apart."""
+        new = sum(checkpoint_id(ref) is not None for ref in self.new)
+        moved = sum(checkpoint_id(ref) is not None for ref in self.updated)
+        other_new, other_moved = len(self.new) - new, len(self.updated) - moved
         said = []
-        if self.new or self.updated:
-            moved = f", {len(self.updated)} updated" if self.updated else ""
-            said.append(f"{len(self.new)} new checkpoint(s){moved}")
+        if new or moved:
+            said.append(f"{new} new checkpoint(s)" + (f", {moved} updated" if moved else ""))
+        if other_new or other_moved:
+            said.append(
+                f"other refs under refs/nexus/: {other_new} new"
+                + (f", {other_moved} updated" if other_moved else "")
+            )
         if self.notes_merged:
             said.append("notes merged (ours kept where both had one)")
         return "; ".join(said) or "up to date"

@@ -278,7 +278,12 @@ def push(remote: str, as_json: bool, repo: Path | None) -> None:
 
 @checkpoint.command()
 @click.argument("remote")
-@click.option("--json", "as_json", is_flag=True, help="Print the checkpoints fetched, as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print each ref fetched, new or updated (with its checkpoint id, or null), as JSON.",
+)
 @repo_option
 def fetch(remote: str, as_json: bool, repo: Path | None) -> None:
     """Fetch checkpoints and their notes from REMOTE (refs/nexus/*)."""

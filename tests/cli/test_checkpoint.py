@@ -228,6 +228,13 @@ def test_push_to_an_unknown_remote_says_how_to_name_one(repo: Path) -> None:
     for command in ("push", "fetch"):
         out = run(repo, command, "no-such-remote", code=5)
         assert "git remote -v" in out
+        args = ["checkpoint", command, "no-such-remote", "--json", "-C", str(repo)]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 5, result.output
+        error = json.loads(result.stdout)["error"]  # push and fetch alike
+        assert set(error) == {"kind", "message", "hint", "exit_code"}
+        assert (error["kind"], error["exit_code"]) == ("GitError", 5)
+        assert "git remote -v" in error["hint"]
 
 
 def test_drop_json_names_what_was_dropped(repo: Path) -> None:
@@ -269,7 +276,10 @@ def test_push_and_fetch_json_list_each_checkpoint(repo: Path, tmp_path: Path) ->
     fetched = json.loads(run(repo, "fetch", str(remote), "--json"))
     assert fetched == {
         "remote": str(remote),
-        "new": [first["id"], second["id"]],
+        "new": [
+            {"ref": first["ref"], "id": first["id"]},
+            {"ref": second["ref"], "id": second["id"]},
+        ],
         "updated": [],
         "notes_merged": False,
     }
