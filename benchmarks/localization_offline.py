@@ -77,6 +77,7 @@ from nexusd.code.selection import (  # noqa: E402
     DEFAULT_EXCLUDE,
     OWN_FILES,
     RepoFile,
+    Selected,
     Selection,
 )
 from nexusd.code.store import PARSER_VERSION  # noqa: E402
@@ -131,9 +132,9 @@ def ran_files(
     return ran | ({"missing": missing} if missing else {})
 
 
-def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
-    """(path, blob, language) of the files the index reads at `commit` (selection.Selection),
-    the commit's own `.gitattributes` read for what they vendor, as the daemon reads its tree."""
+def selected(repo: Path, commit: str) -> Selected:
+    """What the index reads at `commit` (selection.Selection), the commit's own
+    `.gitattributes` read for what they vendor and mark generated, as the daemon reads its tree."""
     files = [RepoFile(path, blob, mode) for path, blob, mode in tree(repo, commit)]
 
     def read(found: list[RepoFile]) -> dict[str, bytes]:
@@ -141,7 +142,12 @@ def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
         return {f.path: contents[f.blob] for f in found if f.blob in contents}
 
     selection = Selection(DEFAULT_EXCLUDE, OWN_FILES, CONFIG.code.max_files, attributes=True)
-    wanted, _skipped = selection.select(files, read)
+    return selection.select(files, read)
+
+
+def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
+    """(path, blob, language) of the files the index reads at `commit` (`selected`)."""
+    wanted = selected(repo, commit).wanted
     return [(path, blob, language) for path, (blob, language) in wanted.items()]
 
 
@@ -261,12 +267,13 @@ def run_repo(
     rows = []
     for item in items:
         files, blob_of = [], {}
-        for path, blob, _language in listed(repo, item["base_commit"]):
+        chosen = selected(repo, item["base_commit"])
+        for path, (blob, _language) in chosen.wanted.items():
             parsed, terms = cache[(path, blob)]
             tokens.arrays(parsed, terms)
             files.append(parsed)
             blob_of[path] = blob
-        corpus = Corpus(files, tokens)
+        corpus = Corpus(files, tokens, chosen.generated)
         text, title = request_query(item["problem_statement"])
         gold = item["gold_files"][0]
         extra: dict[str, Any] = {}

@@ -310,9 +310,11 @@ def _status_text(found: Any) -> str:
         state = f"{doing} {found.progress[0]}/{found.progress[1]}"
     else:
         state = "complete" if found.complete else "incomplete"
+    # Indexed and searched, but ranked as generated code: why one of them ranks low.
+    marked = f"; {found.generated} linguist-generated (.gitattributes)" if found.generated else ""
     rows = [
         f"index        {found.index_uri}" + ("  (daemon)" if extra.get("daemon") else ""),
-        f"files        {found.files}  ({_counts(found.languages)})",
+        f"files        {found.files}  ({_counts(found.languages)}){marked}",
         f"units        {found.units}",
         f"statuses     {_counts(found.statuses)}",
         f"skipped      {sum(found.skipped.values())}  ({_counts(found.skipped)})",

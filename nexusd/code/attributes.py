@@ -1,4 +1,5 @@
-"""GitHub linguist's `linguist-vendored` attribute, read from a tree's `.gitattributes` files.
+"""GitHub linguist's `linguist-vendored` and `linguist-generated` attributes, read from a
+tree's `.gitattributes` files.
 
 Pure: the caller reads the files (the daemon from the working tree, the benchmarks from a
 commit's blobs) and hands their bytes in, so both select exactly the same paths. Patterns
@@ -6,7 +7,8 @@ match as `git check-attr` matches them (`man gitattributes`): a pattern with no 
 matches the basename at any depth below its file's folder, one with a slash is anchored
 there; `*`, `?` and `[...]` never cross `/`, while `**/`, `/**` and `/**/` do; a pattern
 naming a folder does not reach the files in it (`vendor/**` does); later lines win over
-earlier ones, a deeper `.gitattributes` over a shallower one.
+earlier ones, a deeper `.gitattributes` over a shallower one, each attribute on its own (a
+deeper file that only mentions the other attribute decides nothing about this one).
 
 Not read, on purpose: `.git/info/attributes` and the global and system files (a clone's
 own: a commit alone must give the answer), macros (`[attr]name …`), quoted and negative
@@ -19,7 +21,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-ATTRIBUTE = "linguist-vendored"
+VENDORED = "linguist-vendored"
+GENERATED = "linguist-generated"
+NAMES = (VENDORED, GENERATED)
 FILE_NAME = ".gitattributes"
 MAX_BYTES = 1 << 20  # git allows 100 MiB; a real one is a few KiB
 MAX_LINE = 2048  # git ignores longer lines (ATTR_MAX_LINE_LENGTH)
@@ -43,11 +47,12 @@ _CLASSES = {
 
 @dataclass(frozen=True)
 class Rule:
-    """One line that sets or clears the attribute: the regex of the paths it matches,
-    relative to its file's folder (a basename pattern as `(?:.*/)?name`)."""
+    """One line's setting of one attribute: the regex of the paths it matches, relative to
+    its file's folder (a basename pattern as `(?:.*/)?name`), and whether it sets or clears."""
 
     regex: str
-    vendored: bool
+    name: str
+    value: bool
 
 
 @dataclass(frozen=True)
@@ -57,14 +62,15 @@ class AttributesFile:
 
     prefix: str  # the file's folder and a slash, "" at the root
     pattern: re.Pattern[str]
-    vendored: tuple[bool, ...]  # per group of `pattern`, in its order
+    values: tuple[bool, ...]  # per group of `pattern`, in its order
 
     @classmethod
     def compile(cls, folder: str, rules: Sequence[Rule]) -> AttributesFile:
-        """The file in `folder` (no trailing slash, "" at the root) that holds `rules`."""
+        """The file in `folder` (no trailing slash, "" at the root) that holds `rules`, all
+        of one attribute."""
         last_first = rules[::-1]
         pattern = re.compile("|".join(f"({r.regex})" for r in last_first), re.DOTALL)
-        return cls(f"{folder}/" if folder else "", pattern, tuple(r.vendored for r in last_first))
+        return cls(f"{folder}/" if folder else "", pattern, tuple(r.value for r in last_first))
 
 
 def _char(c: str) -> str:
@@ -152,45 +158,43 @@ def glob_regex(glob: str, *, basename: bool = False) -> str | None:
     return "".join(out)
 
 
-def _state(token: str) -> bool | None:
-    """Whether an attribute token vendors (True), un-vendors (False) or is another one."""
-    if token in (ATTRIBUTE, f"-{ATTRIBUTE}", f"!{ATTRIBUTE}"):
-        return token == ATTRIBUTE  # `!`: back to unspecified, which is not vendored
-    name, eq, value = token.partition("=")
-    if eq and name == ATTRIBUTE:
+def _state(token: str, name: str) -> bool | None:
+    """Whether an attribute token sets `name` (True), clears it (False) or is another one."""
+    if token in (name, f"-{name}", f"!{name}"):
+        return token == name  # `!`: back to unspecified, which is not set
+    key, eq, value = token.partition("=")
+    if eq and key == name:
         return value != "false"  # linguist's own test: any value but "false" is set
     return None
 
 
-def parse(data: bytes) -> tuple[Rule, ...]:
-    """The rules of one `.gitattributes` file that mention the attribute, in its order."""
+def parse(data: bytes, names: Sequence[str] = NAMES) -> tuple[Rule, ...]:
+    """The rules of one `.gitattributes` file that mention one of `names`, in its order."""
     if len(data) > MAX_BYTES or b"\0" in data:
         return ()
     text = data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
     rules: list[Rule] = []
     for line in text.split("\n"):
-        if ATTRIBUTE not in line or len(line) > MAX_LINE:
+        if len(line) > MAX_LINE or not any(name in line for name in names):
             continue
         # Split as git does: str.split() would also split on form feeds and U+00A0.
         pattern, *tokens = _BLANKS.split(line.strip(_BLANK))
         if pattern[0] in '#"!' or pattern.startswith("[attr]") or pattern.endswith("/"):
             continue  # a comment, a quoted or negative pattern, a macro, a folder (no file)
-        states = [s for s in map(_state, tokens) if s is not None]
         basename = "/" not in pattern
         regex = glob_regex(pattern.removeprefix("/"), basename=basename)
-        if states and regex is not None:
-            # The last mention on the line wins, as the last line does.
-            rules.append(Rule(f"(?:.*/)?{regex}" if basename else regex, states[-1]))
+        if regex is None:
+            continue
+        for name in names:
+            states = [s for s in (_state(t, name) for t in tokens) if s is not None]
+            if states:
+                # The last mention on the line wins, as the last line does.
+                rules.append(Rule(f"(?:.*/)?{regex}" if basename else regex, name, states[-1]))
     return tuple(rules)
 
 
-def vendored_paths(paths: Iterable[str], sources: Mapping[str, bytes]) -> frozenset[str]:
-    """Which of `paths` the `.gitattributes` files in `sources` (path → bytes) vendor."""
-    files = [
-        AttributesFile.compile(path.rpartition("/")[0], rules)
-        for path in sources
-        if (rules := parse(sources[path]))
-    ]
+def _set_on(paths: Sequence[str], files: list[AttributesFile]) -> frozenset[str]:
+    """Which of `paths` the rules of `files` (one attribute's) leave set."""
     if not files:
         return frozenset()
     files.sort(key=lambda f: -f.prefix.count("/"))  # the deepest first: it decides first
@@ -199,7 +203,35 @@ def vendored_paths(paths: Iterable[str], sources: Mapping[str, bytes]) -> frozen
         for f in files:
             match = f.pattern.fullmatch(path, len(f.prefix)) if path.startswith(f.prefix) else None
             if match is not None:
-                if f.vendored[(match.lastindex or 1) - 1]:
+                if f.values[(match.lastindex or 1) - 1]:
                     found.add(path)
                 break
     return frozenset(found)
+
+
+def marked_paths(
+    paths: Iterable[str], sources: Mapping[str, bytes], names: Sequence[str] = NAMES
+) -> dict[str, frozenset[str]]:
+    """name → which of `paths` the `.gitattributes` files in `sources` (path → bytes) set
+    that attribute on, for each of `names`; each file is read once for all of them."""
+    rules = {path: parse(data, names) for path, data in sources.items()}
+    listed = list(paths)  # maybe an iterator: walked once per attribute
+    found: dict[str, frozenset[str]] = {}
+    for name in names:
+        files = [
+            AttributesFile.compile(path.rpartition("/")[0], own)
+            for path, file_rules in rules.items()
+            if (own := [r for r in file_rules if r.name == name])
+        ]
+        found[name] = _set_on(listed, files)
+    return found
+
+
+def vendored_paths(paths: Iterable[str], sources: Mapping[str, bytes]) -> frozenset[str]:
+    """Which of `paths` the `.gitattributes` files in `sources` (path → bytes) vendor."""
+    return marked_paths(paths, sources, (VENDORED,))[VENDORED]
+
+
+def generated_paths(paths: Iterable[str], sources: Mapping[str, bytes]) -> frozenset[str]:
+    """Which of `paths` the `.gitattributes` files in `sources` (path → bytes) mark generated."""
+    return marked_paths(paths, sources, (GENERATED,))[GENERATED]

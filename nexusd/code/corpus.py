@@ -11,6 +11,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -132,16 +133,26 @@ class Entry:
 class Corpus:
     """Everything a query ranks over, for one version of the repository."""
 
-    def __init__(self, parsed: Iterable[ParsedFile], cache: TokenCache | None = None) -> None:
-        """Index `parsed`; `cache` keeps each file's token arrays across rebuilds."""
+    def __init__(
+        self,
+        parsed: Iterable[ParsedFile],
+        cache: TokenCache | None = None,
+        generated: AbstractSet[str] = frozenset(),
+    ) -> None:
+        """Index `parsed`; `cache` keeps each file's token arrays across rebuilds; `generated`
+        are the paths `.gitattributes` marks `linguist-generated` (`Selection.select`)."""
         cache = TokenCache() if cache is None else cache
         self.files: list[ParsedFile] = sorted(parsed, key=lambda p: p.path)
         self.paths = [p.path for p in self.files]
         self.index = {path: i for i, path in enumerate(self.paths)}
         self.tests = [is_test_path(p) for p in self.paths]
-        # A generated copy (a single-header amalgamation) is where no fix goes: ranked as
-        # examples and docs are.
-        self.auxiliary = [is_auxiliary_path(f.path) or f.generated for f in self.files]
+        # A generated copy (a single-header amalgamation, protoc's output) is where no fix
+        # goes: ranked as examples and docs are. Its first lines say so (`f.generated`) or
+        # `.gitattributes` does; the latter is not stored with the blob's parse, since the
+        # same blob may be generated at one path and hand-written at another.
+        self.auxiliary = [
+            is_auxiliary_path(f.path) or f.generated or f.path in generated for f in self.files
+        ]
         # Docs, READMEs, configuration: a request is about code far more often than not.
         self.prose = [p.language == "text" for p in self.files]
         self.entries: list[Entry] = []

@@ -177,12 +177,12 @@ def _why_not_indexed(index: CodeIndex, tail: str) -> str:
     named = [f.path for f in files if f.path == tail or f.path.endswith(f"/{tail}")]
     if len(named) != 1:
         return "" if named else _not_listed(root, tail)
-    wanted, skipped = index.select(files)
+    found = index.select(files)
     real = named[0]
     shown = "" if real == tail else f" (`{real}`)"
-    if real in skipped:
-        return f"skipped{shown}: {skipped[real]}"
-    if real not in wanted:
+    if real in found.skipped:
+        return f"skipped{shown}: {found.skipped[real]}"
+    if real not in found.wanted:
         return f"not a kind of file the code index reads{shown}"
     return f"not indexed yet{shown}: an update is running or has not seen it; try again"
 

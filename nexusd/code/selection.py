@@ -260,6 +260,16 @@ def wanted_files(
 
 
 @dataclass(frozen=True)
+class Selected:
+    """What the index reads of a listing, what it skips, and which of the files it reads
+    `.gitattributes` marks `linguist-generated` (ranked as generated code, `Corpus`)."""
+
+    wanted: dict[str, tuple[str, str]]  # path → (blob, language), in the listing's order
+    skipped: dict[str, str]  # path → why
+    generated: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Selection:
     """What the index reads of a listing: the excludes, nexusd's own files, the file cap,
     and whether `.gitattributes`' `linguist-vendored` counts."""
@@ -269,6 +279,7 @@ class Selection:
     max_files: int
     # One of the default excludes. It only adds skips: `-linguist-vendored` does not bring
     # back a `vendor/*` file (`code.exclude` and `code.default_excludes` choose that).
+    # `linguist-generated` always counts: it skips nothing, it only ranks.
     attributes: bool
 
     @classmethod
@@ -291,11 +302,18 @@ class Selection:
 
     def select(
         self, files: list[RepoFile], read: Callable[[list[RepoFile]], Mapping[str, bytes]]
-    ) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
-        """`wanted_files` with these settings; `read` gives the content of the listing's
-        `.gitattributes` files (the working tree's, or a commit's blobs) by path."""
-        vendored = frozenset[str]()
-        found = attribute_files(files) if self.attributes else []
-        if found:
-            vendored = vendored_files(files, read(found))
-        return wanted_files(files, self.exclude, self.max_files, self.own, vendored=vendored)
+    ) -> Selected:
+        """`wanted_files` with these settings, and the generated ones among them; `read`
+        gives the content of the listing's `.gitattributes` files (the working tree's, or a
+        commit's blobs) by path."""
+        names = attributes.NAMES if self.attributes else (attributes.GENERATED,)
+        found = attribute_files(files)
+        marked = (
+            attributes.marked_paths((f.path for f in files), read(found), names) if found else {}
+        )
+        vendored = marked.get(attributes.VENDORED, frozenset())
+        wanted, skipped = wanted_files(
+            files, self.exclude, self.max_files, self.own, vendored=vendored
+        )
+        generated = marked.get(attributes.GENERATED, frozenset()).intersection(wanted)
+        return Selected(wanted, skipped, generated)

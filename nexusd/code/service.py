@@ -24,7 +24,7 @@ from nexusd.code.importable import import_lines
 from nexusd.code.query import mine
 from nexusd.code.rank import FileHit, executed_signal, rank
 from nexusd.code.reader import collector_paused, parse_many
-from nexusd.code.selection import RepoFile, Selection, list_files, worktree_attributes
+from nexusd.code.selection import RepoFile, Selected, Selection, list_files, worktree_attributes
 from nexusd.code.status import (
     SHOWN_PROBLEMS,
     CodeStatus,
@@ -76,6 +76,7 @@ class CodeIndex:
         self.workers = config.code.workers or (os.cpu_count() or 1)
         self._files: dict[str, tuple[str, ParsedFile]] = {}  # path → (blob, parsed)
         self._skipped: dict[str, str] = {}  # path → reason
+        self._generated = frozenset[str]()  # paths `.gitattributes` marks linguist-generated
         self._tokens = TokenCache()
         self._corpus: Corpus | None = None
         self._lock = threading.Lock()
@@ -123,6 +124,7 @@ class CodeIndex:
             self._files.clear()
             self._tokens = TokenCache()
             self._skipped.clear()
+            self._generated = frozenset()
             self._corpus = None
             self.complete = False
             self._settled.clear()
@@ -130,15 +132,18 @@ class CodeIndex:
             self._opened = True
 
     # -- update ---------------------------------------------------------------------------
-    def select(self, files: list[RepoFile]) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    def select(self, files: list[RepoFile]) -> Selected:
         """`Selection.select` with this index's settings, on its working tree."""
         root = self.layout.root
         return self.selection.select(files, lambda found: worktree_attributes(root, found))
 
-    def _wanted(self, files: list[RepoFile]) -> dict[str, tuple[str, str]]:
-        """path → (blob, language) of the files to index; the rest noted in `_skipped`."""
-        wanted, self._skipped = self.select(files)
-        return wanted
+    def _wanted(self, files: list[RepoFile]) -> tuple[dict[str, tuple[str, str]], bool]:
+        """path → (blob, language) of the files to index (the rest noted in `_skipped`), and
+        whether `.gitattributes` now marks other files generated than it did."""
+        found = self.select(files)
+        remarked = found.generated != self._generated
+        self._skipped, self._generated = found.skipped, found.generated
+        return found.wanted, remarked
 
     def update(
         self, progress: Progress | None = None, on_wait: Callable[[], None] | None = None
@@ -165,7 +170,7 @@ class CodeIndex:
             if stale:  # another process wrote: start from what it stored, not parse twice
                 self._load()
             listed_at = time.time_ns()
-            wanted = self._wanted(list_files(self.layout.root))
+            wanted, remarked = self._wanted(list_files(self.layout.root))
             removed = [p for p in self._files if p not in wanted]
             todo = [
                 (path, language)
@@ -194,7 +199,9 @@ class CodeIndex:
             if todo:
                 self._unkey_changed([path for path, _ in todo], listed_at)
             self.complete = True
-            if todo or removed or stale or self._corpus is None:
+            # `.gitattributes` edited, or a new process's corpus opened before any listing:
+            # the marked files are re-ranked though not one of them is parsed again.
+            if todo or removed or stale or remarked or self._corpus is None:
                 self._rebuild()
             # This update's own, not the index's: status lists every file that does not parse.
             parsed = (self._files.get(path) for path, _ in todo)
@@ -284,7 +291,8 @@ class CodeIndex:
             stale.clear()
 
     def _rebuild(self) -> None:
-        self._corpus = Corpus([p for _, p in self._files.values()], self._tokens)
+        files = [p for _, p in self._files.values()]
+        self._corpus = Corpus(files, self._tokens, self._generated)
         _release_free_memory()
 
     # -- queries --------------------------------------------------------------------------
@@ -362,6 +370,7 @@ class CodeIndex:
         # A copy: an update may add files meanwhile (dict() of a dict is atomic under the GIL).
         files = [p for _, p in dict(self._files).values()]
         skipped = dict(self._skipped)
+        generated = self._generated
         problems = [
             f"{p.path}: {p.status}" + (f" ({p.note})" if p.note else "")
             for p in sorted(files, key=lambda f: f.path)
@@ -377,6 +386,7 @@ class CodeIndex:
             problems_total=len(problems),
             skipped=skipped_summary(skipped),
             skipped_files=skipped_lines(skipped),
+            generated=sum(1 for p in files if p.path in generated),
             complete=self.complete,
             progress=self.progress,
             last_update=self.last_update,

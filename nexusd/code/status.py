@@ -37,6 +37,7 @@ class CodeStatus:
     extra: Mapping[str, Any] = field(default_factory=dict)
     skipped_files: tuple[str, ...] = ()  # `path: reason`, the first SHOWN_SKIPPED
     problems_total: int = 0  # files that did not parse cleanly, all of them
+    generated: int = 0  # indexed files `.gitattributes` marks linguist-generated
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping."""
@@ -63,6 +64,7 @@ class CodeStatus:
             extra=dict(data.get("extra") or {}),
             skipped_files=tuple(data.get("skipped_files") or ()),
             problems_total=int(data.get("problems_total") or len(data.get("problems") or ())),
+            generated=int(data.get("generated") or 0),
         )
 
 

@@ -1,4 +1,5 @@
-"""`linguist-vendored` in `.gitattributes`: git's pattern rules, checked against git itself."""
+"""`linguist-vendored` and `linguist-generated` in `.gitattributes`: git's pattern rules,
+checked against git itself."""
 
 from __future__ import annotations
 
@@ -7,10 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from nexusd.code.attributes import MAX_BYTES, glob_regex, parse, vendored_paths
+from nexusd.code.attributes import (
+    MAX_BYTES,
+    generated_paths,
+    glob_regex,
+    marked_paths,
+    parse,
+    vendored_paths,
+)
 from tests.conftest import git
 
 V = "linguist-vendored"
+G = "linguist-generated"
 # (`.gitattributes` path → content, path → whether it is vendored)
 CASES: dict[str, tuple[dict[str, str], dict[str, bool]]] = {
     "basename at any depth": (
@@ -113,37 +122,85 @@ CASES: dict[str, tuple[dict[str, str], dict[str, bool]]] = {
 }
 
 
-def _expect(case: str) -> list[tuple[str, str, bool]]:
-    return [(case, path, want) for path, want in CASES[case][1].items()]
+FINDERS = {V: vendored_paths, G: generated_paths}
+
+
+def _sources(case: str, name: str) -> dict[str, str]:
+    """The case's files asking about `name`: for `linguist-generated`, the two attributes'
+    names swapped, so that each case also shows one attribute never sets the other."""
+    files = CASES[case][0]
+    if name == V:
+        return files
+    return {p: t.replace(V, "\0").replace(G, V).replace("\0", G) for p, t in files.items()}
+
+
+def _expect(case: str) -> list[tuple[str, str, str, bool]]:
+    return [(case, name, path, want) for name in FINDERS for path, want in CASES[case][1].items()]
 
 
 ROWS = [row for case in CASES for row in _expect(case)]
 
 
-@pytest.mark.parametrize(("case", "path", "want"), ROWS)
-def test_vendored_paths_follow_gits_pattern_rules(case: str, path: str, want: bool) -> None:
-    files = {p: text.encode() for p, text in CASES[case][0].items()}
-    assert (path in vendored_paths([path], files)) is want
+@pytest.mark.parametrize(("case", "name", "path", "want"), ROWS)
+def test_marked_paths_follow_gits_pattern_rules(
+    case: str, name: str, path: str, want: bool
+) -> None:
+    files = {p: text.encode() for p, text in _sources(case, name).items()}
+    assert (path in FINDERS[name]([path], files)) is want
 
 
+def _check_attr(root: Path, path: str, name: str) -> bool:
+    """Whether `git check-attr` says `name` is set on `path`, as linguist reads the value."""
+    out = git(root, "check-attr", name, "--", path).rstrip("\n")
+    return out.rpartition(": ")[2] not in ("unset", "unspecified", "false")
+
+
+@pytest.mark.parametrize("name", list(FINDERS))
 @pytest.mark.parametrize("case", list(CASES))
-def test_git_check_attr_agrees(tmp_path: Path, case: str) -> None:
+def test_git_check_attr_agrees(tmp_path: Path, case: str, name: str) -> None:
     # The same rules asked of git itself: the tests above are git's behaviour, not a guess.
     git(tmp_path, "init", "-q")
-    for rel, text in CASES[case][0].items():
+    for rel, text in _sources(case, name).items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_bytes(text.encode())
     for path, want in CASES[case][1].items():
-        out = git(tmp_path, "check-attr", V, "--", path).rstrip("\n")
-        value = out.rpartition(": ")[2]
-        assert (value not in ("unset", "unspecified", "false")) is want, (path, out)
+        assert _check_attr(tmp_path, path, name) is want, (path, name)
+
+
+def test_one_pass_reads_both_attributes_each_on_its_own(tmp_path: Path) -> None:
+    # A deeper file that mentions one attribute does not decide the other: git reads each
+    # attribute's lines apart, so the shallower file still decides `linguist-generated`.
+    sources = {
+        ".gitattributes": (
+            f"* {G}\nvendor/** {V} -{G}\nboth.c {V} {G}=true\ngen/** {G}=false\n"
+            f"gen/again.c !{G}\nproto/*.c {G}\n"
+        ),
+        "sub/.gitattributes": f"*.c {V}\n",
+    }
+    paths = ["a.c", "vendor/b.c", "both.c", "gen/c.c", "gen/again.c", "sub/d.c", "proto/e.c"]
+    found = marked_paths(paths, {p: t.encode() for p, t in sources.items()})
+    assert found == {
+        V: {"vendor/b.c", "both.c", "sub/d.c"},
+        G: {"a.c", "both.c", "sub/d.c", "proto/e.c"},
+    }
+    git(tmp_path, "init", "-q")
+    for rel, text in sources.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    for name in (V, G):
+        assert {p for p in paths if _check_attr(tmp_path, p, name)} == found[name], name
 
 
 def test_no_rule_means_no_work() -> None:
     assert vendored_paths(["a.c"], {".gitattributes": b"*.c text\n# linguist-vendored\n"}) == (
         frozenset()
     )
-    assert parse(b"[attr]third linguist-vendored\n") == ()  # macros are not expanded
+    assert marked_paths(["a.c"], {".gitattributes": b"*.c text\n"}) == {
+        V: frozenset(),
+        G: frozenset(),
+    }
+    # Macros are not expanded.
+    assert parse(b"[attr]third linguist-vendored\n[attr]gen linguist-generated\n") == ()
 
 
 @pytest.mark.parametrize(

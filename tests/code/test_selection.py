@@ -13,6 +13,7 @@ from nexusd.code.selection import (
     OWN_FILES,
     VENDORED,
     RepoFile,
+    Selection,
     list_files,
     looks_generated,
     vendored_files,
@@ -110,19 +111,23 @@ def test_the_offline_benchmark_selects_at_a_commit_what_the_index_selects(
     # its figures hold for the daemon only if both pick the same files.
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     try:
-        from localization_offline import listed
+        from localization_offline import listed, selected
     finally:
         sys.path.pop(0)
     commit_files(
         repo,
         {
-            ".gitattributes": "deps/** linguist-vendored\n*.gen.py linguist-vendored\n",
-            "deps/.gitattributes": "own/** -linguist-vendored\n",
+            ".gitattributes": (
+                "deps/** linguist-vendored\n*.gen.py linguist-vendored\n"
+                "src/pb/** linguist-generated\n"
+            ),
+            "deps/.gitattributes": "own/** -linguist-vendored\n*.py linguist-generated\n",
             "deps/a.py": "a = 1\n",
             "deps/own/b.py": "b = 1\n",
             "src/c.py": "c = 1\n",
             "src/d.gen.py": "d = 1\n",
             "vendor/e.py": "e = 1\n",
+            "src/pb/f.py": "f = 1\n",
         },
     )
     outside = tmp_path / "outside.attributes"
@@ -131,11 +136,39 @@ def test_the_offline_benchmark_selects_at_a_commit_what_the_index_selects(
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "attributes")
     config = config_from_mapping({"code": {"workers": 1}}, "test")
-    wanted, skipped = CodeIndex(find_repo(repo), config).select(list_files(repo))
-    assert [(p, b, lang) for p, (b, lang) in wanted.items()] == listed(repo, "HEAD")
-    vendored = {p for p, why in skipped.items() if why == VENDORED}
+    found = CodeIndex(find_repo(repo), config).select(list_files(repo))
+    assert [(p, b, lang) for p, (b, lang) in found.wanted.items()] == listed(repo, "HEAD")
+    vendored = {p for p, why in found.skipped.items() if why == VENDORED}
     assert vendored == {"deps/.gitattributes", "deps/a.py", "src/d.gen.py"}  # as git says
-    assert "deps/own/b.py" in wanted and "src/c.py" in wanted
+    assert "deps/own/b.py" in found.wanted and "src/c.py" in found.wanted
+    # And the same files ranked as generated (deps/a.py is too, but it is not read).
+    assert found.generated == selected(repo, "HEAD").generated == {"deps/own/b.py", "src/pb/f.py"}
+
+
+@pytest.mark.parametrize("vendoring", [True, False])
+def test_generated_files_stay_in_the_index_and_are_named_apart(repo: Path, vendoring: bool) -> None:
+    commit_files(
+        repo,
+        {
+            ".gitattributes": (
+                "*.pb.py linguist-generated\ngen/** linguist-generated=true\n"
+                "gen/own.py -linguist-generated\ndeps/** linguist-vendored linguist-generated\n"
+            ),
+            "a.py": "a = 1\n",
+            "api.pb.py": "b = 1\n",
+            "gen/x.py": "x = 1\n",
+            "gen/own.py": "own = 1\n",
+            "deps/c.py": "c = 1\n",
+        },
+    )
+    files = list_files(repo)
+    selection = Selection(DEFAULT_EXCLUDE, OWN_FILES, 100, attributes=vendoring)
+    found = selection.select(files, lambda attrs: worktree_attributes(repo, attrs))
+    # Not skipped: still searched, only ranked lower. A skipped file is in no ranking, so
+    # only the ones read are named; `code.default_excludes` off turns off vendoring only.
+    assert found.skipped == ({"deps/c.py": VENDORED} if vendoring else {})
+    assert {"a.py", "api.pb.py", "gen/x.py", "gen/own.py"} <= set(found.wanted)
+    assert found.generated == {"api.pb.py", "gen/x.py"} | (set() if vendoring else {"deps/c.py"})
 
 
 @pytest.mark.parametrize("sep", ["_", "-"])

@@ -162,6 +162,37 @@ def test_gitattributes_vendor_files_but_never_bring_back_the_default_excludes(
     assert "vendored (linguist-vendored in .gitattributes)" not in index.status().skipped
 
 
+def test_files_gitattributes_mark_generated_are_searched_but_ranked_below(
+    code_repo: Path,
+) -> None:
+    # The same code twice; the copy `.gitattributes` marks generated (protoc's output,
+    # say) is where no fix goes. It sorts first, so only its mark can put it below.
+    text = "def resolve_widget_layout(widget):\n    return widget.layout\n"
+    write(code_repo, "lib/alpha.py", text)
+    write(code_repo, "lib/beta.py", text)
+    write(code_repo, ".gitattributes", "lib/alpha.py linguist-generated\n")
+    git(code_repo, "add", "-A")
+    git(code_repo, "commit", "-qm", "generated")
+    query = "resolve_widget_layout returns the wrong layout"
+
+    def scores(index: CodeIndex) -> tuple[float, float]:
+        hits = {h.path: h.score for h in index.search(query).hits}
+        return hits["lib/alpha.py"], hits["lib/beta.py"]
+
+    index = index_for(code_repo)
+    index.update()
+    assert index.symbols("lib/alpha.py")[1].qualname == "resolve_widget_layout"
+    generated, plain = scores(index)
+    assert generated == pytest.approx(plain / 2, rel=1e-3)  # as a `DO NOT EDIT` file ranks
+    assert index.status().generated == 1
+    # A new process parses nothing, yet reads the mark; an edit of the mark alone re-ranks.
+    reopened = index_for(code_repo)
+    assert reopened.update().parsed == 0 and scores(reopened) == (generated, plain)
+    write(code_repo, ".gitattributes", "lib/alpha.py -linguist-generated\n")
+    assert index.update().parsed == 0 and scores(index) == (plain, plain)
+    assert index.status().generated == 0
+
+
 def test_size_cap_and_custom_excludes(code_repo: Path) -> None:
     write(code_repo, "pkg/big.py", "x = 1\n" * 400)
     index = index_for(code_repo, max_file_bytes=1000, exclude=["tests/*"])
