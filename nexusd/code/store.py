@@ -36,9 +36,10 @@ _BATCH = 500
 # label, `error: …`, is kept without it too; 11: C and C++ attribute-like macros are
 # blanked before parsing, a Python file's UTF-8 byte order mark is dropped; 12: not a macro
 # heading a function whose brace is on the next line; 13: a function set on an object,
-# `Runner.prototype.stop = …` or an ES5 constructor's `this.run = …`, is a method), so that an
-# index parsed before is rebuilt rather than kept until each file is edited.
-PARSER_VERSION = b"13"
+# `Runner.prototype.stop = …` or an ES5 constructor's `this.run = …`, is a method; 14: a test
+# framework's block, `it("pads the year", () => …)`, is a unit), so that an index parsed
+# before is rebuilt rather than kept until each file is edited.
+PARSER_VERSION = b"14"
 _PARSER_KEY = b"nexusd_parser"
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 

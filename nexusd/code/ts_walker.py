@@ -6,11 +6,11 @@ drafts into `CodeUnit`s once it knows each one's identifiers and own lines.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from nexusd.code import lang_queries as q
+from nexusd.code.js_statements import assigned_member, spec_block
 from nexusd.code.lang_queries import Grammar
 from nexusd.code.units import MAX_SIGNATURE_CHARS, UnitKind, clip
 
@@ -27,6 +27,8 @@ _SPECIFIERS = frozenset(
 _QUALIFIED = frozenset({"qualified_identifier", "destructor_name"})
 # An expression statement, or its assignment where the grammar unwraps statements (TS).
 _STATEMENTS = frozenset({"expression_statement", "assignment_expression"})
+# A call as a statement: TypeScript's grammar unwraps the statement (a `wrappers` type).
+_CALLS = frozenset({"expression_statement", "call_expression"})
 
 
 @dataclass
@@ -48,11 +50,6 @@ class Draft:
     depth: int = 1  # 1 for a unit directly in the file
     receiver: str = ""  # Go: the type a method belongs to
     members: list[str] = field(default_factory=list)
-
-
-_OWN = frozenset({"module", "exports", "module.exports", "this"})
-# An owner written as plain names (`res`, `Layer`, `app.request`), not an expression.
-_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 
 
 @dataclass
@@ -174,8 +171,15 @@ class Builder:
                     return self.unit(frame, i, "class", spec, decl=spec, name_node=name)
             self.names(frame, inner)
             return None
+        if t in _CALLS and g.assigned_members:
+            block = spec_block(inner)
+            if block is not None:
+                # A test's callback is where its code is: without a unit, a test file of
+                # `describe`/`it` blocks had none, and its words counted once (evidence.py).
+                title, callback = block
+                return self.unit(frame, i, "function", inner, decl=callback, title=title)
         if t in _STATEMENTS and g.assigned_members:
-            assigned = _assigned(inner)
+            assigned = assigned_member(inner)
             if assigned is not None:
                 # `Layer.prototype.handle = function …`, `res.send = function …`: Express
                 # defines most of its methods so; the unit is `Layer.handle`, `res.send`.
@@ -254,16 +258,20 @@ class Builder:
         *,
         decl: Node | None = None,
         name_node: Node | None = None,
+        title: str | None = None,
     ) -> _Frame | None:
-        """Add the unit `inner` declares (its body and bases on `decl`); its body's frame."""
+        """Add the unit `inner` declares (its body and bases on `decl`); its body's frame.
+        A `title` (a test block's `it("…")`) is its name, and no name the file defines."""
         outer = frame.children[i]
         decl = inner if decl is None else decl
-        if name_node is None:
+        if title is not None:
+            name_node = None
+        elif name_node is None:
             name_node = inner.child_by_field_name("name")
             if inner.type == "function_definition":
                 name_node = q.declarator_name(inner)
         spelled = q.text(name_node)
-        name = q.simple(spelled) or ("default" if outer.type == "export_statement" else "")
+        name = title or q.simple(spelled) or ("default" if outer.type == "export_statement" else "")
         if inner.type == "impl_item":
             name = q.type_name(q.text(inner.child_by_field_name("type")))
         if not name:
@@ -309,7 +317,9 @@ class Builder:
                 receiver=receiver,
             )
         )
-        if kind != "method" or frame.in_class:  # not Go's or C++'s methods outside their type
+        if title is not None:
+            pass  # a test is no name anyone uses
+        elif kind != "method" or frame.in_class:  # not Go's or C++'s methods outside their type
             if frame.owner == -1:
                 self.top.append(name)
             else:
@@ -328,27 +338,3 @@ class Builder:
         if is_class and "{" in header:  # `type Reader interface {…}`: no body node to stop at
             header = header[: header.index("{")]
         return clip(header.rstrip().rstrip("{;=").rstrip(), MAX_SIGNATURE_CHARS)
-
-
-def _assigned(statement: Node) -> tuple[str, Node, Node] | None:
-    """(owner, name node, value) of `owner.name = function …` (or `= class …`), with
-    `.prototype` dropped from the owner; None for any other statement."""
-    expr: Node | None = statement
-    if statement.type != "assignment_expression":
-        expr = statement.named_children[0] if statement.named_children else None
-    if expr is None or expr.type != "assignment_expression":
-        return None
-    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
-    if left is None or right is None or left.type != "member_expression":
-        return None
-    if right.type not in q.FUNCTION_VALUES | q.CLASS_VALUES:
-        return None
-    name, owner = left.child_by_field_name("property"), left.child_by_field_name("object")
-    if name is None or owner is None or name.type != "property_identifier":
-        return None
-    spelled = q.text(owner).removesuffix(".prototype")
-    if spelled == "this":
-        return spelled, name, right  # the enclosing scope's, a method where that constructs
-    if spelled in _OWN or not _DOTTED.fullmatch(spelled):
-        spelled = ""  # `module.exports.parse = …`: the enclosing scope's
-    return spelled, name, right

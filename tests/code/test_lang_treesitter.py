@@ -483,6 +483,40 @@ def test_functions_assigned_inside_functions_and_in_typescript_are_units(
     assert [(u.kind, u.qualname, u.start, u.end) for u in parsed.units[1:]] == expected
 
 
+TEST_FILE = (
+    "import dayjs from '../src'\n\n"
+    "describe('Format', () => {\n"
+    "  it('pads the year to   four digits', () => {\n"
+    "    expect(dayjs('0099-01-01').format('YYYY')).toBe('0099')\n"
+    "  })\n"
+    "  it.only('reads a.b', function () {\n    const x = 1\n  })\n"
+    "  test.each([1, 2])('case %s', (n) => {})\n"
+    "})\n\n"
+    "test('format', async () => { await 1 })\n"
+    "beforeEach(() => { MockDate.set(new Date()) })\n"
+    "describe(title, () => {})\n"
+)
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_test_blocks_are_units_named_by_their_titles(language: str) -> None:
+    parsed = parse_treesitter("test/display.test.js", TEST_FILE, language)
+    assert parsed is not None
+    got = [(u.kind, u.qualname, u.start, u.end) for u in parsed.units[1:]]
+    assert got == [
+        ("function", 'describe("Format")', 3, 11),
+        ("function", 'describe("Format").it("pads the year to four digits")', 4, 6),
+        ("function", 'describe("Format").it("reads a b")', 7, 9),  # no dot: a qualname's
+        ("function", 'test("format")', 13, 13),
+    ]
+    assert parsed.units[2].signature == "it('pads the year to four digits', () =>"
+    assert "YYYY" in parsed.units[2].text
+    # A title is no name: `format` stays the library's, not the test's.
+    assert parsed.file_unit.defines == ()
+    defined = Definitions(parsed.units, [range(len(parsed.units))]).lower
+    assert "format" not in defined
+
+
 def test_extensions_cover_every_language() -> None:
     assert EXTENSIONS == {
         ".js": "javascript",

@@ -1,0 +1,79 @@
+"""JavaScript statements that declare units without a declaration: a function set on an
+object (`Layer.prototype.handle = function …`) and a test framework's block
+(`it("pads the year", () => …)`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from nexusd.code import lang_queries as q
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+# Test frameworks' blocks (Mocha, Jest, Jasmine, Vitest, node:test): `describe('…', () => {…})`.
+TEST_BLOCKS = frozenset({"describe", "context", "suite", "it", "test", "specify"})
+# A test's title in its unit's name: enough to tell it from its neighbours.
+MAX_TITLE_CHARS = 80
+
+_OWN = frozenset({"module", "exports", "module.exports", "this"})
+# An owner written as plain names (`res`, `Layer`, `app.request`), not an expression.
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+
+
+def spec_block(statement: Node) -> tuple[str, Node] | None:
+    """(name, callback) of a test block, `it("adds", () => …)` → `it("adds")`; None for any
+    other statement. `it.only(…)`, `describe.skip(…)` are blocks too; `test.each(…)(…)` is not
+    (its title is a template of each case's)."""
+    call: Node | None = statement
+    if statement.type == "expression_statement":
+        call = statement.named_children[0] if statement.named_children else None
+    if call is None or call.type != "call_expression":
+        return None
+    function, arguments = (
+        call.child_by_field_name("function"),
+        call.child_by_field_name("arguments"),
+    )
+    if function is None or arguments is None:
+        return None
+    if function.type == "member_expression":
+        function = function.child_by_field_name("object")
+    if function is None or function.type != "identifier" or q.text(function) not in TEST_BLOCKS:
+        return None
+    args = [a for a in arguments.named_children if "comment" not in a.type]
+    if len(args) < 2 or args[0].type not in ("string", "template_string"):
+        return None
+    callback = next((a for a in args[1:] if a.type in q.FUNCTION_VALUES), None)
+    if callback is None:
+        return None
+    words = " ".join(q.text(args[0])[1:-1].split()).replace(".", " ")
+    if len(words) > MAX_TITLE_CHARS:
+        words = words[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+    # Quoted, so that no identifier a request uses is ever this name (definitions.py).
+    return f'{q.text(function)}("{words}")', callback
+
+
+def assigned_member(statement: Node) -> tuple[str, Node, Node] | None:
+    """(owner, name node, value) of `owner.name = function …` (or `= class …`), with
+    `.prototype` dropped from the owner; None for any other statement."""
+    expr: Node | None = statement
+    if statement.type != "assignment_expression":
+        expr = statement.named_children[0] if statement.named_children else None
+    if expr is None or expr.type != "assignment_expression":
+        return None
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    if left is None or right is None or left.type != "member_expression":
+        return None
+    if right.type not in q.FUNCTION_VALUES | q.CLASS_VALUES:
+        return None
+    name, owner = left.child_by_field_name("property"), left.child_by_field_name("object")
+    if name is None or owner is None or name.type != "property_identifier":
+        return None
+    spelled = q.text(owner).removesuffix(".prototype")
+    if spelled == "this":
+        return spelled, name, right  # the enclosing scope's, a method where that constructs
+    if spelled in _OWN or not _DOTTED.fullmatch(spelled):
+        spelled = ""  # `module.exports.parse = …`: the enclosing scope's
+    return spelled, name, right
