@@ -18,6 +18,7 @@ from nexusd.checkpoint.snapshot import create_checkpoint
 from nexusd.config import config_from_mapping
 from nexusd.errors import GitError
 from nexusd.paths import find_repo
+from nexusd.protocol.naming import kept_response_name
 
 from .gitutil import git
 
@@ -112,15 +113,19 @@ def test_run_gc_keeps_passed_and_named(repo: Path) -> None:
     (logs / "2026-01-01_plan_response.md").write_text(
         f"---\ncheckpoint: {made[1].id}\n---\nrestore: nexusd checkpoint restore {made[1].id}\n"
     )
+    # A response someone edited, kept aside when its request was answered again
+    # (planner/response_file.py): the checkpoint it names is still someone's.
+    kept = kept_response_name(logs / "2026-01-02_plan_response.md", old)
+    (logs / kept).write_text(f"---\ncheckpoint: {made[2].id}\n---\nmy notes\n")
     config = config_from_mapping(
         {"checkpoint": {"retention": {"keep_last": 0, "keep_days": 1, "daily_beyond": False}}}
     )
     report = run_gc(layout, config, dry_run=True)
-    assert set(report.kept) == {made[0].id, made[1].id}
+    assert set(report.kept) == {made[0].id, made[1].id, made[2].id}
     assert len(list_checkpoints(layout)) == 4
     report = run_gc(layout, config)
-    assert {c.id for c in list_checkpoints(layout)} == {made[0].id, made[1].id}
-    assert set(report.dropped) == {made[2].id, made[3].id}
+    assert {c.id for c in list_checkpoints(layout)} == {made[0].id, made[1].id, made[2].id}
+    assert set(report.dropped) == {made[3].id}
 
 
 def test_push_and_fetch(repo: Path, make_repo: Callable[..., Path], tmp_path: Path) -> None:
