@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from nexusd.code.corpus import HEADERS, Corpus
+from nexusd.code.js_statements import TITLED
 from nexusd.code.references import References, Source
 
 MAX_EDGES = 50
@@ -121,9 +122,12 @@ def _header_importers(corpus: Corpus, f: int) -> set[int]:
 
 def dotted(symbol: str) -> str:
     """A symbol as the index names it: `Receiver::changed` (Rust, C++), `JsonWriter#value`
-    (Java) and `(*Server).serve` (Go) are `Receiver.changed`, `JsonWriter.value`, `Server.serve`."""
-    symbol = _GO_RECEIVER.sub(r"\1", symbol)
-    return symbol.replace("::", ".").replace("#", ".").strip(".")
+    (Java) and `(*Server).serve` (Go) are `Receiver.changed`, `JsonWriter.value`, `Server.serve`.
+    A test block's title, `describe("#indexOf()")`, is kept as it is written."""
+    parts = TITLED.split(symbol)
+    titles = TITLED.findall(symbol)
+    out = [_GO_RECEIVER.sub(r"\1", p).replace("::", ".").replace("#", ".") for p in parts]
+    return "".join(o + t for o, t in zip(out, [*titles, ""], strict=True)).strip(".")
 
 
 _GO_RECEIVER = re.compile(r"\(\*?(\w+)\)")

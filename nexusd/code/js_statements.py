@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 TEST_BLOCKS = frozenset({"describe", "context", "suite", "it", "test", "specify"})
 # A test's title in its unit's name: enough to tell it from its neighbours.
 MAX_TITLE_CHARS = 80
+# A test block's name in a qualname, `describe("#indexOf()")`: its title holds no dot.
+TITLED = re.compile(r'[A-Za-z]+\("[^.]*?"\)(?=\.|$)')
 
 _OWN = frozenset({"module", "exports", "module.exports", "this"})
 # An owner written as plain names (`res`, `Layer`, `app.request`), not an expression.
@@ -38,7 +40,11 @@ def spec_block(statement: Node) -> tuple[str, Node] | None:
     )
     if function is None or arguments is None:
         return None
-    if function.type == "member_expression":
+    # `it.only`, `test.concurrent.skip`; Playwright's `test.describe` is a `describe`.
+    kind = ""
+    while function is not None and function.type == "member_expression":
+        prop = q.text(function.child_by_field_name("property"))
+        kind = kind or (prop if prop in TEST_BLOCKS else "")
         function = function.child_by_field_name("object")
     if function is None or function.type != "identifier" or q.text(function) not in TEST_BLOCKS:
         return None
@@ -48,11 +54,16 @@ def spec_block(statement: Node) -> tuple[str, Node] | None:
     callback = next((a for a in args[1:] if a.type in q.FUNCTION_VALUES), None)
     if callback is None:
         return None
-    words = " ".join(q.text(args[0])[1:-1].split()).replace(".", " ")
+    words = " ".join(q.text(args[0])[1:-1].replace(".", " ").split()) or "…"
     if len(words) > MAX_TITLE_CHARS:
         words = words[: MAX_TITLE_CHARS - 1].rstrip() + "…"
     # Quoted, so that no identifier a request uses is ever this name (definitions.py).
-    return f'{q.text(function)}("{words}")', callback
+    return f'{kind or q.text(function)}("{words}")', callback
+
+
+def is_test_block(name: str) -> bool:
+    """Whether a unit's name is a test block's, `it("pads the year")`, not a name code uses."""
+    return TITLED.fullmatch(name) is not None
 
 
 def assigned_member(statement: Node) -> tuple[str, Node, Node] | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shlex
 
+from nexusd.code.js_statements import is_test_block
 from nexusd.code.places import is_test_path
 from nexusd.context.artifacts import Hit, find_mentions
 from nexusd.context.catalog import Match, match_practices
@@ -304,7 +305,15 @@ def tool_calls(bundle: ContextBundle) -> str:
 def _search_tool(bundle: ContextBundle) -> str:
     """Who calls the code the index ranks first (`nexusd code impact`), else a `git grep`
     of the goal's words, which matches them in every comment and string too."""
-    units = [(h.path, u) for h in bundle.code_hits if not is_test_path(h.path) for u in h.units]
+    # Nobody calls a test, nor a test block in a file its path does not call a test
+    # (`cypress/e2e/checkout.cy.js`): `it("applies the coupon")` has no callers to show.
+    units = [
+        (h.path, u)
+        for h in bundle.code_hits
+        if not is_test_path(h.path)
+        for u in h.units
+        if not is_test_block(u.qualname.rsplit(".", 1)[-1])
+    ]
     if units:
         path, unit = units[0]
         name = unit.qualname.split(".")[-1]

@@ -241,6 +241,32 @@ def test_other_languages_member_syntax_names_the_same_symbol(spelled: str) -> No
     assert found.uses == impact(corpus(), "shop/cart.py", "Cart.total").uses
 
 
+@pytest.mark.parametrize(
+    "symbol",
+    [
+        'describe("Array").describe("#indexOf()")',
+        'describe("Array").describe("#indexOf()").it("handles foo(bar)")',
+        'describe("Array").it("keeps Foo::bar")',
+    ],
+)
+def test_a_test_blocks_title_is_taken_as_written(symbol: str) -> None:
+    source = (
+        "const { find } = require('../lib/find')\n"
+        "describe('Array', () => {\n"
+        "  describe('#indexOf()', () => {\n"
+        "    it('handles foo(bar)', () => { find(1) })\n"
+        "  })\n"
+        "  it('keeps Foo::bar', () => {})\n"
+        "})\n"
+    )
+    files = {"test/array.test.js": source, "lib/find.js": "function find(x) { return x }\n"}
+    parsed = [parse_treesitter(p, t, "javascript") for p, t in files.items()]
+    corpus = Corpus(p for p in parsed if p is not None)
+    found = impact(corpus, "test/array.test.js", symbol, source=files.get)
+    # `#`, `::` and `(bar)` are no member syntax inside a title: the unit is found.
+    assert (found.symbol, found.note) == (symbol, "")
+
+
 def test_a_cut_list_says_it_was_cut() -> None:
     files = {"lib/core.py": "def helper():\n    return 1\n"}
     for i in range(60):

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from nexusd.code.definitions import Definitions
+from nexusd.code.js_statements import is_test_block
 from nexusd.code.lang_treesitter import EXTENSIONS, parse_treesitter
 from nexusd.code.ts_walker import MAX_DEPTH
 from nexusd.code.units import CodeUnit, ParsedFile
@@ -515,6 +516,23 @@ def test_test_blocks_are_units_named_by_their_titles(language: str) -> None:
     assert parsed.file_unit.defines == ()
     defined = Definitions(parsed.units, [range(len(parsed.units))]).lower
     assert "format" not in defined
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        ("test.describe('suite', () => {})", 'describe("suite")'),  # Playwright
+        ("test.concurrent.only('runs', async () => {})", 'test("runs")'),
+        ("it('...', () => {})", 'it("…")'),
+        ("it('a. b', () => {})", 'it("a b")'),
+        ("it(`pads ${n}`, function* () {})", 'it("pads ${n}")'),
+    ],
+)
+def test_a_test_blocks_name(call: str, name: str) -> None:
+    parsed = parse_treesitter("e2e/a.spec.ts", call + "\n", "typescript")
+    assert parsed is not None
+    assert [u.qualname for u in parsed.units[1:]] == [name]
+    assert is_test_block(name)
 
 
 def test_extensions_cover_every_language() -> None:

@@ -120,6 +120,29 @@ def test_the_search_tool_is_the_impact_of_the_first_ranked_unit(repo: Path, inde
     assert ("`git grep -n -i" in tools) is not indexed
 
 
+def test_the_search_tool_skips_test_blocks_in_a_spec_no_test_path_names(repo: Path) -> None:
+    # Cypress specs live under `cypress/e2e/`: not a test path, yet their units are test blocks,
+    # which nobody calls.
+    spec = (
+        "describe('#parseExpr', () => {\n"
+        "  it('parse_expr raises ValueError on empty input', () => {\n"
+        "    cy.visit('/parse_expr?empty=input&raises=ValueError')\n"
+        "  })\n"
+        "})\n"
+    )
+    for rel, text in {"pkg/core.py": CORE, "cypress/e2e/parse.cy.js": spec}.items():
+        write(repo, rel, text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "code")
+    req = request(goal="parse_expr raises ValueError on empty input", blockers=(), artifacts=())
+    found = code_phase(find_repo(repo), config_from_mapping({}), req, None)
+    assert any(h.path == "cypress/e2e/parse.cy.js" for h in found.hits)
+    bundle = dataclasses.replace(bundle_for(repo, req), code_hits=found.hits)
+    tools = {s.title: s.body for s in standard_sections(bundle, 8)}["Recommended Tool Calls"]
+    assert "`nexusd code impact pkg/core.py:Parser.parse_expr`" in tools
+    assert 'it("' not in tools
+
+
 def test_output_is_deterministic(repo: Path) -> None:
     kitchen_repo(repo)
     first = standard_sections(bundle_for(repo, request()), 8)
