@@ -38,6 +38,7 @@ from nexusd.code.status import UpdateReport
 from nexusd.config import Config
 from nexusd.daemon.logs import log_event
 from nexusd.daemon.status import DaemonStats, utc_now
+from nexusd.git import is_attributes_file
 from nexusd.paths import RepoLayout
 
 QUIET_SECONDS = 0.3  # an update runs once events have stopped for this long…
@@ -76,8 +77,14 @@ def relevant(rel: str, *, is_directory: bool) -> bool:
     if any(part in IGNORED_DIRS for part in parts[: -1 if not is_directory else None]):
         return False
     # Files the index never reads (swap files, build output, images) cannot change it;
-    # `.gitignore` can, by showing or hiding untracked files.
-    return is_directory or parts[-1] == ".gitignore" or language_for(rel) is not None
+    # `.gitignore` can, by showing or hiding untracked files, and `.gitattributes` by marking
+    # files vendored (skipped) or generated (ranked lower).
+    return (
+        is_directory
+        or parts[-1] == ".gitignore"
+        or is_attributes_file(rel)
+        or language_for(rel) is not None
+    )
 
 
 class _Events(FileSystemEventHandler):

@@ -100,6 +100,9 @@ def started(repo: Path, start_daemon: Callable[..., Path]) -> dict[str, Any]:
         ("pkg/shelf.py", False, True),
         ("README.md", False, True),
         ("pkg/.gitignore", False, True),
+        (".gitattributes", False, True),  # vendors or marks files generated
+        ("pkg/.gitattributes", False, True),
+        ("pkg/x.gitattributes", False, False),
         ("pkg/sub", True, True),
         ("pkg/.shelf.py.swp", False, False),  # a file the index never reads
         ("pkg/__pycache__/shelf.cpython-311.pyc", False, False),
@@ -143,6 +146,19 @@ def test_reads_never_wake_the_link_and_writes_do(code_served: tuple[Path, str, s
         wait_until(lambda: link.updates == 2, what="an update for the new file")
         assert link.index.parsed("pkg/fresh.py") is not None
     assert link.state == "stopped"
+
+
+@pytest.mark.slow
+def test_an_edit_of_gitattributes_alone_reranks(code_served: tuple[Path, str, str]) -> None:
+    repo, _, _ = code_served
+    with running_link(repo) as link:
+        assert link.index.status().generated == 0
+        # No code file changes: only what `.gitattributes` says of one.
+        (repo / ".gitattributes").write_text("pkg/courier.py linguist-generated\n", "utf-8")
+        wait_until(lambda: link.updates == 2, what="an update for .gitattributes")
+        assert link.index.status().generated == 1
+        corpus = link.index.corpus
+        assert corpus is not None and corpus.auxiliary[corpus.index["pkg/courier.py"]]
 
 
 @pytest.mark.slow
