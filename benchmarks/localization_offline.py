@@ -111,7 +111,8 @@ def ran_files(
     export = subprocess.run(
         ["git", "archive", "--format=tar", commit], cwd=repo, capture_output=True, check=False
     )
-    tar, missing = export.stdout, []
+    tar: bytes = export.stdout
+    missing: list[str] = []
     if export.returncode != 0:
         # A clone that lacks some blobs (a partial or pruned mirror: large data files) cannot
         # export the commit; the snapshot is then built from the blobs it has, and the
