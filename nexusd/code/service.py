@@ -114,7 +114,9 @@ class CodeIndex:
         self.store.open()
         for parsed, blob, terms in self.store.iter_files():
             files[parsed.path] = (blob, tokens.adopt(parsed, terms=terms))
-        self._files, self._tokens = files, tokens
+        # The last update's marks: no listing here, and without them a process that only
+        # opens the index (the CLI's and the API's read path) ranks generated files as code.
+        self._files, self._tokens, self._generated = files, tokens, self.store.generated()
 
     def reset(self) -> None:
         """Drop the stored tables and everything in memory (then `update` rebuilds)."""
@@ -143,6 +145,7 @@ class CodeIndex:
         found = self.select(files)
         remarked = found.generated != self._generated
         self._skipped, self._generated = found.skipped, found.generated
+        self.store.keep_generated(found.generated)  # for the processes that only open it
         return found.wanted, remarked
 
     def update(

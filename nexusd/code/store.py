@@ -9,11 +9,14 @@ derived and `nexusd code reindex` rebuilds them.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
+from nexusd.atomic import atomic_write_bytes
 from nexusd.code.units import CodeUnit, ParsedFile
 from nexusd.errors import IndexStoreError
 from nexusd.lance import WriteGuard, import_lancedb, local_folder
@@ -24,6 +27,9 @@ UNITS = "code_units"
 # Beside the tables: the lock writers hold, and a token each write replaces (see `writing`).
 LOCK_FILE = "code.lock"
 GENERATION_FILE = "code.generation"
+# And the paths `.gitattributes` marks linguist-generated, as the last update found them: a
+# process that only opens the index (no listing) ranks them as the one that updated it.
+GENERATED_FILE = "code.generated.json"
 _BATCH = 500
 # What the stored units were parsed by: raised when parsing changes what it stores for a
 # blob that did not change (2: Python's `mod.py` and `index.py` are modules of their own;
@@ -136,6 +142,7 @@ class CodeStore:
         self._units: Any = None
         self._guard = WriteGuard(uri, LOCK_FILE, GENERATION_FILE)
         self._wrote = False
+        self._unkept: frozenset[str] | None = None  # the marks `keep_generated` could not write
 
     def observe(self) -> None:
         """Note which write the stored rows are at, before reading them (see `writing`)."""
@@ -156,6 +163,32 @@ class CodeStore:
             finally:
                 if self._wrote:
                     self._guard.wrote()
+
+    def generated(self) -> frozenset[str]:
+        """The paths the last update found marked linguist-generated; none when that was
+        never written or cannot be read (the next update writes it again)."""
+        folder = self._guard.folder
+        try:
+            paths = json.loads((folder / GENERATED_FILE).read_bytes()) if folder else []
+        except (OSError, ValueError, RecursionError):  # RecursionError: `[[[…` nested deep
+            return frozenset()
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            return frozenset()
+        return frozenset(paths)
+
+    def keep_generated(self, paths: AbstractSet[str]) -> None:
+        """Store which paths are marked linguist-generated (with the lock held), unless that
+        is already what is stored; one that cannot be written is a warning, as the tables
+        are still served (object storage has no folder: nothing is kept)."""
+        folder = self._guard.folder
+        if folder is None or paths == self.generated() or paths == self._unkept:
+            return
+        try:
+            atomic_write_bytes(folder / GENERATED_FILE, json.dumps(sorted(paths)).encode())
+        except OSError as exc:
+            # Once, not at every update of an index on a read-only mount.
+            self._unkept = frozenset(paths)
+            log.warning("cannot keep which files are generated beside the code index: %s", exc)
 
     def _wrap(self, what: str, exc: Exception) -> IndexStoreError:
         return IndexStoreError(

@@ -10,6 +10,7 @@ import pytest
 
 from nexusd.code.attributes import (
     MAX_BYTES,
+    MAX_LINE,
     generated_paths,
     glob_regex,
     marked_paths,
@@ -91,6 +92,17 @@ CASES: dict[str, tuple[dict[str, str], dict[str, bool]]] = {
         {".gitattributes": f"deps/own/** -{V}\ndeps/** {V}\n"},
         {"deps/a.c": True, "deps/own/a.c": True},
     ),
+    "the last line that matches wins, whatever literal its paths start or end with": (
+        {".gitattributes": f"**/gen/** {V}\n*.c -{V}\ngen/keep/** {V}\n*.h {V}\n**/gen/*.h -{V}\n"},
+        {
+            "gen/a.py": True,
+            "gen/a.c": False,
+            "gen/keep/a.c": True,
+            "gen/keep/b.h": True,
+            "x/gen/b.h": False,
+            "a.h": True,
+        },
+    ),
     "the last mention on a line wins": (
         {".gitattributes": f"*.c {V} -{V}\n*.h -{V} {V}\n"},
         {"a.c": False, "a.h": True},
@@ -118,6 +130,35 @@ CASES: dict[str, tuple[dict[str, str], dict[str, bool]]] = {
     "a negative pattern is ignored, an escaped one is literal": (
         {".gitattributes": f"!deps/** {V}\n\\!bang.c {V}\n"},
         {"deps/a.c": False, "!bang.c": True},
+    ),
+    "a line naming no valid attribute sets nothing, not even its valid ones": (
+        {
+            ".gitattributes": (
+                f"*.c {V}\nlib/*.c -{V} # ours after all\n*.h {V} foo@bar\n*.py {V}\f\n"
+                f"*.rb {V} =x\n*.go {V} -\n*.js {V} !\n*.rs {V} --x\n*.kt {V} é\n"
+                f"*.md -text eol=lf x.y_Z-1 !merge diff=go! {V}\n"
+            )
+        },
+        {
+            "a.c": True,
+            "lib/a.c": True,
+            "a.h": False,
+            "a.py": False,
+            "a.rb": False,
+            "a.go": False,
+            "a.js": False,
+            "a.rs": False,
+            "a.kt": False,
+            "a.md": True,
+        },
+    ),
+    "a value after - or ! changes nothing: unset, unspecified": (
+        {".gitattributes": f"* {V}\nu.c -{V}=true\nq.c !{V}=x\nt.c {V}=\n"},
+        {"a.c": True, "u.c": False, "q.c": False, "t.c": True},
+    ),
+    "[attr] alone is a pattern, not a macro": (
+        {".gitattributes": f"[attr] {V}\n"},
+        {"a": True, "t": True, "x": False, "[attr]": False},
     ),
 }
 
@@ -165,6 +206,33 @@ def test_git_check_attr_agrees(tmp_path: Path, case: str, name: str) -> None:
         (tmp_path / rel).write_bytes(text.encode())
     for path, want in CASES[case][1].items():
         assert _check_attr(tmp_path, path, name) is want, (path, name)
+
+
+@pytest.mark.parametrize("name", list(FINDERS))
+def test_lines_are_measured_in_bytes_as_git_measures_them(tmp_path: Path, name: str) -> None:
+    # git ignores a line of MAX_LINE bytes or more, counted without its LF or CR LF and, on
+    # the first line, without the byte-order mark; `€` is one character but three bytes.
+    def line(pattern: str, size: int, state: str = "") -> bytes:
+        head, tail = f"{pattern} ", f"{state}{name}"
+        return (head + " " * (size - len(head) - len(tail)) + tail).encode()
+
+    euros = "€" * 700
+    data = b"".join(
+        [
+            b"\xef\xbb\xbf" + line("*.c", MAX_LINE - 1) + b"\r\n",
+            line("*.h", MAX_LINE) + b"\n",
+            line("*.md", MAX_LINE - 1) + b"\n",
+            f"*.txt {name}\n[t{euros}]*.txt -{name}\n[p{euros}]*.py {name}\n".encode(),
+            line("*.rs", MAX_LINE - 1) + b"\r",  # no LF after it: the CR counts
+        ]
+    )
+    expected = {"a.c": True, "a.h": False, "a.md": True, "t.txt": True, "p.py": False}
+    expected["a.rs"] = False
+    found = marked_paths(list(expected), {".gitattributes": data}, (name,))[name]
+    assert {p: p in found for p in expected} == expected
+    git(tmp_path, "init", "-q")
+    (tmp_path / ".gitattributes").write_bytes(data)
+    assert {p: _check_attr(tmp_path, p, name) for p in expected} == expected
 
 
 def test_one_pass_reads_both_attributes_each_on_its_own(tmp_path: Path) -> None:

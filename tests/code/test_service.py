@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import threading
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from nexusd.code.service import CodeIndex
+from nexusd.code.store import GENERATED_FILE
 from nexusd.config import config_from_mapping
 from nexusd.errors import IndexStoreError
 from nexusd.paths import find_repo
@@ -191,6 +193,52 @@ def test_files_gitattributes_mark_generated_are_searched_but_ranked_below(
     write(code_repo, ".gitattributes", "lib/alpha.py -linguist-generated\n")
     assert index.update().parsed == 0 and scores(index) == (plain, plain)
     assert index.status().generated == 0
+
+
+def test_an_index_only_opened_ranks_what_the_last_update_found_generated(
+    code_repo: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The CLI and the API read a socketless daemon's index with `open()` alone: no listing,
+    # so the marks must come with what is stored, or the generated copy ranks first.
+    text = "def resolve_widget_layout(widget):\n    return widget.layout\n"
+    write(code_repo, "lib/alpha.py", text)
+    write(code_repo, "lib/beta.py", text)
+    write(code_repo, ".gitattributes", "lib/alpha.py linguist-generated\n")
+    git(code_repo, "add", "-A")
+    git(code_repo, "commit", "-qm", "generated")
+    query = "resolve_widget_layout returns the wrong layout"
+
+    def opened() -> tuple[list[str], int]:
+        reader = index_for(code_repo)
+        reader.open()
+        return [h.path for h in reader.search(query).hits[:2]], reader.status().generated
+
+    writer = index_for(code_repo)
+    writer.update()
+    assert opened() == (["lib/beta.py", "lib/alpha.py"], 1)
+    # The mark taken back: an update that parses nothing still tells the next reader.
+    write(code_repo, ".gitattributes", "lib/alpha.py -linguist-generated\n")
+    assert writer.update().parsed == 0
+    assert opened() == (["lib/alpha.py", "lib/beta.py"], 0)
+    write(code_repo, ".gitattributes", "lib/alpha.py linguist-generated\n")
+    writer.update()
+    assert opened()[1] == 1
+    # What cannot be read is no mark, and no error: the next update writes it again.
+    kept = Path(writer.store.uri) / GENERATED_FILE
+    for broken in (b"{not json", b'{"a": 1}', b'["lib/alpha.py", 3]'):
+        kept.write_bytes(broken)
+        assert opened() == (["lib/alpha.py", "lib/beta.py"], 0)
+    kept.unlink()
+    assert opened()[1] == 0
+    assert index_for(code_repo).update().parsed == 0 and opened()[1] == 1
+    # Marks that cannot be written (a read-only mount) are a warning once, not a failure.
+    kept.unlink()
+    kept.mkdir()
+    again = index_for(code_repo)
+    with caplog.at_level(logging.WARNING, logger="nexusd.code"):
+        assert again.update().parsed == 0 and again.update().parsed == 0
+    assert [h.path for h in again.search(query).hits[:2]] == ["lib/beta.py", "lib/alpha.py"]
+    assert sum("cannot keep which files" in r.getMessage() for r in caplog.records) == 1
 
 
 def test_size_cap_and_custom_excludes(code_repo: Path) -> None:
