@@ -175,7 +175,9 @@ def _bracket(glob: str, start: int) -> tuple[str, int] | None:
         low = glob[i]
         if i + 2 < len(glob) and glob[i + 1] == "-" and glob[i + 2] != "]":
             high = glob[i + 3] if glob[i + 2] == "\\" and i + 3 < len(glob) else glob[i + 2]
-            items.append(f"{_char(low)}-{_char(high)}")
+            # A range backwards (`z-a`) holds nothing; git still matched its first character
+            # on its own before it read the `-` (and a regex would not compile).
+            items.append(f"{_char(low)}-{_char(high)}" if low <= high else _char(low))
             i += 4 if glob[i + 2] == "\\" else 3
             continue
         items.append(_char(low))
@@ -213,12 +215,14 @@ def _translate(glob: str, basename: bool) -> tuple[str, str, str] | None:
             while j < len(glob) and glob[j] == "*":
                 j += 1
             start = i in (0, literal) or glob[i - 1] == "/"
-            whole = not basename and start and (j == len(glob) or glob[j] == "/")
+            # `**\/` crosses folders too, but wildmatch's "no folder at all" is for `**/` only.
+            slash = 2 if glob.startswith("\\/", j) else 1 if glob.startswith("/", j) else 0
+            whole = not basename and start and (j == len(glob) or slash > 0)
             if j - i >= 2 and whole and j == len(glob):
                 out.append(".*")
             elif j - i >= 2 and whole:
-                out.append("(?:.*/)?")  # `**/`: no folder, or any number of them
-                j += 1
+                out.append("(?:.*/)?" if slash == 1 else ".*/")  # `**/`: none, or any number
+                j += slash
             else:
                 out.append("[^/]*")
             chars.append(None)
@@ -244,7 +248,27 @@ def _translate(glob: str, basename: bool) -> tuple[str, str, str] | None:
             out.append(re.escape(c))
             chars.append(c)
             i += 1
-    return "".join(out), _literal_run(chars), _literal_run(reversed(chars))[::-1]
+    return _linear(out, chars), _literal_run(chars), _literal_run(reversed(chars))[::-1]
+
+
+def _linear(out: list[str], chars: list[str | None]) -> str:
+    """The pieces as one regex in which a `*` followed, within its folder, by more text and
+    another `*` takes the first place that text matches, and keeps it (an atomic group):
+    `*a*a*a*a*b` would otherwise backtrack through every split of a long name (minutes; git's
+    wildmatch stops early). The first place is as good as any for a middle piece of fixed
+    length: whatever a later place could match after it, the first can too."""
+    stars = [k for k, piece in enumerate(out) if piece == "[^/]*"]
+    done: list[str] = []
+    k = 0
+    while k < len(out):
+        nxt = next((m for m in stars if m > k), None) if out[k] == "[^/]*" else None
+        if nxt is not None and all(chars[m] != "/" for m in range(k + 1, nxt)):
+            done.append(f"(?>[^/]*?{''.join(out[k + 1 : nxt])})")
+            k = nxt
+            continue
+        done.append(out[k])
+        k += 1
+    return "".join(done)
 
 
 def glob_regex(glob: str, *, basename: bool = False) -> str | None:

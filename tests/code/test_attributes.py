@@ -160,6 +160,19 @@ CASES: dict[str, tuple[dict[str, str], dict[str, bool]]] = {
         {".gitattributes": f"[attr] {V}\n"},
         {"a": True, "t": True, "x": False, "[attr]": False},
     ),
+    "a range written backwards holds its first character only": (
+        {".gitattributes": f"y[z-ab] {V}\nw[]-*] {V}\n"},
+        {"yz": True, "yb": True, "yq": False, "ya": False, "w]": True, "w*": False},
+    ),
+    "**\\/ crosses folders but needs one": (
+        {".gitattributes": f"a/**\\/b {V}\n"},
+        {"a/x/b": True, "a/x/y/b": True, "a/b": False},
+    ),
+    # Backtracking regexes took minutes on this (git's wildmatch stops early): it must end.
+    "stars with the same text between them": (
+        {".gitattributes": f"{'*a' * 12}*b {V}\n"},
+        {"a" * 40 + "/b": False, "a" * 40: False, "a" * 12 + "b": True, "x" + "ab" * 12: True},
+    ),
 }
 
 
