@@ -126,11 +126,13 @@ def dotted(symbol: str) -> str:
     A test block's title, `describe("#indexOf()")`, is kept as it is written."""
     parts = TITLED.split(symbol)
     titles = TITLED.findall(symbol)
-    out = [_GO_RECEIVER.sub(r"\1", p).replace("::", ".").replace("#", ".") for p in parts]
+    # `Cart.#total` is JavaScript's private member, written so in the index: its `#` stays.
+    out = [_JAVA_MEMBER.sub(".", _GO_RECEIVER.sub(r"\1", p).replace("::", ".")) for p in parts]
     return "".join(o + t for o, t in zip(out, [*titles, ""], strict=True)).strip(".")
 
 
 _GO_RECEIVER = re.compile(r"\(\*?(\w+)\)")
+_JAVA_MEMBER = re.compile(r"(?<=\w)#")
 
 
 def _used_by(

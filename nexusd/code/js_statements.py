@@ -15,6 +15,10 @@ if TYPE_CHECKING:
 
 # Test frameworks' blocks (Mocha, Jest, Jasmine, Vitest, node:test): `describe('…', () => {…})`.
 TEST_BLOCKS = frozenset({"describe", "context", "suite", "it", "test", "specify"})
+# What a test framework's block may be called through: `it.only`, `test.concurrent.skip`.
+_MODIFIERS = frozenset(
+    {"only", "skip", "todo", "concurrent", "serial", "parallel", "sequential", "fixme", "fails"}
+)
 # A test's title in its unit's name: enough to tell it from its neighbours.
 MAX_TITLE_CHARS = 80
 # A test block's name in a qualname, `describe("#indexOf()")`: its title holds no dot.
@@ -40,10 +44,13 @@ def spec_block(statement: Node) -> tuple[str, Node] | None:
     )
     if function is None or arguments is None:
         return None
-    # `it.only`, `test.concurrent.skip`; Playwright's `test.describe` is a `describe`.
+    # `it.only`, `test.concurrent.skip`; Playwright's `test.describe` is a `describe`. Any
+    # other member (`context.app.get(…)` in a server) is no test framework's.
     kind = ""
     while function is not None and function.type == "member_expression":
         prop = q.text(function.child_by_field_name("property"))
+        if prop not in TEST_BLOCKS and prop not in _MODIFIERS:
+            return None
         kind = kind or (prop if prop in TEST_BLOCKS else "")
         function = function.child_by_field_name("object")
     if function is None or function.type != "identifier" or q.text(function) not in TEST_BLOCKS:

@@ -185,6 +185,7 @@ class CodeStore:
             return
         try:
             atomic_write_bytes(folder / GENERATED_FILE, json.dumps(sorted(paths)).encode())
+            self._unkept = None  # written: the same marks may be asked for again later
         except OSError as exc:
             # Once, not at every update of an index on a read-only mount.
             self._unkept = frozenset(paths)

@@ -267,6 +267,17 @@ def test_a_test_blocks_title_is_taken_as_written(symbol: str) -> None:
     assert (found.symbol, found.note) == (symbol, "")
 
 
+def test_a_javascript_private_member_keeps_its_hash() -> None:
+    source = "class Cart {\n  #total(items) { return 0 }\n  sum() { return this.#total([]) }\n}\n"
+    parsed = parse_treesitter("src/cart.js", source, "javascript")
+    assert parsed is not None
+    assert "Cart.#total" in [u.qualname for u in parsed.units]
+    found = impact(
+        Corpus([parsed]), "src/cart.js", "Cart.#total", source={"src/cart.js": source}.get
+    )
+    assert (found.symbol, found.note) == ("Cart.#total", "")
+
+
 def test_a_cut_list_says_it_was_cut() -> None:
     files = {"lib/core.py": "def helper():\n    return 1\n"}
     for i in range(60):

@@ -519,6 +519,22 @@ def test_test_blocks_are_units_named_by_their_titles(language: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "call",
+    [
+        "context.app.get('/orders', function listOrders(req, res) {})",
+        "suite.runner.on('end', () => {})",
+        "test.each([1, 2])('case %s', (n) => {})",
+        "it(title, () => {})",
+        "describe('no callback', options)",
+    ],
+)
+def test_calls_that_are_no_test_block(call: str) -> None:
+    parsed = parse_treesitter("src/server.js", call + "\n", "javascript")
+    assert parsed is not None
+    assert [u.qualname for u in parsed.units[1:] if "(" in u.qualname] == []
+
+
+@pytest.mark.parametrize(
     ("call", "name"),
     [
         ("test.describe('suite', () => {})", 'describe("suite")'),  # Playwright

@@ -239,6 +239,14 @@ def test_an_index_only_opened_ranks_what_the_last_update_found_generated(
         assert again.update().parsed == 0 and again.update().parsed == 0
     assert [h.path for h in again.search(query).hits[:2]] == ["lib/beta.py", "lib/alpha.py"]
     assert sum("cannot keep which files" in r.getMessage() for r in caplog.records) == 1
+    # Writable again: other marks are kept, and then the ones that once failed are too.
+    kept.rmdir()
+    write(code_repo, ".gitattributes", "lib/beta.py linguist-generated\n")
+    again.update()
+    assert opened() == (["lib/alpha.py", "lib/beta.py"], 1)
+    write(code_repo, ".gitattributes", "lib/alpha.py linguist-generated\n")
+    again.update()
+    assert opened() == (["lib/beta.py", "lib/alpha.py"], 1)
 
 
 def test_size_cap_and_custom_excludes(code_repo: Path) -> None:
