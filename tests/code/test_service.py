@@ -164,18 +164,27 @@ def test_gitattributes_vendor_files_but_never_bring_back_the_default_excludes(
     assert "vendored (linguist-vendored in .gitattributes)" not in index.status().skipped
 
 
-def test_files_gitattributes_mark_generated_are_searched_but_ranked_below(
-    code_repo: Path,
-) -> None:
-    # The same code twice; the copy `.gitattributes` marks generated (protoc's output,
-    # say) is where no fix goes. It sorts first, so only its mark can put it below.
+# What both files below define; `lib/alpha.py` sorts first, so only a mark puts it below.
+MARKED_QUERY = "resolve_widget_layout returns the wrong layout"
+
+
+@pytest.fixture
+def marked_repo(code_repo: Path) -> Path:
+    """The same code twice; `.gitattributes` marks the copy `lib/alpha.py` generated
+    (protoc's output, say): where no fix goes."""
     text = "def resolve_widget_layout(widget):\n    return widget.layout\n"
     write(code_repo, "lib/alpha.py", text)
     write(code_repo, "lib/beta.py", text)
     write(code_repo, ".gitattributes", "lib/alpha.py linguist-generated\n")
     git(code_repo, "add", "-A")
     git(code_repo, "commit", "-qm", "generated")
-    query = "resolve_widget_layout returns the wrong layout"
+    return code_repo
+
+
+def test_files_gitattributes_mark_generated_are_searched_but_ranked_below(
+    marked_repo: Path,
+) -> None:
+    code_repo, query = marked_repo, MARKED_QUERY
 
     def scores(index: CodeIndex) -> tuple[float, float]:
         hits = {h.path: h.score for h in index.search(query).hits}
@@ -196,17 +205,11 @@ def test_files_gitattributes_mark_generated_are_searched_but_ranked_below(
 
 
 def test_an_index_only_opened_ranks_what_the_last_update_found_generated(
-    code_repo: Path, caplog: pytest.LogCaptureFixture
+    marked_repo: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     # The CLI and the API read a socketless daemon's index with `open()` alone: no listing,
     # so the marks must come with what is stored, or the generated copy ranks first.
-    text = "def resolve_widget_layout(widget):\n    return widget.layout\n"
-    write(code_repo, "lib/alpha.py", text)
-    write(code_repo, "lib/beta.py", text)
-    write(code_repo, ".gitattributes", "lib/alpha.py linguist-generated\n")
-    git(code_repo, "add", "-A")
-    git(code_repo, "commit", "-qm", "generated")
-    query = "resolve_widget_layout returns the wrong layout"
+    code_repo, query = marked_repo, MARKED_QUERY
 
     def opened() -> tuple[list[str], int]:
         reader = index_for(code_repo)
