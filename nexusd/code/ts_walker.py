@@ -317,9 +317,8 @@ class Builder:
                 receiver=receiver,
             )
         )
-        if title is not None:
-            pass  # a test is no name anyone uses
-        elif kind != "method" or frame.in_class:  # not Go's or C++'s methods outside their type
+        # Not Go's or C++'s methods outside their type; not a test, a name nobody uses.
+        if title is None and (kind != "method" or frame.in_class):
             if frame.owner == -1:
                 self.top.append(name)
             else:
