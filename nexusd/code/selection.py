@@ -218,11 +218,6 @@ def worktree_attributes(root: Path, files: Iterable[RepoFile]) -> dict[str, byte
     return found
 
 
-def vendored_files(files: Iterable[RepoFile], sources: Mapping[str, bytes]) -> frozenset[str]:
-    """The paths of `files` that `.gitattributes` (path → content in `sources`) vendors."""
-    return attributes.vendored_paths((f.path for f in files), sources)
-
-
 def wanted_files(
     files: list[RepoFile],
     exclude: tuple[str, ...],

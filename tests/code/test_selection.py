@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from nexusd.code.attributes import vendored_paths
 from nexusd.code.selection import (
     DEFAULT_EXCLUDE,
     EXCLUDED,
@@ -16,7 +17,6 @@ from nexusd.code.selection import (
     Selection,
     list_files,
     looks_generated,
-    vendored_files,
     wanted_files,
     worktree_attributes,
 )
@@ -93,11 +93,11 @@ def test_gitattributes_are_read_from_the_working_tree_never_through_a_link(
     files = list_files(repo)
     sources = worktree_attributes(repo, files)
     assert list(sources) == [".gitattributes"]
-    assert vendored_files(files, sources) == {"deps/a.py"}
+    assert vendored_paths([f.path for f in files], sources) == {"deps/a.py"}
     # Edited, not staged: the edit counts, as it does for the files the index reads.
     (repo / ".gitattributes").write_text("*.py linguist-vendored\n", encoding="utf-8")
     files = list_files(repo)
-    assert vendored_files(files, worktree_attributes(repo, files)) == {
+    assert vendored_paths([f.path for f in files], worktree_attributes(repo, files)) == {
         "c.py",
         "deps/a.py",
         "lib/b.py",
