@@ -229,16 +229,7 @@ def test_plan_counts_its_time_box_from_the_start_of_the_command(repo: Path) -> N
             "memory: {enabled: false}\ncheckpoint: {on_request: false}\n",
             encoding="utf-8",
         )
-        root = Path(__file__).resolve().parents[2]
-        proc = subprocess.run(
-            [sys.executable, "-P", "-m", "nexusd", "plan", str(request), "--json"],
-            cwd=repo,
-            capture_output=True,
-            text=True,
-            check=False,
-            env={**os.environ, "PYTHONPATH": str(root)},
-            timeout=120,
-        )
+        proc = _real_plan(repo, str(request), "--json", timeout=120)
         asked = list(server.requests)
     assert proc.returncode == 0, proc.stderr
     assert asked == []
@@ -250,27 +241,28 @@ def test_plan_counts_its_time_box_from_the_start_of_the_command(repo: Path) -> N
     assert "since the command started" in note
 
 
-def _real_plan(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _real_plan(repo: Path, *args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    """`nexusd plan ARGS` as a process of its own, run in `repo`."""
     root = Path(__file__).resolve().parents[2]
     return subprocess.run(
-        [sys.executable, "-P", "-m", "nexusd", "plan", "--no-memory", *args],
+        [sys.executable, "-P", "-m", "nexusd", "plan", *args],
         cwd=repo,
         capture_output=True,
         text=True,
         check=False,
         env={**os.environ, "PYTHONPATH": str(root)},
-        timeout=90,
+        timeout=timeout,
     )
 
 
 def test_plan_keeps_a_response_the_user_edited_and_says_where(repo: Path) -> None:
     request = _request(repo, GOOD)
-    assert _real_plan(repo, str(request)).returncode == 0
+    assert _real_plan(repo, "--no-memory", str(request)).returncode == 0
     response = request.with_name(RESPONSE)
     note = "\n## My Notes\n\nThe quickstart step is done: see PR 12.\n"
     response.write_text(response.read_text(encoding="utf-8") + note, encoding="utf-8")
     _request(repo, GOOD.replace("quickstart", "quickstart and the licence"))
-    proc = _real_plan(repo, str(request))
+    proc = _real_plan(repo, "--no-memory", str(request))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(response)
     [kept] = request.parent.glob("*_plan_response.edited-*.md")
@@ -281,9 +273,9 @@ def test_plan_keeps_a_response_the_user_edited_and_says_where(repo: Path) -> Non
     assert meta is not None and meta["revision"] == 2
     assert any(kept.name in w for w in meta["warnings"])
     # --force on the new (unchanged) response keeps nothing more; on an edited one it does.
-    data = json.loads(_real_plan(repo, str(request), "--force", "--json").stdout)
+    data = json.loads(_real_plan(repo, "--no-memory", str(request), "--force", "--json").stdout)
     assert (data["revision"], data["kept"]) == (3, [])
     response.write_text(response.read_text(encoding="utf-8") + note, encoding="utf-8")
-    data = json.loads(_real_plan(repo, str(request), "--force", "--json").stdout)
+    data = json.loads(_real_plan(repo, "--no-memory", str(request), "--force", "--json").stdout)
     assert data["revision"] == 4 and len(data["kept"]) == 1
     assert Path(data["kept"][0]).read_text(encoding="utf-8").endswith(note)
