@@ -21,6 +21,7 @@ SEPARATORS = ("_", "-")
 NAME_MAX = 255
 # Between a response's name and the time it was set aside: `<stem>_plan_response.edited-<ts>.md`.
 KEPT_MARK = ".edited-"
+_KEPT_INFIX = f"{RESPONSE_SUFFIX.removesuffix('.md')}{KEPT_MARK}"  # `plan_response.edited-`
 
 # Names editors and tools use for partial or backup files; never requests.
 _TEMP_PATTERNS = re.compile(
@@ -85,7 +86,7 @@ def kept_response_name(response: Path, moment: datetime, n: int = 1) -> str:
     if parts is None:
         raise ValueError(f"{response.name} is not a plan response name (*_{RESPONSE_SUFFIX})")
     stem, sep = parts
-    tail = f"{sep}{RESPONSE_SUFFIX.removesuffix('.md')}{KEPT_MARK}{format_timestamp(moment)}"
+    tail = f"{sep}{_KEPT_INFIX}{format_timestamp(moment)}"
     tail += f"-{n}.md" if n > 1 else ".md"
     room = NAME_MAX - len(os.fsencode(tail))
     raw = stem.encode("utf-8", "surrogateescape")
@@ -98,7 +99,7 @@ def kept_response_name(response: Path, moment: datetime, n: int = 1) -> str:
 def is_kept_response(name: str) -> bool:
     """Whether `name` is a response kept aside (`kept_response_name`): a plan file, though
     neither a request nor a response."""
-    return name.endswith(".md") and f"{RESPONSE_SUFFIX.removesuffix('.md')}{KEPT_MARK}" in name
+    return name.endswith(".md") and _KEPT_INFIX in name
 
 
 def unanswerable_name(request: Path) -> ProtocolError | None:
