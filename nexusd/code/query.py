@@ -168,6 +168,7 @@ class CodeQuery:
     exceptions: tuple[str, ...] = ()
     messages: tuple[str, ...] = ()
     text: str = ""  # the text mined (head and tail of a huge one), for quoted messages
+    title_terms: tuple[tuple[str, float], ...] = ()  # the title's own terms, mined alone
 
     def is_empty(self) -> bool:
         """True when the text holds nothing to search code by."""
@@ -382,4 +383,5 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
         exceptions=tuple(exceptions),
         messages=tuple(dict.fromkeys(messages)),
         text=f"{title}\n{text}" if title and title not in text else text,
+        title_terms=mine(title).terms if title.strip() else (),
     )
