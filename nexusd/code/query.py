@@ -383,5 +383,15 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
         exceptions=tuple(exceptions),
         messages=tuple(dict.fromkeys(messages)),
         text=f"{title}\n{text}" if title and title not in text else text,
-        title_terms=mine(title).terms if title.strip() else (),
+        title_terms=_title_terms(title),
     )
+
+
+def _title_terms(title: str) -> tuple[tuple[str, float], ...]:
+    """The title's terms mined on their own, with the operations its prose writes (`x**2`)."""
+    if not title.strip():
+        return ()
+    weights = dict(mine(title).terms)
+    for word in operator_words(title, prose=True):
+        weights[word] = max(weights.get(word, 0.0), W_PROSE)
+    return tuple(sorted(weights.items()))

@@ -74,9 +74,9 @@ class Weights:
     # the fix breaks the recursion somewhere along it (benchmarks/README.md, 26th session).
     recursion: float = 1.0
     # The first two files put in order by how much of the request's title each holds, at this
-    # share of the best score (`title.order_by_title`): 8 first places up on the held-out
-    # sets and none down on any set at 0.25 and 0.3 (benchmarks/README.md, 29th session).
-    title_order: float = 0.25
+    # share of the best score (`title.order_by_title`): at 0.3 and 0.35, 10 first places up
+    # on the four localization sets, 1 down (benchmarks/README.md, 29th session).
+    title_order: float = 0.3
 
 
 @dataclass(frozen=True)
@@ -176,9 +176,8 @@ def rank(
     _looped_units(corpus, sig, unit_scores, looped)
     weights = weights or Weights()
     total = combine(corpus, sig, weights)
+    # The file the title put first says so first: that is what decided its place.
     moved = order_by_title(corpus, query.title_terms, total, weights.title_order)
-    if moved is not None:
-        sig.reasons[moved[0]].append(("title_order", 1.0, moved[1]))
     order = np.argsort(-total, kind="stable")[:k]
     terms = dict(query.terms)
     told = _Told(
@@ -196,6 +195,7 @@ def rank(
             told=told,
             weights=weights,
             ran=_entered((ran_lines or {}).get(corpus.paths[f]), looped.get(corpus.paths[f])),
+            lead=moved[1] if moved is not None and moved[0] == f else None,
         )
         for f in order
         if total[f] > 0
@@ -300,8 +300,11 @@ def _file_hit(
     told: _Told,
     weights: Weights,
     ran: AbstractSet[int] | None = None,
+    lead: str | None = None,
 ) -> FileHit:
     reasons = _strongest_first(sig.reasons.get(f, []), sig, f, weights)
+    if lead is not None:
+        reasons.insert(0, lead)
     if corpus.prose[f]:
         words = corpus.prose_bm25.matched(f, told.prose)
     else:

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from nexusd.code.corpus import Corpus
+from nexusd.code.corpus import Corpus, TokenCache
 from nexusd.code.evidence import signals
 from nexusd.code.lang_python import parse_python
 from nexusd.code.lexical import Bm25
@@ -56,7 +56,7 @@ def test_the_file_holding_more_of_the_title_goes_first(corpus: Corpus) -> None:
     assert [hit.path for hit in hits[:2]] == ["net/transport.py", "net/client.py"]
     assert hits[0].score > hits[1].score  # the scores say the order the list shows
     assert hits[0].reasons[0] == (
-        "holds more of the title than `net/client.py` (`retry`, `backoff`, `timeout`)"
+        "holds more of the title than `net/client.py` (`backoff`, `retry`, `timeout`)"
     )
     assert not any("title" in reason for reason in hits[1].reasons)
 
@@ -95,9 +95,25 @@ def test_a_word_a_long_file_holds_once_counts_less() -> None:
     short, held = title_share(bm25, 0, [("retry", 1.0), ("backoff", 1.0)])
     long, _ = title_share(bm25, 1, [("retry", 1.0), ("backoff", 1.0)])
     assert 0 < long < short < 1
-    assert held == ["retry"]  # `backoff` is in no document: it weighs nothing either way
-    assert title_share(bm25, 0, [("backoff", 1.0)]) == (0.0, [])
-    assert title_share(bm25, 0, [("retry", 0.0)]) == (0.0, [])
+    assert list(held) == ["retry"] and held["retry"] == pytest.approx(short)
+    assert title_share(bm25, 0, [("backoff", 1.0)]) == (0.0, {})
+    assert title_share(bm25, 0, [("retry", 0.0)]) == (0.0, {})
+
+
+def test_a_word_no_file_holds_weighs_nothing() -> None:
+    """The vocabulary outlives deleted files: what the index once saw must not order files."""
+    files = {**FILES, "net/old.py": "def old():\n    return 'ignores every reconnect'\n"}
+    cache = TokenCache()
+    Corpus((parse_python(path, text) for path, text in files.items()), cache)
+    seen = Corpus((parse_python(path, text) for path, text in FILES.items()), cache)
+    fresh = Corpus(parse_python(path, text) for path, text in FILES.items())
+    title = TITLE + " after a reconnect"
+    assert "reconnect" in cache.vocab
+    for f in (0, 1):
+        held = [title_share(c.file_bm25, f, mine(title).terms) for c in (seen, fresh)]
+        assert held[0][0] == pytest.approx(held[1][0]) and held[0][1] == pytest.approx(held[1][1])
+    ranked = [rank(c, mine(TEXT, title=title), k=3) for c in (seen, fresh)]
+    assert [(h.path, h.score) for h in ranked[0]] == [(h.path, h.score) for h in ranked[1]]
 
 
 def test_the_title_is_mined_on_its_own() -> None:
@@ -105,3 +121,5 @@ def test_the_title_is_mined_on_its_own() -> None:
     assert query.title_terms == mine("Parser.feed loses tokens").terms
     assert ("feed", 1.0) in query.title_terms
     assert mine("no title here").title_terms == ()
+    # The operations a title writes are its words, as in the request's query.
+    assert {"mul", "pow"} <= dict(mine("", title="x**2 * y is wrong").title_terms).keys()
