@@ -212,17 +212,27 @@ def run_repo(
     )
     index: CodeIndex | None = None
     out: dict[str, Any] = defaultdict(list)
-    for number, item in enumerate(items):
-        git(clone, "checkout", "-q", "-f", "--detach", item["base_commit"])
+    for item in items:
+        try:
+            git(clone, "checkout", "-q", "-f", "--detach", item["base_commit"])
+        except subprocess.CalledProcessError as exc:
+            # A partial clone (objects fetched for some commits only) cannot check out every
+            # base commit: the report is said to be skipped, and the run goes on.
+            said = (exc.stderr or b"").decode(errors="replace").strip().splitlines()
+            why = said[-1] if said else f"git exited with {exc.returncode}"
+            out["skipped"].append((item["instance_id"], why))
+            print(f"  {item['instance_id']:<32} skipped: {why}", file=sys.stderr)
+            continue
         layout = find_repo(clone)
+        cold = index is None
         if index is None:
             index = CodeIndex(layout, config)
         started = time.perf_counter()
         report = index.update()
         took = time.perf_counter() - started
-        (out["cold"] if number == 0 else out["update"]).append(took)
+        (out["cold"] if cold else out["update"]).append(took)
         out["changed"].append(report.parsed + report.removed)
-        if number == 0:
+        if cold:
             out["files"] = report.parsed
         logs = clone / ".scratchpad_logs"
         logs.mkdir(exist_ok=True)
@@ -381,6 +391,8 @@ def report(results: dict[str, dict[str, Any]]) -> None:
         f"{'update max':>10} {'search p50':>10} {'p99':>8} {'plan p50':>9} {'p99':>8}"
     )
     for name, out in results.items():
+        if not out["cold"]:
+            continue  # every report of it was skipped
         upd = out["update"] or [0.0]
         print(
             f"{name:<20} {out['files']:>6} {out['cold'][0]:>9.1f}s "
@@ -398,6 +410,12 @@ def report(results: dict[str, dict[str, Any]]) -> None:
         for iid, gold, top, got in out["rows"]:
             if got != 1:
                 print(f"  {iid:<32} rank {got or '-':>2}  {gold}  <- {', '.join(top)}")
+    skipped = [row for out in results.values() for row in out["skipped"]]
+    if skipped:
+        print(f"\nskipped {len(skipped)} reports whose base commit the clone cannot check out:")
+        for iid, why in skipped:
+            print(f"  {iid:<32} {why}")
+        metrics["skipped"] = len(skipped)
     ordered = sum(sum(o["librarian"]) for o in results.values())
     if ordered:
         # The model's picks lead the list only when it answered with paths among the candidates.
