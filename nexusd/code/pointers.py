@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 _INSTALLED = re.compile(r"(?:^|/)(?:site|dist)-packages/")
 # A line the prose points at: "`jsonrep.py` at line 227", "line 227 of jsonrep.py",
 # "jsonrep.py, line 12" (a path ending as _PATH's does; `path:12` is _PATH's own group).
-_FILE = r"`?(?P<path>(?:[\w.-]+/)*[\w.-]+\.[A-Za-z]{1,4})`?"
+# A path starts where a word or a folder does not go on: tried from inside a run of path
+# characters, 20 KB of `a/a/…` or `----` took seconds (quadratic), as _PATH once did.
+_FILE = r"`?(?<![\w.\-])(?<![\w.\-]/)(?P<path>(?:[\w.-]+/)*[\w.-]+\.[A-Za-z]{1,4})`?"
 _NAMED_LINE = re.compile(
     rf"{_FILE},? (?:at |on |in )?line (?P<line>\d{{1,6}})\b"
     rf"|\blines? (?P<line2>\d{{1,6}}) (?:of|in) {_FILE.replace('path', 'path2')}"
