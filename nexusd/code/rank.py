@@ -176,9 +176,12 @@ def rank(
     _looped_units(corpus, sig, unit_scores, looped)
     weights = weights or Weights()
     total = combine(corpus, sig, weights)
+    order = np.argsort(-total, kind="stable")
     # The file the title put first says so first: that is what decided its place.
-    moved = order_by_title(corpus, query.title_terms, total, weights.title_order)
-    order = np.argsort(-total, kind="stable")[:k]
+    moved = order_by_title(corpus, query.title_terms, total, weights.title_order, order)
+    if moved is not None:
+        order[0], order[1] = order[1], order[0]
+    order = order[:k]
     terms = dict(query.terms)
     told = _Told(
         corpus.file_bm25.telling(terms),

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from nexusd.code.corpus import Corpus
 from nexusd.code.lexical import Bm25, Floats
@@ -53,13 +54,19 @@ def title_share(
 
 
 def order_by_title(
-    corpus: Corpus, terms: Sequence[tuple[str, float]], total: Floats, share: float
+    corpus: Corpus,
+    terms: Sequence[tuple[str, float]],
+    total: Floats,
+    share: float,
+    order: npt.NDArray[np.intp],
 ) -> tuple[int, str] | None:
     """Add to the two best files' `total` (in place) their title share × `share` of the best
-    score; the file this puts first where it was second, and the reason to give it, or None."""
-    if not terms or share <= 0 or len(total) < LEADING:
+    score; the file this puts first where it was second, and the reason to give it, or None.
+    `order`: the files by `total`, best first, ties by index (a stable sort), as `rank` has
+    them: only its first two can change places, so the caller swaps them, not sorts again."""
+    order = order[:LEADING]
+    if not terms or share <= 0 or len(order) < LEADING:
         return None
-    order = np.argsort(-total, kind="stable")[:LEADING]
     best = float(total[order[0]])
     if best <= 0 or total[order[-1]] <= 0:
         return None
@@ -69,7 +76,8 @@ def order_by_title(
         value, parts[int(f)] = title_share(bm25, int(f), terms)
         total[f] += share * best * value
     first, second = int(order[0]), int(order[-1])
-    if total[second] <= total[first]:
+    # Where a stable sort of the new scores would put them: a tie goes to the lower index.
+    if total[second] < total[first] or (total[second] == total[first] and second > first):
         return None
     # The words that tell the two apart: those the promoted file holds more of (a word both
     # hold counts less in the longer file), most telling first.

@@ -45,6 +45,10 @@ def corpus() -> Corpus:
     return Corpus(parse_python(path, text) for path, text in FILES.items())
 
 
+def by_score(total: np.ndarray) -> np.ndarray:
+    return np.argsort(-total, kind="stable")
+
+
 def paths(corpus: Corpus, title: str, share: float) -> list[str]:
     weights = replace(Weights(), title_order=share)
     return [hit.path for hit in rank(corpus, mine(TEXT, title=title), k=3, weights=weights)]
@@ -73,7 +77,7 @@ def test_only_the_first_two_scores_change(corpus: Corpus) -> None:
     sig, _units = signals(corpus, query)
     before = combine(corpus, sig, Weights())
     after = before.copy()
-    moved = order_by_title(corpus, query.title_terms, after, 0.25)
+    moved = order_by_title(corpus, query.title_terms, after, 0.25, by_score(before))
     assert moved is not None and corpus.paths[moved[0]] == "net/transport.py"
     first_two = np.argsort(-before, kind="stable")[:2]
     rest = np.setdiff1d(np.arange(len(before)), first_two)
@@ -84,10 +88,11 @@ def test_only_the_first_two_scores_change(corpus: Corpus) -> None:
 
 def test_nothing_to_order(corpus: Corpus) -> None:
     terms = mine(TITLE).terms
-    assert order_by_title(corpus, (), np.array([2.0, 1.0, 0.5]), 0.25) is None
-    assert order_by_title(corpus, terms, np.array([2.0, 1.0, 0.5]), 0.0) is None
-    assert order_by_title(corpus, terms, np.array([2.0, 0.0, 0.0]), 0.25) is None
-    assert order_by_title(corpus, terms, np.array([0.0, 0.0, 0.0]), 0.25) is None
+    for total, share in [([2.0, 1.0, 0.5], 0.0), ([2.0, 0.0, 0.0], 0.25), ([0.0] * 3, 0.25)]:
+        scores = np.array(total)
+        assert order_by_title(corpus, terms, scores, share, by_score(scores)) is None
+    scores = np.array([2.0, 1.0, 0.5])
+    assert order_by_title(corpus, (), scores, 0.25, by_score(scores)) is None
 
 
 def test_a_word_a_long_file_holds_once_counts_less() -> None:
