@@ -358,13 +358,3 @@ def marked_paths(
         ]
         found[name] = _set_on(listed, files)
     return found
-
-
-def vendored_paths(paths: Iterable[str], sources: Mapping[str, bytes]) -> frozenset[str]:
-    """Which of `paths` the `.gitattributes` files in `sources` (path → bytes) vendor."""
-    return marked_paths(paths, sources, (VENDORED,))[VENDORED]
-
-
-def generated_paths(paths: Iterable[str], sources: Mapping[str, bytes]) -> frozenset[str]:
-    """Which of `paths` the `.gitattributes` files in `sources` (path → bytes) mark generated."""
-    return marked_paths(paths, sources, (GENERATED,))[GENERATED]

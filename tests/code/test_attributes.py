@@ -11,11 +11,9 @@ import pytest
 from nexusd.code.attributes import (
     MAX_BYTES,
     MAX_LINE,
-    generated_paths,
     glob_regex,
     marked_paths,
     parse,
-    vendored_paths,
 )
 from tests.conftest import git
 
@@ -176,7 +174,12 @@ CASES: dict[str, tuple[dict[str, str], dict[str, bool]]] = {
 }
 
 
-FINDERS = {V: vendored_paths, G: generated_paths}
+NAMES = (V, G)
+
+
+def marked(name: str, paths: list[str], sources: dict[str, bytes]) -> frozenset[str]:
+    """Which of `paths` the `.gitattributes` files in `sources` set the attribute `name` on."""
+    return marked_paths(paths, sources, (name,))[name]
 
 
 def _sources(case: str, name: str) -> dict[str, str]:
@@ -189,7 +192,7 @@ def _sources(case: str, name: str) -> dict[str, str]:
 
 
 def _expect(case: str) -> list[tuple[str, str, str, bool]]:
-    return [(case, name, path, want) for name in FINDERS for path, want in CASES[case][1].items()]
+    return [(case, name, path, want) for name in NAMES for path, want in CASES[case][1].items()]
 
 
 ROWS = [row for case in CASES for row in _expect(case)]
@@ -200,7 +203,7 @@ def test_marked_paths_follow_gits_pattern_rules(
     case: str, name: str, path: str, want: bool
 ) -> None:
     files = {p: text.encode() for p, text in _sources(case, name).items()}
-    assert (path in FINDERS[name]([path], files)) is want
+    assert (path in marked(name, [path], files)) is want
 
 
 def _check_attr(root: Path, path: str, name: str) -> bool:
@@ -209,7 +212,7 @@ def _check_attr(root: Path, path: str, name: str) -> bool:
     return out.rpartition(": ")[2] not in ("unset", "unspecified", "false")
 
 
-@pytest.mark.parametrize("name", list(FINDERS))
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("case", list(CASES))
 def test_git_check_attr_agrees(tmp_path: Path, case: str, name: str) -> None:
     # The same rules asked of git itself: the tests above are git's behaviour, not a guess.
@@ -221,7 +224,7 @@ def test_git_check_attr_agrees(tmp_path: Path, case: str, name: str) -> None:
         assert _check_attr(tmp_path, path, name) is want, (path, name)
 
 
-@pytest.mark.parametrize("name", list(FINDERS))
+@pytest.mark.parametrize("name", NAMES)
 def test_lines_are_measured_in_bytes_as_git_measures_them(tmp_path: Path, name: str) -> None:
     # git ignores a line of MAX_LINE bytes or more, counted without its LF or CR LF and, on
     # the first line, without the byte-order mark; `€` is one character but three bytes.
@@ -273,7 +276,7 @@ def test_one_pass_reads_both_attributes_each_on_its_own(tmp_path: Path) -> None:
 
 
 def test_no_rule_means_no_work() -> None:
-    assert vendored_paths(["a.c"], {".gitattributes": b"*.c text\n# linguist-vendored\n"}) == (
+    assert marked(V, ["a.c"], {".gitattributes": b"*.c text\n# linguist-vendored\n"}) == (
         frozenset()
     )
     assert marked_paths(["a.c"], {".gitattributes": b"*.c text\n"}) == {
@@ -292,7 +295,7 @@ def test_no_rule_means_no_work() -> None:
     ],
 )
 def test_binary_or_huge_files_are_ignored(data: bytes) -> None:
-    assert vendored_paths(["a.c"], {".gitattributes": data}) == frozenset()
+    assert marked(V, ["a.c"], {".gitattributes": data}) == frozenset()
 
 
 def test_odd_bytes_and_malformed_patterns_do_not_crash() -> None:
@@ -306,7 +309,7 @@ def test_odd_bytes_and_malformed_patterns_do_not_crash() -> None:
         + b".py linguist-vendored\n"  # longer than git reads
     )
     names = ["a.c", "d/a", "\udcff\udcfe.h", "x" * 3000 + ".py"]
-    assert vendored_paths(names, {".gitattributes": data}) == {"a.c", "\udcff\udcfe.h"}
+    assert marked(V, names, {".gitattributes": data}) == {"a.c", "\udcff\udcfe.h"}
 
 
 @pytest.mark.parametrize(

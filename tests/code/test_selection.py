@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nexusd.code.attributes import vendored_paths
+from nexusd.code import attributes
 from nexusd.code.selection import (
     DEFAULT_EXCLUDE,
     EXCLUDED,
@@ -93,11 +93,14 @@ def test_gitattributes_are_read_from_the_working_tree_never_through_a_link(
     files = list_files(repo)
     sources = worktree_attributes(repo, files)
     assert list(sources) == [".gitattributes"]
-    assert vendored_paths([f.path for f in files], sources) == {"deps/a.py"}
+    assert attributes.marked_paths([f.path for f in files], sources)[attributes.VENDORED] == {
+        "deps/a.py"
+    }
     # Edited, not staged: the edit counts, as it does for the files the index reads.
     (repo / ".gitattributes").write_text("*.py linguist-vendored\n", encoding="utf-8")
     files = list_files(repo)
-    assert vendored_paths([f.path for f in files], worktree_attributes(repo, files)) == {
+    marked = attributes.marked_paths([f.path for f in files], worktree_attributes(repo, files))
+    assert marked[attributes.VENDORED] == {
         "c.py",
         "deps/a.py",
         "lib/b.py",
