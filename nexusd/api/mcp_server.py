@@ -167,7 +167,10 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
     @tool
     @_guarded
     def code_search(
-        query: Annotated[str, Field(description="A question, bug report or traceback.")],
+        query: Annotated[
+            str,
+            Field(description="A question, bug report or traceback; its first line is its title."),
+        ],
         k: Annotated[int, Field(description="Files to rank.", ge=1, le=100)] = 10,
     ) -> dict[str, Any]:
         """Rank the files and functions a question, bug report or traceback is about,

@@ -1,4 +1,4 @@
-"""The code operations' answers: why a path names no indexed file."""
+"""The code operations' answers: why a path names no indexed file, and a search's title."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from nexusd.code.ops import _not_listed
+from nexusd.code.ops import _not_listed, handle_code_op
+from nexusd.code.service import CodeIndex
+from nexusd.config import config_from_mapping
+from nexusd.paths import find_repo
+from tests.code.test_title import FILES
 from tests.conftest import git
 
 
@@ -45,3 +49,53 @@ def test_a_path_git_lists_no_file_for_says_why(tmp_path: Path, tail: str, why: s
     git(tmp_path / "vendor" / "lib", "init", "-q")
     (tmp_path / "vendor" / "lib" / "mod.py").write_text("x = 1\n", encoding="utf-8")
     assert _not_listed(tmp_path, tail.format(root=tmp_path)).startswith(why)
+
+
+# What the title orders: `fetch` is the API a report uses (client.py defines it), the rest
+# of the line says what goes wrong in the module below it.
+TITLED = "fetch hangs while backoff doubles up to the timeout"
+
+
+@pytest.fixture
+def net_index(tmp_path: Path) -> CodeIndex:
+    """An index of tests/code/test_title.py's three files in a real repository."""
+    git(tmp_path, "init", "-q")
+    for path, text in FILES.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "net")
+    index = CodeIndex(find_repo(tmp_path), config_from_mapping({"code": {"workers": 1}}, "test"))
+    index.update()
+    return index
+
+
+def first_two(index: CodeIndex, query: str) -> list[str]:
+    answer = handle_code_op(index, {"op": "code_search", "query": query})
+    assert answer is not None and answer["ok"]
+    return [hit["path"] for hit in answer["hits"][:2]]
+
+
+def test_a_searchs_first_line_is_its_title(net_index: CodeIndex) -> None:
+    untitled = [hit.path for hit in net_index.search(TITLED).hits[:2]]
+    assert untitled == ["net/client.py", "net/transport.py"]
+
+    answer = handle_code_op(net_index, {"op": "code_search", "query": TITLED})
+    assert answer is not None
+    first = answer["hits"][0]
+    assert first_two(net_index, TITLED) == ["net/transport.py", "net/client.py"]
+    assert first["reasons"][0].startswith("holds more of the title than `net/client.py` (")
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (f"fetch a url\n{TITLED}", ["net/client.py", "net/transport.py"]),
+        (f"\n   \n{TITLED}\nfetch a url", ["net/transport.py", "net/client.py"]),
+    ],
+    ids=["second-line", "after-blank-lines"],
+)
+def test_the_title_is_the_first_line_with_words(
+    net_index: CodeIndex, query: str, expected: list[str]
+) -> None:
+    assert first_two(net_index, query) == expected
