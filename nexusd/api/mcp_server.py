@@ -169,7 +169,7 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
     def code_search(
         query: Annotated[
             str,
-            Field(description="A question, bug report or traceback; its first line is its title."),
+            Field(description="A question, bug report or traceback; one line is read as a title."),
         ],
         k: Annotated[int, Field(description="Files to rank.", ge=1, le=100)] = 10,
     ) -> dict[str, Any]:

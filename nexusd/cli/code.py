@@ -156,9 +156,9 @@ def _update_here(index: Any, *, reset: bool, bar: bool) -> Any:
 def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
     """Rank the files and functions a question, bug report or traceback is about.
 
-    QUERY `-` reads the text from stdin (paste a traceback). Its first line is read as
-    its title, as a report's: say there what is wrong, and of the two best files the one
-    holding more of it goes first.
+    QUERY `-` reads the text from stdin (paste a traceback). A one-line QUERY is read as
+    a report's title: say in it what is wrong, and of the two best files the one holding
+    more of it goes first.
 
     Example: nexusd code search "the latex printer drops the exponent" -k 5
     """

@@ -5,8 +5,8 @@ The daemon's search socket (`nexusd.memory.server`) hands every request it does 
 paths answer the same shapes:
 
 - `{"op": "code_search", "query": str, "k": int?}` →
-  `{"ok": true, "hits": [FileHit…], "note": str | null, "query_ms": float}`; the query's
-  first line is its title, as a plan's goal's first line is the plan's (`code.title`)
+  `{"ok": true, "hits": [FileHit…], "note": str | null, "query_ms": float}`; a one-line
+  query is its own title, as a plan's goal's first line is the plan's (`title.search_title`)
 - `{"op": "code_symbols", "path": str}` → `{"ok": true, "found": bool, "path": str,
   "language": str?, "status": str?, "note": str, "units": [CodeUnit…]}`
 - `{"op": "code_impact", "path": str, "symbol": str?}` →
@@ -32,6 +32,7 @@ from nexusd.code.rank import FileHit, UnitHit
 from nexusd.code.selection import EXCLUDED, VENDORED
 from nexusd.code.service import CodeIndex, CodeResults
 from nexusd.code.status import CodeStatus, UpdateReport
+from nexusd.code.title import search_title
 from nexusd.code.units import CodeUnit, normalize_path
 from nexusd.errors import NexusError
 
@@ -134,11 +135,9 @@ def _search(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 0 < k <= MAX_K):
         return _refuse(f"code_search: `k` must be an integer from 1 to {MAX_K}")
     # A one-line query is all title: its operations count (`x**2`) and, of the two best
-    # files, the one holding more of it goes first, as in a plan. The four localization
-    # sets' titles alone as queries: 12 first places up, 1 down (benchmarks/README.md,
+    # files, the one holding more of it goes first, as in a plan (benchmarks/README.md,
     # thirtieth session).
-    title = query.strip().split("\n", 1)[0]
-    return {"ok": True, **results_to_dict(index.search(query, k, title=title))}
+    return {"ok": True, **results_to_dict(index.search(query, k, title=search_title(query)))}
 
 
 def _real_path(index: CodeIndex, path: str) -> str | None:

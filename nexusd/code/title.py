@@ -13,6 +13,7 @@ none down; benchmarks/README.md, twenty-ninth session).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,9 +23,26 @@ from nexusd.code.corpus import Corpus
 from nexusd.code.lexical import Bm25, Floats
 from nexusd.protocol.inline import inline_code
 
+# A line a reporter ran at a prompt (shell, Python, IPython): code, not what a search is about.
+_PROMPT = re.compile(r"^(?:\$ |>>>|\.\.\. |In \[\d+\]:|Out\[\d+\]:)")
+
 # How many leading files the title orders. Ordering the first three too cost a first place
 # and moved places two and three 4 up, 4 down (benchmarks/README.md, 29th session).
 LEADING = 2
+
+
+def search_title(query: str) -> str:
+    """A search's title: the query itself when it is one line and not a prompt's, else none.
+
+    One line is what a person or an agent types into a search, and says what it is about
+    (on the localization sets' titles as queries: 12 first places up, 1 down). A pasted
+    report's first line is as often a template's heading or comment (`### Describe the bug`,
+    `<!-- Please search existing issues -->`) or a prompt as its title, and a title weighs
+    its words four times."""
+    text = query.strip()
+    if "\n" in text or _PROMPT.match(text):
+        return ""
+    return text
 
 
 def title_share(
