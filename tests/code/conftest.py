@@ -8,6 +8,28 @@ import pytest
 
 from tests.conftest import git
 
+# A client, the transport below it and an unrelated helper (the title's and the search title's
+# tests: tests/code/test_title.py, test_ops.py).
+NET = {
+    "net/client.py": (
+        "from net.transport import send\n\n\n"
+        "class Client:\n"
+        "    def fetch(self, url, timeout=None):\n"
+        "        '''Fetch a URL; a dead host is retried by send.'''\n"
+        "        return send(url, timeout)\n\n"
+        "    def close(self):\n        return None\n"
+    ),
+    "net/transport.py": (
+        "def send(url, timeout):\n"
+        "    '''Send with retries: the backoff doubles after each retry up to the timeout.'''\n"
+        "    backoff = 1\n"
+        "    while backoff < timeout:\n"
+        "        backoff *= 2\n"
+        "    return url\n"
+    ),
+    "net/util.py": "def join(a, b):\n    return a + b\n",
+}
+
 CORE = '''"""The expression parser."""
 
 from pkg.util import tokenize

@@ -11,7 +11,7 @@ from nexusd.code.ops import _not_listed, handle_code_op
 from nexusd.code.service import CodeIndex
 from nexusd.config import config_from_mapping
 from nexusd.paths import find_repo
-from tests.code.test_title import FILES
+from tests.code.conftest import NET
 from tests.conftest import git
 
 
@@ -58,9 +58,9 @@ TITLED = "fetch hangs while backoff doubles up to the timeout"
 
 @pytest.fixture
 def net_index(tmp_path: Path) -> CodeIndex:
-    """An index of tests/code/test_title.py's three files in a real repository."""
+    """An index of the three `NET` files in a real repository."""
     git(tmp_path, "init", "-q")
-    for path, text in FILES.items():
+    for path, text in NET.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text, encoding="utf-8")
     git(tmp_path, "add", "-A")
@@ -81,9 +81,9 @@ def test_a_one_line_search_is_its_own_title(net_index: CodeIndex) -> None:
     assert untitled == ["net/client.py", "net/transport.py"]
 
     answer = handle_code_op(net_index, {"op": "code_search", "query": f"\n  {TITLED}\n"})
-    assert answer is not None
-    first = answer["hits"][0]
-    assert first_two(net_index, TITLED) == ["net/transport.py", "net/client.py"]
+    assert answer is not None and answer["ok"]
+    first, second = answer["hits"][:2]
+    assert (first["path"], second["path"]) == ("net/transport.py", "net/client.py")
     assert first["reasons"][0].startswith("holds more of the title than `net/client.py` (")
 
 

@@ -14,26 +14,8 @@ from nexusd.code.lexical import Bm25
 from nexusd.code.query import mine
 from nexusd.code.rank import Weights, combine, rank
 from nexusd.code.title import order_by_title, search_title, title_share
+from tests.code.conftest import NET
 
-FILES = {
-    "net/client.py": (
-        "from net.transport import send\n\n\n"
-        "class Client:\n"
-        "    def fetch(self, url, timeout=None):\n"
-        "        '''Fetch a URL; a dead host is retried by send.'''\n"
-        "        return send(url, timeout)\n\n"
-        "    def close(self):\n        return None\n"
-    ),
-    "net/transport.py": (
-        "def send(url, timeout):\n"
-        "    '''Send with retries: the backoff doubles after each retry up to the timeout.'''\n"
-        "    backoff = 1\n"
-        "    while backoff < timeout:\n"
-        "        backoff *= 2\n"
-        "    return url\n"
-    ),
-    "net/util.py": "def join(a, b):\n    return a + b\n",
-}
 # The body names the API (`fetch`, defined in client.py); the title says what is wrong, in
 # the words of the module below it.
 TEXT = "Calling fetch(url) on a dead host hangs: fetch never returns and the retry never stops."
@@ -42,7 +24,7 @@ TITLE = "Retry backoff ignores the timeout"
 
 @pytest.fixture(scope="module")
 def corpus() -> Corpus:
-    return Corpus(parse_python(path, text) for path, text in FILES.items())
+    return Corpus(parse_python(path, text) for path, text in NET.items())
 
 
 def by_score(total: np.ndarray) -> np.ndarray:
@@ -107,11 +89,11 @@ def test_a_word_a_long_file_holds_once_counts_less() -> None:
 
 def test_a_word_no_file_holds_weighs_nothing() -> None:
     """The vocabulary outlives deleted files: what the index once saw must not order files."""
-    files = {**FILES, "net/old.py": "def old():\n    return 'ignores every reconnect'\n"}
+    files = {**NET, "net/old.py": "def old():\n    return 'ignores every reconnect'\n"}
     cache = TokenCache()
     Corpus((parse_python(path, text) for path, text in files.items()), cache)
-    seen = Corpus((parse_python(path, text) for path, text in FILES.items()), cache)
-    fresh = Corpus(parse_python(path, text) for path, text in FILES.items())
+    seen = Corpus((parse_python(path, text) for path, text in NET.items()), cache)
+    fresh = Corpus(parse_python(path, text) for path, text in NET.items())
     title = TITLE + " after a reconnect"
     assert "reconnect" in cache.vocab
     for f in (0, 1):
