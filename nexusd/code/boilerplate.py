@@ -168,6 +168,24 @@ def _blank_session_headers(lines: list[str], keep: list[bool]) -> None:
         number += 1
 
 
+# A line run at a prompt (shell, Python, IPython): code the reporter ran, not a title.
+PROMPT = re.compile(r"^[ \t]*(?:\$ |>>>|\.\.\. |In \[\d+\]:|Out\[\d+\]:)")
+# A form's section on a line of its own: a heading below the first level (GitHub issue forms
+# write `### Describe the bug`) or a bold label (`**To Reproduce**`). `# Title` is a title.
+_SECTION = re.compile(r"^[ \t]*(?:#{2,6}(?:[ \t]|$)|\*\*[^*\n]+\*\*:?[ \t]*$)")
+# How far into a report its title is looked for.
+TITLE_READ_CHARS = 8_000
+
+
+def title(text: str) -> str:
+    """The line that says what a report is about: its first with words, past a template's
+    comments and section headings (markup off); none when that line was run at a prompt."""
+    for line in strip(unwrap(text[:TITLE_READ_CHARS])).split("\n"):
+        if line.strip() and not _SECTION.match(line):
+            return "" if PROMPT.match(line) else line.strip().removeprefix("# ").strip()
+    return ""
+
+
 def unwrap(text: str) -> str:
     """`text` without quote markers, CI timestamps and colour codes at its lines' starts."""
     return _LINE_PREFIX.sub("", _ANSI.sub("", text))

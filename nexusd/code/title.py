@@ -13,18 +13,15 @@ none down; benchmarks/README.md, twenty-ninth session).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from nexusd.code.boilerplate import PROMPT
 from nexusd.code.corpus import Corpus
 from nexusd.code.lexical import Bm25, Floats
 from nexusd.protocol.inline import inline_code
-
-# A line a reporter ran at a prompt (shell, Python, IPython): code, not what a search is about.
-_PROMPT = re.compile(r"^(?:\$ |>>>|\.\.\. |In \[\d+\]:|Out\[\d+\]:)")
 
 # How many leading files the title orders. Ordering the first three too cost a first place
 # and moved places two and three 4 up, 4 down (benchmarks/README.md, 29th session).
@@ -40,7 +37,7 @@ def search_title(query: str) -> str:
     `<!-- Please search existing issues -->`) or a prompt as its title, and a title weighs
     its words four times."""
     text = query.strip()
-    if "\n" in text or _PROMPT.match(text):
+    if "\n" in text or PROMPT.match(text):
         return ""
     return text
 

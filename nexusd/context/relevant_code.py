@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nexusd.code.boilerplate import title as report_title
 from nexusd.config import Config
 from nexusd.context.llm_librarian import librarian_configured, rerank_files
 from nexusd.context.recall import MemoryEvidence
@@ -51,7 +52,8 @@ class CodeFindings:
 
 
 def query_text(request: PlanRequest) -> tuple[str, str]:
-    """(text, title) to search code by: goal, blockers, previous outcome, delta, questions."""
+    """(text, title) to search code by: goal, blockers, previous outcome, delta, questions;
+    the title is the goal's first line with words, past a template's comments and headings."""
     q = request.questions
     parts = [
         request.goal,
@@ -60,8 +62,7 @@ def query_text(request: PlanRequest) -> tuple[str, str]:
         request.scratchpad_delta or "",
         *(text or "" for text in (q.analysis, q.plan, q.blocker_solutions)),
     ]
-    title = request.goal.strip().split("\n", 1)[0] if request.goal else ""
-    return "\n".join(p for p in parts if p), title
+    return "\n".join(p for p in parts if p), report_title(request.goal or "")
 
 
 def local_index(

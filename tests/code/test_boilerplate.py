@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nexusd.code.boilerplate import strip
+from nexusd.code.boilerplate import strip, title
 
 PIP_LIST = """Pip list gives
 ```
@@ -240,3 +240,31 @@ def test_a_comment_inside_a_fenced_block_is_the_reporters_code() -> None:
     assert "Describe the bug" not in out
     assert "render_template_string keeps this" in out
     assert out.count("\n") == text.count("\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Session.request raises KeyError\nbody", "Session.request raises KeyError"),
+        ("\n\n  > quoted title\nbody", "quoted title"),
+        (
+            "<!-- Please describe the bug.\n  Search first. -->\nKeyError on retry",
+            "KeyError on retry",
+        ),
+        ("### Describe the bug\n\nKeyError on retry\n### Steps\nrun", "KeyError on retry"),
+        ("**To Reproduce**:\nKeyError on retry", "KeyError on retry"),
+        ("# KeyError on retry\n\nbody", "KeyError on retry"),
+        # Not a form's markup: an issue number, bold words in a sentence, a dunder name.
+        ("#123 is still broken", "#123 is still broken"),
+        ("**bold** words in a title", "**bold** words in a title"),
+        ("__init__ fails on empty input", "__init__ fails on empty input"),
+        # A line run at a prompt is code the reporter ran: no title.
+        (">>> latex(x**2)\n'x^2'", ""),
+        ("$ pytest -x\nfails", ""),
+        ("In [3]: f(1)", ""),
+        ("### Describe the bug\n\n", ""),
+        ("", ""),
+    ],
+)
+def test_the_title_is_the_first_line_past_a_templates_markup(text: str, expected: str) -> None:
+    assert title(text) == expected

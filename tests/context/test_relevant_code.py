@@ -49,6 +49,25 @@ def test_query_text_reads_goal_blockers_and_outcome() -> None:
     assert "ValueError: empty" in text and text.startswith("Fix parse_expr")
 
 
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "<!-- Please describe the bug and search existing issues first.\n"
+        "     Issues without a reproduction may be closed. -->\nFix parse_expr\nmore",
+        "### Describe the bug\n\nFix parse_expr\n\n### Steps to reproduce\nrun it",
+        "**Describe the bug**\nFix parse_expr\n",
+        "# Fix parse_expr\n\nmore",
+    ],
+    ids=["template-comment", "form-heading", "bold-label", "title-heading"],
+)
+def test_the_title_is_the_goals_first_line_past_a_templates_markup(goal: str) -> None:
+    assert query_text(request(goal=goal, blockers=()))[1] == "Fix parse_expr"
+
+
+def test_a_goal_that_starts_at_a_prompt_has_no_title() -> None:
+    assert query_text(request(goal=">>> parse_expr('')\nValueError", blockers=()))[1] == ""
+
+
 def test_code_phase_finds_the_file_and_the_section_cites_it(repo: Path) -> None:
     _repo(repo)
     req = request(goal="parse_expr raises ValueError on empty input", blockers=())
