@@ -57,6 +57,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from nexusd.code.boilerplate import title as report_title  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
 from nexusd.code.rank import Weights, rank  # noqa: E402
 from nexusd.code.service import CodeIndex  # noqa: E402
@@ -171,7 +172,7 @@ def semantic_ranks(index: CodeIndex, vectors: Any, report: str) -> dict[str, int
     if corpus is None:
         return {}
     sem = vectors.scores(corpus, report)
-    query = mine(report, title=report.strip().split("\n", 1)[0])
+    query = mine(report, title=report_title(report))
     out: dict[str, int | list[str]] = {}
     for label, weight in SEMANTIC_RUNS:
         if weight:

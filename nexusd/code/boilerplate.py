@@ -168,22 +168,86 @@ def _blank_session_headers(lines: list[str], keep: list[bool]) -> None:
         number += 1
 
 
-# A line run at a prompt (shell, Python, IPython): code the reporter ran, not a title.
-PROMPT = re.compile(r"^[ \t]*(?:\$ |>>>|\.\.\. |In \[\d+\]:|Out\[\d+\]:)")
-# A form's section on a line of its own: a heading below the first level (GitHub issue forms
-# write `### Describe the bug`) or a bold label (`**To Reproduce**`). `# Title` is a title.
-_SECTION = re.compile(r"^[ \t]*(?:#{2,6}(?:[ \t]|$)|\*\*[^*\n]+\*\*:?[ \t]*$)")
-# How far into a report its title is looked for.
-TITLE_READ_CHARS = 8_000
+# A line run at a prompt: Python, IPython, a shell's (`$ `, `(venv) $ `, `user@host:~/x$ `,
+# `% `, `❯ `, PowerShell's `PS C:\> `, cmd's `C:\> `): code the reporter ran, not a title.
+PROMPT = re.compile(
+    r"^[ \t]*(?:>>>|\.\.\. |In \[\d+\]:|Out\[\d+\]:"
+    # Bounded: a long line of `a:a:a…` must not be read once per colon.
+    r"|(?:\([^()\n]{0,64}\)[ \t]*)?(?:[^\s$#%@:~]{0,64}[@:~][^\s$#%]{0,256})?[$%❯] "
+    r"|PS\b[^>\n]*> |[A-Za-z]:\\[^>\n]*> )"
+)
+# A form's markup on a line of its own, skipped on the way to the title: a heading or a bold
+# label in a form's words only (`### Describe the bug`, `**To Reproduce**`, `## Expected
+# behavior`; `## Fix parse_expr` is a title), a checklist item (`- [x] I searched the
+# issues`), a note's label (`[!NOTE]`), and a line with no word (`---`, `#`).
+_HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]+|$)")
+_BOLD = re.compile(r"[ \t]*(\*\*|__)")
+_CHECKLIST = re.compile(r"[ \t]*(?:[-*+] \[[ xX]\] |\[!\w+\][ \t]*$)")
+_FENCE_LINE = re.compile(r"[ \t]*(?:```|~~~)")
+_FORM_WORDS = frozenset(
+    {
+    "a", "additional", "actual", "and", "any", "behavior", "behaviour", "bug", "checklist",
+    "context", "current", "describe", "description", "details", "environment", "error",
+    "expected", "feature", "happened", "how", "information", "is", "it", "logs", "minimal",
+    "motivation", "notes", "of", "or", "other", "output", "problem", "proposal", "question",
+    "report", "reproduce", "reproducible", "reproduction", "request", "result", "results",
+    "screenshots", "solution", "steps", "summary", "system", "the", "to", "traceback",
+    "version", "versions", "what",
+    }
+)  # fmt: skip
+_WORD = re.compile(r"\w+")
+# How far into a report its title is looked for (a template's comments come first).
+TITLE_READ_CHARS = 65_536
 
 
 def title(text: str) -> str:
     """The line that says what a report is about: its first with words, past a template's
-    comments and section headings (markup off); none when that line was run at a prompt."""
-    for line in strip(unwrap(text[:TITLE_READ_CHARS])).split("\n"):
-        if line.strip() and not _SECTION.match(line):
-            return "" if PROMPT.match(line) else line.strip().removeprefix("# ").strip()
+    comments, form headings and checklists; none where that line was run at a prompt or opens
+    a code block. Banners and listings are left for the miner to blank, as on any title."""
+    text = text[:TITLE_READ_CHARS].lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    for raw in _blank_comments(unwrap(text)).split("\n"):
+        if _FENCE_LINE.match(raw) or PROMPT.match(raw):
+            return ""
+        if not _WORD.search(raw) or _CHECKLIST.match(raw):
+            continue
+        heading = _HEADING.match(raw)
+        line = raw[heading.end() :].rstrip(" \t#") if heading else raw  # `# Title` is `Title`
+        label = line if heading else _bold_label(raw)
+        if label is None or not _in_form_words(label):
+            return line.strip()
     return ""
+
+
+def _bold_label(line: str) -> str | None:
+    """The label of a line that is all bold (`**To Reproduce**:`), or None."""
+    bold = _BOLD.match(line)
+    if bold is None:
+        return None
+    rest = line[bold.end() :].rstrip(" \t:")
+    return rest[: -len(bold.group(1))] if rest.endswith(bold.group(1)) else None
+
+
+def _in_form_words(label: str) -> bool:
+    """Whether a heading's or label's words are all a form's (`Describe the bug`)."""
+    words = [w.lower() for w in _WORD.findall(label)]
+    return bool(words) and all(w in _FORM_WORDS for w in words)
+
+
+def _blank_comments(text: str) -> str:
+    """`text` with its template comments blanked (line numbers kept)."""
+    # Only up to the last `-->`: an unclosed `<!--` after it would scan to the end, once each.
+    end = text.rfind("-->") + 3
+    if end < 3:
+        return text
+    # Markup a reporter pastes in a code block (an HTML template) is evidence, not a note.
+    fences = [m.span() for m in FENCE.finditer(text)]
+
+    def blank(m: re.Match[str]) -> str:
+        if any(a <= m.start() < b for a, b in fences):
+            return m.group(0)
+        return "\n" * m.group(0).count("\n")
+
+    return _COMMENT.sub(blank, text[:end]) + text[end:]
 
 
 def unwrap(text: str) -> str:
@@ -194,19 +258,7 @@ def unwrap(text: str) -> str:
 def strip(text: str) -> str:
     """`text` with template comments, package listings, environment reports and banners
     blanked out."""
-    # Only up to the last `-->`: an unclosed `<!--` after it would scan to the end, once each.
-    end = text.rfind("-->") + 3
-    if end >= 3:
-        # Markup a reporter pastes in a code block (an HTML template) is evidence, not a note.
-        fences = [m.span() for m in FENCE.finditer(text)]
-
-        def blank(m: re.Match[str]) -> str:
-            if any(a <= m.start() < b for a, b in fences):
-                return m.group(0)
-            return "\n" * m.group(0).count("\n")
-
-        text = _COMMENT.sub(blank, text[:end]) + text[end:]
-    lines = text.split("\n")
+    lines = _blank_comments(text).split("\n")
     keep = [not _fits(_BANNER, line) for line in lines]
     _blank_listings(lines, keep)
     _blank_environment(lines, keep)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nexusd.code.boilerplate import strip, title
+from nexusd.code.boilerplate import TITLE_READ_CHARS, strip, title
 
 PIP_LIST = """Pip list gives
 ```
@@ -247,24 +247,58 @@ def test_a_comment_inside_a_fenced_block_is_the_reporters_code() -> None:
     [
         ("Session.request raises KeyError\nbody", "Session.request raises KeyError"),
         ("\n\n  > quoted title\nbody", "quoted title"),
+        ("\ufeffTitle\r\nbody", "Title"),
+        # A form's comments, headings, labels and checklists go; the report's line stays.
         (
             "<!-- Please describe the bug.\n  Search first. -->\nKeyError on retry",
             "KeyError on retry",
         ),
         ("### Describe the bug\n\nKeyError on retry\n### Steps\nrun", "KeyError on retry"),
+        ("## What happened?\r\nKeyError on retry", "KeyError on retry"),
         ("**To Reproduce**:\nKeyError on retry", "KeyError on retry"),
+        ("**Describe the bug:**\nKeyError on retry", "KeyError on retry"),
+        ("- [x] I have searched the existing issues\nKeyError on retry", "KeyError on retry"),
+        ("> [!NOTE]\n> KeyError on retry", "KeyError on retry"),
+        ("#\n---\n***\n\u200b\nKeyError on retry", "KeyError on retry"),
+        # A heading in the report's own words is its title, markup off.
         ("# KeyError on retry\n\nbody", "KeyError on retry"),
-        # Not a form's markup: an issue number, bold words in a sentence, a dunder name.
+        ("## Fix parse_expr on empty input ##\n\nIt raises", "Fix parse_expr on empty input"),
+        ("**Fix parse_expr on empty input**\nIt raises", "**Fix parse_expr on empty input**"),
+        # Not markup: an issue number, bold words in a sentence, a dunder name, a directive.
         ("#123 is still broken", "#123 is still broken"),
         ("**bold** words in a title", "**bold** words in a title"),
-        ("__init__ fails on empty input", "__init__ fails on empty input"),
-        # A line run at a prompt is code the reporter ran: no title.
+        ("__init__", "__init__"),
+        ("50% of runs fail", "50% of runs fail"),
+        ("#include <vector>\nint main", "#include <vector>"),
+        # Code the reporter ran or pastes: no title.
         (">>> latex(x**2)\n'x^2'", ""),
-        ("$ pytest -x\nfails", ""),
         ("In [3]: f(1)", ""),
+        ("$ pytest -x\nfails", ""),
+        ("(venv) $ python -m pytest\nfails", ""),
+        ("user@host:~/proj$ make\nfails", ""),
+        ("PS C:\\Users\\me> python x.py", ""),
+        ("C:\\> pip install foo", ""),
+        ("### Describe the bug\n\n```python\nimport x\n```", ""),
+        # Banners and tracebacks are the miner's to blank, as on any title.
+        ("Traceback (most recent call last):\n  File x.py", "Traceback (most recent call last):"),
         ("### Describe the bug\n\n", ""),
         ("", ""),
     ],
 )
-def test_the_title_is_the_first_line_past_a_templates_markup(text: str, expected: str) -> None:
+def test_the_title_is_the_first_line_past_a_forms_markup(text: str, expected: str) -> None:
+    assert title(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a:" * 500_000, "a:" * (TITLE_READ_CHARS // 2)),
+        ("x@" * 400_000, "x@" * (TITLE_READ_CHARS // 2)),
+        ("**" + "a" * 1_000_000, "**" + "a" * (TITLE_READ_CHARS - 2)),
+        ("## " + " #" * 300_000, ""),
+    ],
+    ids=["colons", "ats", "open-bold", "hashes"],
+)
+def test_a_title_is_read_once_and_within_its_reach(text: str, expected: str) -> None:
+    # A prompt or heading pattern read again from each colon or `#` would take minutes here.
     assert title(text) == expected

@@ -57,8 +57,9 @@ def test_query_text_reads_goal_blockers_and_outcome() -> None:
         "### Describe the bug\n\nFix parse_expr\n\n### Steps to reproduce\nrun it",
         "**Describe the bug**\nFix parse_expr\n",
         "# Fix parse_expr\n\nmore",
+        "## Fix parse_expr\n\nmore",
     ],
-    ids=["template-comment", "form-heading", "bold-label", "title-heading"],
+    ids=["template-comment", "form-heading", "bold-label", "title-heading", "level-2-title"],
 )
 def test_the_title_is_the_goals_first_line_past_a_templates_markup(goal: str) -> None:
     assert query_text(request(goal=goal, blockers=()))[1] == "Fix parse_expr"
