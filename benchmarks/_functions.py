@@ -28,15 +28,46 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _SYMBOLS = ("class", "function", "method")
 
 
-def load_patches(path: Path) -> dict[str, str]:
-    """instance_id → gold patch, from SWE-bench's JSON list or a JSONL file of such rows."""
+def load_patches(path: Path, key: str = "patch") -> dict[str, str]:
+    """instance_id → gold patch (or the row's `key`: `test_patch`), from SWE-bench's JSON
+    list or a JSONL file of such rows."""
     text = path.read_text(encoding="utf-8")
     rows = (
         json.loads(text)
         if text.lstrip().startswith("[")
         else [json.loads(line) for line in text.splitlines() if line.strip()]
     )
-    return {row["instance_id"]: row["patch"] for row in rows if row.get("patch")}
+    return {row["instance_id"]: row[key] for row in rows if row.get(key)}
+
+
+def tests_named(
+    corpus: Corpus, test_patch: str, best: Sequence[FileHit], hits: Sequence[FileHit]
+) -> dict[str, Any]:
+    """A report's test-step figures: the test files its real test patch changed that exist at
+    the base commit, the best tests of the ranking, and the tests among the first ten files."""
+    changed = [
+        p for p in re.findall(r"^diff --git a/(\S+) b/", test_patch, re.M) if p in corpus.index
+    ]
+    among = [h.path for h in hits[:10] if corpus.tests[corpus.index[h.path]]][:2]
+    return {"changed": changed, "best": [h.path for h in best], "among_ten": among}
+
+
+def tests_summary(rows: list[dict[str, Any]]) -> str:
+    """How often a plan's test step names a test file the real fix's test patch changed."""
+    found = [r["tests"] for r in rows if r.get("tests", {}).get("changed")]
+    if not found:
+        return "tests: no report's test patch changes a test file of its base commit"
+
+    def hits(key: str) -> str:
+        named = [t for t in found if t[key]]
+        right = sum(1 for t in named if set(t[key]) & set(t["changed"]))
+        return f"{right} (named for {len(named)})"
+
+    return (
+        f"tests ({len(found)} reports whose test patch changes a test file of the base "
+        f"commit): the best two tests of the ranking name one in {hits('best')}; the tests "
+        f"among the first ten files in {hits('among_ten')}"
+    )
 
 
 def hunks(patch: str, path: str) -> list[tuple[int, list[str]]]:

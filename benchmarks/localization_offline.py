@@ -30,7 +30,9 @@ files, and how often the gold file was among them.
 `--patches FILE` (SWE-bench rows with their gold `patch`, a JSON list or JSONL) also scores
 functions: the classes, functions and methods the gold patch changes in the gold file
 (`_functions.py`) are looked for among the units the ranked files list, in order, beside a
-BM25 over every unit of the commit when `--baseline` is given.
+BM25 over every unit of the commit when `--baseline` is given. Rows that carry a
+`test_patch` also score a plan's test step: whether the best two tests of the ranking, and
+the tests among the first ten files, name a test file the real fix's tests changed.
 
 `--unit-embeddings WEIGHT` also ranks each report with the packaged MiniLM's embeddings of
 its units added as the `semantic` signal (`_unit_vectors.py`; vectors cached under --cache)
@@ -58,7 +60,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _commits import blobs, partial_tar, tree  # noqa: E402
-from _functions import UnitBaseline, load_patches, scored, summary  # noqa: E402
+from _functions import (  # noqa: E402
+    UnitBaseline,
+    load_patches,
+    scored,
+    summary,
+    tests_named,
+    tests_summary,
+)
 from localization import (  # noqa: E402
     DATA,
     acc_at,
@@ -71,7 +80,7 @@ from localization import (  # noqa: E402
 
 from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
-from nexusd.code.rank import Weights, executed_signal, rank  # noqa: E402
+from nexusd.code.rank import TESTS_NAMED, Weights, executed_signal, rank, ranking  # noqa: E402
 from nexusd.code.reader import Counted, counted, parse_content, too_large  # noqa: E402
 from nexusd.code.selection import (  # noqa: E402
     DEFAULT_EXCLUDE,
@@ -243,6 +252,7 @@ class Options:
     vectors: Any = None  # _unit_vectors.UnitVectors: also rank with unit embeddings ...
     emb_weight: float = 0.0  # ... at this weight, as the row's `emb`
     patches: dict[str, str] | None = None  # instance → gold patch: the row's `functions`
+    test_patches: dict[str, str] | None = None  # instance → its test patch: the row's `tests`
 
 
 def run_repo(
@@ -289,15 +299,20 @@ def run_repo(
                     if key in ran:
                         extra["ran"][key] = ran[key]
         query = mine(text, title=title)
-        hits = rank(
+        found = ranking(
             corpus,
             query,
             k=CONFIG.code.max_results,
+            tests=TESTS_NAMED,
             extra=signal[0],
             why=signal[1],
             ran_lines=(ran or {}).get("lines"),
             recursion=(ran or {}).get("recursion"),
         )
+        hits = list(found.files)
+        test_patch = (opts.test_patches or {}).get(item["instance_id"])
+        if test_patch is not None:
+            extra["tests"] = tests_named(corpus, test_patch, found.tests, hits)
         ranked = [h.path for h in hits]
         if bm25 is not None:
             theirs = bm25.rank(
@@ -397,6 +412,7 @@ def main() -> None:
         vectors=vectors,
         emb_weight=args.unit_embeddings or 0.0,
         patches=load_patches(args.patches) if args.patches else None,
+        test_patches=load_patches(args.patches, "test_patch") if args.patches else None,
     )
     items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
     by_repo: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -412,6 +428,7 @@ def main() -> None:
     report(rows, json.loads(args.against.read_text()) if args.against else None)
     if opts.patches is not None:
         print(summary(rows))
+        print(tests_summary(rows))
     if vectors is not None:
         vectors.save()
         embedded = [row["emb"] for row in rows]

@@ -185,6 +185,8 @@ def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
         click.echo(f"{hit.path}  {hit.score:.4f}  {'; '.join(hit.reasons)}")
         for unit in hit.units:
             click.echo(f"    {hit.path}:{unit.start}  {unit.qualname}")
+    if results.tests:
+        click.echo(f"tests: {'  '.join(hit.path for hit in results.tests)}")
 
 
 @code.command()

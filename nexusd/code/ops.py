@@ -5,7 +5,8 @@ The daemon's search socket (`nexusd.memory.server`) hands every request it does 
 paths answer the same shapes:
 
 - `{"op": "code_search", "query": str, "k": int?}` →
-  `{"ok": true, "hits": [FileHit…], "note": str | null, "query_ms": float}`; a one-line
+  `{"ok": true, "hits": [FileHit…], "note": str | null, "query_ms": float, "tests":
+  [FileHit…]}` (the best tests of the whole ranking); a one-line
   query is its own title, as a plan's goal's first line is the plan's (`title.search_title`)
 - `{"op": "code_symbols", "path": str}` → `{"ok": true, "found": bool, "path": str,
   "language": str?, "status": str?, "note": str, "units": [CodeUnit…]}`
@@ -90,18 +91,20 @@ def unit_to_dict(unit: CodeUnit) -> dict[str, Any]:
 
 
 def results_to_dict(results: CodeResults) -> dict[str, Any]:
-    """The search answer's payload: hits, note, query_ms."""
+    """The search answer's payload: hits, note, query_ms, tests."""
     return {
         "hits": [file_hit_to_dict(h) for h in results.hits],
         "note": results.note,
         "query_ms": results.query_ms,
+        "tests": [file_hit_to_dict(h) for h in results.tests],
     }
 
 
 def results_from_dict(data: Mapping[str, Any]) -> CodeResults:
     """The inverse of `results_to_dict`."""
     hits = tuple(file_hit_from_dict(h) for h in data.get("hits") or ())
-    return CodeResults(hits, data.get("note"), float(data.get("query_ms") or 0.0))
+    tests = tuple(file_hit_from_dict(h) for h in data.get("tests") or ())
+    return CodeResults(hits, data.get("note"), float(data.get("query_ms") or 0.0), tests)
 
 
 def status_of(index: CodeIndex, extra: Extra | None = None) -> CodeStatus:

@@ -23,6 +23,8 @@ from nexusd.code.title import order_by_title
 from nexusd.code.units import CodeUnit
 from nexusd.protocol.inline import inline_code
 
+# The tests a search names beside its files: the plan's test step names two.
+TESTS_NAMED = 2
 # A file reached along an import or from its test says so where that edge gave this share
 # of its score or more.
 EDGE_SHARE = 0.25
@@ -48,11 +50,12 @@ class Weights:
     frame: float = 2.0
     message: float = 2.0  # the code raising or logging a message the request quotes
     graph: float = 0.3  # spread from the 20 best files to what they import and what imports them
-    # A test file's score is multiplied by this. Lower ranks the fixed file a little higher
-    # (0.25: 23 reports up, none down) but takes the tests out of the first ten, where a
-    # plan's test step finds them: 35 of 140 reports name one at 0.5, 30 of them a file the
-    # real fix's test patch changed; 1 at 0.25 (benchmarks/README.md, 30th session).
-    test_factor: float = 0.5
+    # A test file's score is multiplied by this: a test quotes the words a report uses, and
+    # the fix is in the code it tests. 0.1 to 0.3 alike: 23 reports of the four localization
+    # sets up, none down (0.5 before). The plan's test step takes the best tests of the whole
+    # ranking (`Ranking.tests`), not those left among the first ten (benchmarks/README.md,
+    # 30th session).
+    test_factor: float = 0.25
     test_spread: float = 0.3  # share of a test's score given to the code it tests
     # A class's score among its file's units: its text holds every member's words, so it
     # matches whatever they match, and the member is the more precise place. The unit the gold
@@ -108,6 +111,16 @@ class FileHit:
 
 
 @dataclass(frozen=True)
+class Ranking:
+    """The best files, and the best tests of the whole ranking (the test step's: a test
+    ranks low among the files, where the fix is not, but the best tests among themselves are
+    the ones the real fix's tests changed in 97 of 140 reports; benchmarks/README.md)."""
+
+    files: tuple[FileHit, ...] = ()
+    tests: tuple[FileHit, ...] = ()
+
+
+@dataclass(frozen=True)
 class _Told:
     """The query's most telling terms for each index, computed once per query."""
 
@@ -158,7 +171,27 @@ def rank(
     ran_lines: Mapping[str, AbstractSet[int]] | None = None,
     recursion: Mapping[str, Sequence[tuple[int, str]]] | None = None,
 ) -> list[FileHit]:
-    """The `k` files most likely to be what the request is about, best first.
+    """The `k` files most likely to be what the request is about, best first (`ranking`)."""
+    found = ranking(
+        corpus, query, k, weights, extra=extra, why=why, ran_lines=ran_lines, recursion=recursion
+    )
+    return list(found.files)
+
+
+def ranking(
+    corpus: Corpus,
+    query: CodeQuery,
+    k: int = 10,
+    weights: Weights | None = None,
+    *,
+    tests: int = 0,
+    extra: Mapping[str, Floats] | None = None,
+    why: Mapping[str, Mapping[int, str]] | None = None,
+    ran_lines: Mapping[str, AbstractSet[int]] | None = None,
+    recursion: Mapping[str, Sequence[tuple[int, str]]] | None = None,
+) -> Ranking:
+    """The `k` files most likely to be what the request is about, best first, and the best
+    `tests` test files of the whole ranking.
 
     `extra` adds signals computed elsewhere (one score per file of `corpus.paths`, named
     like a `Weights` field), each divided by its best like the index's own; `why` gives
@@ -169,7 +202,7 @@ def rank(
     """
     n = len(corpus.paths)
     if n == 0 or query.is_empty():
-        return []
+        return Ranking()
     sig, unit_scores = signals(corpus, query)
     for name, values in (extra or {}).items():
         sig.add(name, np.clip(np.asarray(values, dtype=float), 0.0, None))
@@ -185,17 +218,21 @@ def rank(
     moved = order_by_title(corpus, query.title_terms, total, weights.title_order, order)
     if moved is not None:
         order[0], order[1] = order[1], order[0]
-    order = order[:k]
+    best_tests: list[int] = []
+    if tests > 0:
+        is_test = np.asarray(corpus.tests, dtype=bool)[order] & (total[order] > 0)
+        best_tests = [int(f) for f in order[is_test][:tests]]
     terms = dict(query.terms)
     told = _Told(
         corpus.file_bm25.telling(terms),
         corpus.unit_bm25.telling(terms),
         corpus.prose_bm25.telling(terms),
     )
-    return [
-        _file_hit(
+
+    def hit(f: int) -> FileHit:
+        return _file_hit(
             corpus,
-            int(f),
+            f,
             float(total[f]),
             sig,
             unit_scores=unit_scores,
@@ -204,9 +241,9 @@ def rank(
             ran=_entered((ran_lines or {}).get(corpus.paths[f]), looped.get(corpus.paths[f])),
             lead=moved[1] if moved is not None and moved[0] == f else None,
         )
-        for f in order
-        if total[f] > 0
-    ]
+
+    files = tuple(hit(int(f)) for f in order[:k] if total[f] > 0)
+    return Ranking(files, tuple(hit(f) for f in best_tests))
 
 
 def executed_signal(

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from nexusd.code.corpus import Corpus, TokenCache
 from nexusd.code.importable import import_lines
 from nexusd.code.query import mine
-from nexusd.code.rank import FileHit, executed_signal, rank
+from nexusd.code.rank import TESTS_NAMED, FileHit, Ranking, executed_signal, ranking
 from nexusd.code.reader import collector_paused, parse_many
 from nexusd.code.selection import RepoFile, Selected, Selection, list_files, worktree_attributes
 from nexusd.code.status import (
@@ -55,6 +55,7 @@ class CodeResults:
     hits: tuple[FileHit, ...]
     note: str | None = None
     query_ms: float = 0.0
+    tests: tuple[FileHit, ...] = ()  # the best tests of the whole ranking, for the test step
 
 
 def _release_free_memory() -> None:
@@ -337,21 +338,21 @@ class CodeIndex:
         start = time.perf_counter()
         corpus = self._corpus
         limit = k or self.config.code.max_results
-        hits = []
+        found = Ranking()
         if corpus is not None:
             extra, why = executed_signal(corpus, ran or {}, recursion)
-            query = mine(text, title=title)
-            hits = rank(
+            found = ranking(
                 corpus,
-                query,
+                mine(text, title=title),
                 k=limit,
+                tests=TESTS_NAMED,
                 extra=extra,
                 why=why,
                 ran_lines=ran_lines,
                 recursion=recursion,
             )
         ms = round((time.perf_counter() - start) * 1000.0, 3)
-        return CodeResults(tuple(hits), self._note(), ms)
+        return CodeResults(found.files, self._note(), ms, found.tests)
 
     def import_lines(self, names: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """How the repository can bind each of `names` (`importable.import_lines`)."""

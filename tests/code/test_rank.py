@@ -11,7 +11,7 @@ from nexusd.code.corpus import Corpus
 from nexusd.code.lang_python import parse_python
 from nexusd.code.parsers import parse_file
 from nexusd.code.query import mine
-from nexusd.code.rank import Weights, executed_signal, rank
+from nexusd.code.rank import Ranking, Weights, executed_signal, rank, ranking
 
 FILES = {
     "app/__init__.py": "from app.config import Config\n",
@@ -242,9 +242,20 @@ def test_tests_rank_below_the_code_they_test(corpus: Corpus) -> None:
     assert ranked.index("app/routing.py") < ranked.index("tests/test_routing.py")
 
 
+def test_the_best_tests_come_beside_the_files_whatever_their_place(corpus: Corpus) -> None:
+    query = mine("test_route_keeps_the_rule fails: route drops the rule")
+    found = ranking(corpus, query, k=1, tests=2)
+    assert [hit.path for hit in found.files] == ["app/routing.py"]
+    assert [hit.path for hit in found.tests] == ["tests/test_routing.py"]
+    assert found.tests[0].reasons and found.tests[0].units  # a hit like any other
+    assert ranking(corpus, query, k=1).tests == ()
+    assert list(found.files) == rank(corpus, query, k=1)
+
+
 def test_nothing_to_search_gives_nothing(corpus: Corpus) -> None:
     assert rank(corpus, mine("   "), k=5) == []
     assert rank(Corpus([]), mine("Config"), k=5) == []
+    assert ranking(corpus, mine("   "), tests=2) == Ranking()
 
 
 def test_examples_rank_below_the_library_they_show() -> None:

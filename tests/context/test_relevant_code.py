@@ -21,7 +21,7 @@ from nexusd.context.relevant_code import (
 from nexusd.paths import find_repo
 from nexusd.planner.model_plan import context_items
 from nexusd.sandbox.request_checks import CriticReport
-from tests.code.conftest import CORE, UTIL, write
+from tests.code.conftest import CORE, TEST, UTIL, write
 from tests.conftest import git
 from tests.models.loopback import Loopback, Reply, chat_payload
 from tests.plan_helpers import bundle_for, request
@@ -67,6 +67,15 @@ def test_the_title_is_the_goals_first_line_past_a_templates_markup(goal: str) ->
 
 def test_a_goal_that_starts_at_a_prompt_has_no_title() -> None:
     assert query_text(request(goal=">>> parse_expr('')\nValueError", blockers=()))[1] == ""
+
+
+def test_code_phase_names_the_best_tests_beside_the_files(repo: Path) -> None:
+    _committed(repo, {"pkg/core.py": CORE, "pkg/util.py": UTIL, "tests/test_core.py": TEST})
+    req = request(goal="parse_expr raises ValueError on empty input", blockers=())
+    cfg = config_from_mapping({"code": {"max_results": 1}})
+    found = code_phase(find_repo(repo), cfg, req, None)
+    assert [hit.path for hit in found.hits] == ["pkg/core.py"]
+    assert [hit.path for hit in found.tests] == ["tests/test_core.py"]
 
 
 def test_code_phase_finds_the_file_and_the_section_cites_it(repo: Path) -> None:

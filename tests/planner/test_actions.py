@@ -94,3 +94,15 @@ def test_the_test_step_names_the_ranked_test_file_in_any_language(
     bundle = dataclasses.replace(bundle_for(kitchen_repo(repo), req), code_hits=hits)
     test = next(a for a in plan_actions(bundle, 8) if a.step == "test")
     assert test.files == (test_file,)
+
+
+def test_the_test_step_names_the_best_tests_of_the_whole_ranking(repo: Path) -> None:
+    hits = (FileHit("core/wheel.py", 2.0, ()), FileHit("tests/test_cli.py", 1.0, ()))
+    best = (FileHit("tests/test_wheel.py", 0.9, ()), FileHit("tests/test_timer.py", 0.5, ()))
+    req = request(goal="The timing wheel drops a task it was given", artifacts=(), blockers=())
+    bundle = dataclasses.replace(
+        bundle_for(kitchen_repo(repo), req), code_hits=hits, code_tests=best
+    )
+    test = next(a for a in plan_actions(bundle, 8) if a.step == "test")
+    assert test.files == ("tests/test_wheel.py", "tests/test_timer.py")
+    assert "`tests/test_wheel.py`" in test.title
