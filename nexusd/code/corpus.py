@@ -146,6 +146,7 @@ class Corpus:
         self.paths = [p.path for p in self.files]
         self.index = {path: i for i, path in enumerate(self.paths)}
         self.tests = [is_test_path(p) for p in self.paths]
+        self.test_mask = np.array(self.tests, dtype=bool)
         # A generated copy (a single-header amalgamation, protoc's output) is where no fix
         # goes: ranked as examples and docs are. Its first lines say so (`f.generated`) or
         # `.gitattributes` does; the latter is not stored with the blob's parse, since the

@@ -6,6 +6,8 @@ the planner to tell the tests it runs from the code it changes; nothing here rea
 
 from __future__ import annotations
 
+import re
+
 # Top-level folders of code that shows or measures the library rather than being it. The
 # fix for a report was never in one among 268 SWE-bench reports of 17 repositories, yet
 # examples that call the API a report names filled top-five places (benchmarks/README.md).
@@ -30,6 +32,20 @@ def is_test_path(path: str) -> bool:
             for part in path.split("/")[:-1]
         )
     )
+
+
+# What a test folder holds beside its tests: fixtures, helpers, shared setup.
+_HELPER = re.compile(r"conftest|fixture|helper|util|mock|fake|stub|common|support|setup", re.I)
+_TESTISH = re.compile(r"test|spec", re.I)
+
+
+def is_test_module(path: str) -> bool:
+    """Whether a test path holds tests to run or extend, not a test folder's helpers
+    (`conftest.py`, `tests/helpers.py`, `tests/common/mod.rs`, a package's `__init__.py`)."""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    if not is_test_path(path) or stem in {"conftest", "__init__", "mod"}:
+        return False
+    return _TESTISH.search(stem) is not None or _HELPER.search(stem) is None
 
 
 def is_auxiliary_path(path: str) -> bool:

@@ -14,17 +14,21 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from nexusd.code.corpus import Corpus
 from nexusd.code.evidence import Signals, above_all, signals
 from nexusd.code.lexical import Floats
+from nexusd.code.places import is_test_module
 from nexusd.code.query import CodeQuery
 from nexusd.code.title import order_by_title
 from nexusd.code.units import CodeUnit
 from nexusd.protocol.inline import inline_code
 
-# The tests a search names beside its files: the plan's test step names two.
+# The tests a search names beside its files: the plan's test step names two, the second at
+# half the first's score or more (on 140 reports: 10 fewer named, none of them right).
 TESTS_NAMED = 2
+SECOND_TEST_SHARE = 0.5
 # A file reached along an import or from its test says so where that edge gave this share
 # of its score or more.
 EDGE_SHARE = 0.25
@@ -50,11 +54,8 @@ class Weights:
     frame: float = 2.0
     message: float = 2.0  # the code raising or logging a message the request quotes
     graph: float = 0.3  # spread from the 20 best files to what they import and what imports them
-    # A test file's score is multiplied by this: a test quotes the words a report uses, and
-    # the fix is in the code it tests. 0.1 to 0.3 alike: 23 reports of the four localization
-    # sets up, none down (0.5 before). The plan's test step takes the best tests of the whole
-    # ranking (`Ranking.tests`), not those left among the first ten (benchmarks/README.md,
-    # 30th session).
+    # A test file's score is multiplied by this (0.1 to 0.3 alike: 23 reports of the four sets
+    # up, none down; the test step takes `Ranking.tests`; benchmarks/README.md, 30th session).
     test_factor: float = 0.25
     test_spread: float = 0.3  # share of a test's score given to the code it tests
     # A class's score among its file's units: its text holds every member's words, so it
@@ -112,9 +113,8 @@ class FileHit:
 
 @dataclass(frozen=True)
 class Ranking:
-    """The best files, and the best tests of the whole ranking (the test step's: a test
-    ranks low among the files, where the fix is not, but the best tests among themselves are
-    the ones the real fix's tests changed in 97 of 140 reports; benchmarks/README.md)."""
+    """The best files, and the best tests of the whole ranking: a plan's test step's (low among
+    the files, but the tests the real fix's changed in 97 of 140 reports)."""
 
     files: tuple[FileHit, ...] = ()
     tests: tuple[FileHit, ...] = ()
@@ -218,10 +218,7 @@ def ranking(
     moved = order_by_title(corpus, query.title_terms, total, weights.title_order, order)
     if moved is not None:
         order[0], order[1] = order[1], order[0]
-    best_tests: list[int] = []
-    if tests > 0:
-        is_test = np.asarray(corpus.tests, dtype=bool)[order] & (total[order] > 0)
-        best_tests = [int(f) for f in order[is_test][:tests]]
+    best_tests = _best_tests(corpus, total, order, tests)
     terms = dict(query.terms)
     told = _Told(
         corpus.file_bm25.telling(terms),
@@ -244,6 +241,20 @@ def ranking(
 
     files = tuple(hit(int(f)) for f in order[:k] if total[f] > 0)
     return Ranking(files, tuple(hit(f) for f in best_tests))
+
+
+def _best_tests(corpus: Corpus, total: Floats, order: npt.NDArray[np.intp], n: int) -> list[int]:
+    """The best `n` test modules by score, best first; each after the first only at
+    SECOND_TEST_SHARE of its score or more (a word such as `test` alone scores every test)."""
+    best: list[int] = []
+    if n <= 0:
+        return best
+    for f in order[corpus.test_mask[order] & (total[order] > 0)]:
+        if len(best) == n or (best and total[f] < SECOND_TEST_SHARE * total[best[0]]):
+            break
+        if is_test_module(corpus.paths[int(f)]):
+            best.append(int(f))
+    return best
 
 
 def executed_signal(
@@ -298,7 +309,7 @@ def combine(corpus: Corpus, sig: Signals, w: Weights) -> Floats:
     total = np.zeros(n)
     for name, values in sig.scores.items():
         total += getattr(w, name) * values
-    tests = np.array(corpus.tests, dtype=bool)
+    tests = corpus.test_mask
     spread = np.zeros(n)
     # Per file, the edge its spread came by: a hit found only so still says why it is there.
     edges: dict[str, dict[int, tuple[str, int]]] = {"test_spread": {}, "graph": {}}

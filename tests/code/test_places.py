@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nexusd.code.places import is_auxiliary_path, is_test_path
+from nexusd.code.places import is_auxiliary_path, is_test_module, is_test_path
 
 
 @pytest.mark.parametrize(
@@ -42,3 +42,24 @@ def test_is_test_path(path: str, is_test: bool) -> None:
 )
 def test_is_auxiliary_path(path: str, auxiliary: bool) -> None:
     assert is_auxiliary_path(path) is auxiliary
+
+
+@pytest.mark.parametrize(
+    ("path", "module"),
+    [
+        ("tests/test_cart.py", True),
+        ("pkg/cart_test.go", True),
+        ("src/cart.spec.ts", True),
+        ("src/test/java/CartTest.java", True),
+        ("tests/cart.rs", True),  # Rust's integration tests take any name
+        ("tests/test_utils.py", True),  # the tests of a utils module
+        ("tests/conftest.py", False),
+        ("tests/__init__.py", False),
+        ("tests/helpers.py", False),
+        ("tests/common/mod.rs", False),
+        ("testing/fixtures.py", False),
+        ("src/cart.py", False),
+    ],
+)
+def test_is_test_module(path: str, module: bool) -> None:
+    assert is_test_module(path) is module

@@ -252,6 +252,18 @@ def test_the_best_tests_come_beside_the_files_whatever_their_place(corpus: Corpu
     assert list(found.files) == rank(corpus, query, k=1)
 
 
+def test_the_best_tests_are_modules_and_the_second_is_near_the_first() -> None:
+    files = {
+        **FILES,
+        "tests/conftest.py": "def route_rule_fixture():\n    return 'route rule'\n",
+        "tests/test_misc.py": "def test_misc():\n    assert 'rule'\n",
+    }
+    corpus = Corpus(parse_python(path, text) for path, text in files.items())
+    found = ranking(corpus, mine("route drops the route rule: test_route_keeps_the_rule"), tests=2)
+    # conftest.py holds fixtures, not tests; test_misc.py holds `rule` once: too far below.
+    assert [hit.path for hit in found.tests] == ["tests/test_routing.py"]
+
+
 def test_nothing_to_search_gives_nothing(corpus: Corpus) -> None:
     assert rank(corpus, mine("   "), k=5) == []
     assert rank(Corpus([]), mine("Config"), k=5) == []
