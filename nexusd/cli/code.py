@@ -158,7 +158,8 @@ def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
 
     QUERY `-` reads the text from stdin (paste a traceback). A one-line QUERY is read as
     a report's title: say in it what is wrong, and of the two best files the one holding
-    more of it goes first.
+    more of it goes first. The last line names the best tests to run or extend (tests rank
+    low among the files: the fix is in the code they test).
 
     Example: nexusd code search "the latex printer drops the exponent" -k 5
     """
