@@ -1,13 +1,22 @@
 """Reading a commit from a local clone for the localization benchmarks: its tree, its blobs
-(one `git cat-file --batch`), and a tar of it even when the clone lacks some blobs."""
+(one `git cat-file --batch`), a tar of it even when the clone lacks some blobs, and the paths
+a patch changes."""
 
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
+
+_DIFF = re.compile(r"^diff --git a/(\S+) b/", re.M)
+
+
+def patch_paths(patch: str) -> list[str]:
+    """The paths a unified diff (`git diff`'s, as SWE-bench rows carry) changes, in order."""
+    return list(dict.fromkeys(_DIFF.findall(patch)))
 
 
 def partial_tar(repo: Path, commit: str) -> tuple[bytes, list[str]]:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from _commits import blobs
+from _commits import blobs, patch_paths
 from localization import acc_at, bm25_order, bm25_tokens
 
 from nexusd.code.corpus import Corpus
@@ -45,9 +45,7 @@ def tests_named(
 ) -> dict[str, Any]:
     """A report's test-step figures: the test files its real test patch changed that exist at
     the base commit, the best tests of the ranking, and the tests among the first ten files."""
-    changed = [
-        p for p in re.findall(r"^diff --git a/(\S+) b/", test_patch, re.M) if p in corpus.index
-    ]
+    changed = [p for p in patch_paths(test_patch) if p in corpus.index]
     among = [h.path for h in hits[:10] if corpus.tests[corpus.index[h.path]]][:2]
     return {"changed": changed, "best": [h.path for h in best], "among_ten": among}
 

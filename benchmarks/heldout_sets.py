@@ -37,7 +37,6 @@ import argparse
 import csv
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -46,7 +45,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-_DIFF = re.compile(r"^diff --git a/(\S+) b/", re.M)
+from _commits import patch_paths
+
 SMALL_TEST = {"astropy/astropy", "pallets/flask", "pylint-dev/pylint", "psf/requests",
               "mwaskom/seaborn", "pydata/xarray"}  # fmt: skip
 SMALL_DEV = {"sqlfluff/sqlfluff", "pvlib/pvlib-python", "pylint-dev/astroid",
@@ -83,7 +83,7 @@ def splits(lite: Path, dev: Path) -> tuple[list[dict[str, Any]], list[dict[str, 
 
 def instance(row: dict[str, Any], **extra: Any) -> dict[str, Any]:
     """A row in `swe-lite-loc`'s format."""
-    gold = list(dict.fromkeys(_DIFF.findall(row["patch"])))
+    gold = patch_paths(row["patch"])
     keys = ("instance_id", "repo", "base_commit", "problem_statement")
     return {**{k: row[k] for k in keys}, "gold_files": gold, **extra}
 

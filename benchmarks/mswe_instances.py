@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from _commits import patch_paths
+
 DATA = "MSWE-agent/data"
-_DIFF = re.compile(r"^diff --git a/(\S+) b/", re.M)
 
 
 def dataset_files(dataset: Path) -> list[tuple[str, str]]:
@@ -69,7 +69,7 @@ def rows(dataset: Path, language: str, path: str) -> list[dict[str, Any]]:
 
 def instance(pr: dict[str, Any]) -> dict[str, Any] | None:
     """The swe-lite-loc shaped row of a pull request whose fix changes one file, else None."""
-    files = list(dict.fromkeys(_DIFF.findall(pr.get("fix_patch") or "")))
+    files = patch_paths(pr.get("fix_patch") or "")
     issues = pr.get("resolved_issues") or []
     if len(files) != 1 or not issues:
         return None
