@@ -181,7 +181,7 @@ def semantic_ranks(index: CodeIndex, vectors: Any, report: str) -> dict[str, int
             )
             out[label] = [h.path for h in hits]
         else:
-            alone = sem - 1.0 * np.array(corpus.tests)  # tests below every source file
+            alone = sem - 1.0 * corpus.test_mask  # tests below every source file
             out[label] = [corpus.paths[i] for i in np.argsort(-alone, kind="stable")[:10]]
     return out
 

@@ -34,8 +34,9 @@ def is_test_path(path: str) -> bool:
     )
 
 
-# What a test folder holds beside its tests: fixtures, helpers, shared setup.
-_HELPER = re.compile(r"conftest|fixture|helper|util|mock|fake|stub|common|support|setup", re.I)
+# What a test folder holds beside its tests: fixtures, helpers, shared setup (`conftest.py`
+# is named on its own: its name says `test`).
+_HELPER = re.compile(r"fixture|helper|util|mock|fake|stub|common|support|setup", re.I)
 _TESTISH = re.compile(r"test|spec", re.I)
 
 

@@ -116,7 +116,7 @@ def code_phase(
     ms = round((time.perf_counter() - start) * 1000.0, 3)
     note = results.note or (ran.warning if ran is not None else None)
     summary = ran.summary() if ran is not None else None
-    return CodeFindings(hits, note, ms, summary, tuple(results.tests))
+    return CodeFindings(hits, note, ms, summary, results.tests)
 
 
 def reproduced(
