@@ -169,7 +169,10 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
     def code_search(
         query: Annotated[
             str,
-            Field(description="A question, bug report or traceback; one line is read as a title."),
+            Field(
+                description="A question, bug report or traceback; its first line is read as"
+                " the title."
+            ),
         ],
         k: Annotated[int, Field(description="Files to rank.", ge=1, le=100)] = 10,
     ) -> dict[str, Any]:

@@ -6,8 +6,9 @@ paths answer the same shapes:
 
 - `{"op": "code_search", "query": str, "k": int?}` →
   `{"ok": true, "hits": [FileHit…], "note": str | null, "query_ms": float, "tests":
-  [FileHit…]}` (the best tests of the whole ranking); a one-line
-  query is its own title, as a plan's goal's first line is the plan's (`title.search_title`)
+  [FileHit…]}` (the best tests of the whole ranking); the query's title is found as a
+  plan's is in its goal (`boilerplate.title`): its first line with words, past a template's
+  markup, and none where that line was run at a prompt
 - `{"op": "code_symbols", "path": str}` → `{"ok": true, "found": bool, "path": str,
   "language": str?, "status": str?, "note": str, "units": [CodeUnit…]}`
 - `{"op": "code_impact", "path": str, "symbol": str?}` →
@@ -28,12 +29,12 @@ from dataclasses import asdict, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from nexusd.code.boilerplate import title as report_title
 from nexusd.code.impact import Edge, Impact, dotted, impact
 from nexusd.code.rank import FileHit, UnitHit
 from nexusd.code.selection import EXCLUDED, VENDORED
 from nexusd.code.service import CodeIndex, CodeResults
 from nexusd.code.status import CodeStatus, UpdateReport
-from nexusd.code.title import search_title
 from nexusd.code.units import CodeUnit, normalize_path
 from nexusd.errors import NexusError
 
@@ -137,10 +138,11 @@ def _search(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     k = request.get("k")
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 0 < k <= MAX_K):
         return _refuse(f"code_search: `k` must be an integer from 1 to {MAX_K}")
-    # A one-line query is all title: its operations count (`x**2`) and, of the two best
-    # files, the one holding more of it goes first, as in a plan (benchmarks/README.md,
-    # thirtieth session).
-    return {"ok": True, **results_to_dict(index.search(query, k, title=search_title(query)))}
+    # A query is titled as a plan's goal is: a one-line query is all title, a pasted report's
+    # title is its first line. Untitled, a pasted report ranked below its own plan (Acc@1
+    # 0.588 against 0.642 on the 165 reports; benchmarks/README.md, thirty-first session).
+    found = index.search(query, k, title=report_title(query))
+    return {"ok": True, **results_to_dict(found)}
 
 
 def _real_path(index: CodeIndex, path: str) -> str | None:

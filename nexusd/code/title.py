@@ -18,7 +18,6 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from nexusd.code.boilerplate import PROMPT
 from nexusd.code.corpus import Corpus
 from nexusd.code.lexical import Bm25, Floats
 from nexusd.protocol.inline import inline_code
@@ -26,20 +25,6 @@ from nexusd.protocol.inline import inline_code
 # How many leading files the title orders. Ordering the first three too cost a first place
 # and moved places two and three 4 up, 4 down (benchmarks/README.md, 29th session).
 LEADING = 2
-
-
-def search_title(query: str) -> str:
-    """A search's title: the query itself when it is one line and not a prompt's, else none.
-
-    One line is what a person or an agent types into a search, and says what it is about
-    (on the localization sets' titles as queries: 12 first places up, 1 down). A pasted
-    report's first line is as often a template's heading or comment (`### Describe the bug`,
-    `<!-- Please search existing issues -->`) or a prompt as its title, and a title weighs
-    its words four times."""
-    text = query.strip()
-    if "\n" in text or PROMPT.match(text):
-        return ""
-    return text
 
 
 def title_share(

@@ -89,8 +89,28 @@ def test_a_one_line_search_is_its_own_title(net_index: CodeIndex) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    [f"{TITLED}\nfetch a url", f"### Describe the bug\n{TITLED}", f"$ {TITLED}"],
-    ids=["two-lines", "template-heading", "prompt"],
+    [
+        f"{TITLED}\nSeen on every call since 2.0.",
+        f"### Describe the bug\n{TITLED}\n\n### To Reproduce\nfetch(url)",
+        f"<!-- Please describe the bug,\n search existing issues first -->\n{TITLED}\nfetch(url)",
+        f"**Describe the bug**\r\n- [x] I searched the issues\r\n{TITLED}\r\n",
+    ],
+    ids=["two-lines", "template-heading", "template-comment", "bold-label-crlf"],
 )
-def test_a_paste_or_a_prompt_has_no_title(net_index: CodeIndex, query: str) -> None:
+def test_a_pasted_reports_title_is_its_first_line_past_a_forms_markup(
+    net_index: CodeIndex, query: str
+) -> None:
+    # As a plan finds its goal's title (boilerplate.title): a report pasted into a search
+    # ranks as the plan for it does. Untitled, the same text puts the API it uses first.
+    untitled = [hit.path for hit in net_index.search(query).hits[:2]]
+    assert untitled == ["net/client.py", "net/transport.py"]
+    assert first_two(net_index, query) == ["net/transport.py", "net/client.py"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [f"$ {TITLED}", f">>> fetch(url)\n{TITLED}", f"```\n{TITLED}\n```"],
+    ids=["shell-prompt", "python-prompt-first", "fence-first"],
+)
+def test_a_prompt_or_a_code_block_first_gives_no_title(net_index: CodeIndex, query: str) -> None:
     assert first_two(net_index, query) == ["net/client.py", "net/transport.py"]

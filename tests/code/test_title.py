@@ -13,7 +13,7 @@ from nexusd.code.lang_python import parse_python
 from nexusd.code.lexical import Bm25
 from nexusd.code.query import mine
 from nexusd.code.rank import Weights, combine, rank
-from nexusd.code.title import order_by_title, search_title, title_share
+from nexusd.code.title import order_by_title, title_share
 from tests.code.conftest import NET
 
 # The body names the API (`fetch`, defined in client.py); the title says what is wrong, in
@@ -110,25 +110,3 @@ def test_the_title_is_mined_on_its_own() -> None:
     assert mine("no title here").title_terms == ()
     # The operations a title writes are its words, as in the request's query.
     assert {"mul", "pow"} <= dict(mine("", title="x**2 * y is wrong").title_terms).keys()
-
-
-@pytest.mark.parametrize(
-    ("query", "title"),
-    [
-        ("Retry backoff ignores the timeout", "Retry backoff ignores the timeout"),
-        ("\n  `fetch()` hangs\r\n", "`fetch()` hangs"),
-        ("...and then fetch hangs", "...and then fetch hangs"),
-        # A paste: its first line is as often a template's as the report's.
-        ("<!-- Please describe the bug\n  and search first -->\nfetch hangs", ""),
-        ("### Describe the bug\nfetch hangs", ""),
-        ("fetch hangs\r\nretry backoff", ""),
-        # A line run at a prompt is code the reporter ran, not what they ask about.
-        (">>> fetch(url)", ""),
-        ("... fetch(url)", ""),
-        ("In [3]: fetch(url)", ""),
-        ("$ pytest -x tests/test_client.py", ""),
-        ("   ", ""),
-    ],
-)
-def test_a_search_has_a_title_when_it_is_one_line_of_its_own(query: str, title: str) -> None:
-    assert search_title(query) == title
