@@ -34,6 +34,10 @@ BM25 over every unit of the commit when `--baseline` is given. Rows that carry a
 `test_patch` also score a plan's test step: whether the best two tests of the ranking, and
 the tests among the first ten files, name a test file the real fix's tests changed.
 
+`--as-search` ranks each report as `nexusd code search` (and the MCP tool) does when the
+report is pasted into it: its raw text, its first line past a template's markup the title,
+its code not run.
+
 `--unit-embeddings WEIGHT` also ranks each report with the packaged MiniLM's embeddings of
 its units added as the `semantic` signal (`_unit_vectors.py`; vectors cached under --cache)
 and prints the figures beside the shipped ranking's: not shipped, a harness for a code
@@ -44,13 +48,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pickle
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _commits import blobs, partial_tar, tree  # noqa: E402
+from _blob_cache import CONFIG, fill_cache, selected  # noqa: E402
+from _commits import blobs, tree  # noqa: E402
 from _functions import (  # noqa: E402
     UnitBaseline,
     load_patches,
@@ -68,6 +70,7 @@ from _functions import (  # noqa: E402
     tests_named,
     tests_summary,
 )
+from _report_run import ran_files, reproduce_config  # noqa: E402
 from localization import (  # noqa: E402
     DATA,
     acc_at,
@@ -78,126 +81,14 @@ from localization import (  # noqa: E402
     source_for,
 )
 
+from nexusd.code.boilerplate import title as report_title  # noqa: E402
 from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
 from nexusd.code.rank import TESTS_NAMED, Weights, executed_signal, rank, ranking  # noqa: E402
-from nexusd.code.reader import Counted, counted, parse_content, too_large  # noqa: E402
-from nexusd.code.selection import (  # noqa: E402
-    DEFAULT_EXCLUDE,
-    OWN_FILES,
-    RepoFile,
-    Selected,
-    Selection,
-)
+from nexusd.code.reader import Counted  # noqa: E402
 from nexusd.code.store import PARSER_VERSION  # noqa: E402
-from nexusd.config import config_from_mapping  # noqa: E402
 from nexusd.context.relevant_code import query_text  # noqa: E402
 from nexusd.protocol.parse import parse_request  # noqa: E402
-
-CONFIG = config_from_mapping({}, "benchmark")
-
-
-def reproduce_config(python: str, ro_binds: list[str]) -> Any:
-    """The configuration `--reproduce` runs the reports' code with."""
-    # bwrap: the one backend that mounts a host folder (the interpreter's environment).
-    sandbox = {"backend": "bwrap", "ro_binds": ro_binds}
-    settings = {"code": {"reproduce": {"mode": "on", "python": python}}, "sandbox": sandbox}
-    return config_from_mapping(settings, "benchmark")
-
-
-def ran_files(
-    repo: Path, commit: str, text: str, config: Any, corpus: Corpus
-) -> dict[str, Any] | None:
-    """The files the report's code entered at `commit` (None: it shows no code), with the
-    imports the code index suggests for the names it never binds, as the daemon runs it."""
-    from nexusd.code.importable import import_lines
-    from nexusd.code.snippet import free_names, runnable
-    from nexusd.sandbox.reproduce import run_snippet
-
-    snippet = runnable(text)
-    if snippet.is_empty():
-        return None
-    export = subprocess.run(
-        ["git", "archive", "--format=tar", commit], cwd=repo, capture_output=True, check=False
-    )
-    tar: bytes = export.stdout
-    missing: list[str] = []
-    if export.returncode != 0:
-        # A clone that lacks some blobs (a partial or pruned mirror: large data files) cannot
-        # export the commit; the snapshot is then built from the blobs it has, and the
-        # result counts what was left out. Only a tree it cannot read at all is not run.
-        try:
-            tar, missing = partial_tar(repo, commit)
-        except (subprocess.CalledProcessError, OSError) as exc:
-            why = export.stderr.decode("utf-8", "replace").strip().splitlines() or [str(exc)]
-            return {"files": {}, "unexported": f"git archive failed: {why[0]}", "errors": []}
-    known = import_lines(corpus, free_names(snippet))
-    found = run_snippet(config, tar, snippet.prelude, snippet.statements, known=known)
-    ran = {
-        "files": dict(found.files),
-        "lines": dict(found.lines),
-        "errors": list(found.errors),
-        "recursion": dict(found.recursion),
-    }
-    return ran | ({"missing": missing} if missing else {})
-
-
-def selected(repo: Path, commit: str) -> Selected:
-    """What the index reads at `commit` (selection.Selection), the commit's own
-    `.gitattributes` read for what they vendor and mark generated, as the daemon reads its tree."""
-    files = [RepoFile(path, blob, mode) for path, blob, mode in tree(repo, commit)]
-
-    def read(found: list[RepoFile]) -> dict[str, bytes]:
-        contents = dict(blobs(repo, sorted({f.blob for f in found})))
-        return {f.path: contents[f.blob] for f in found if f.blob in contents}
-
-    selection = Selection(DEFAULT_EXCLUDE, OWN_FILES, CONFIG.code.max_files, attributes=True)
-    return selection.select(files, read)
-
-
-def listed(repo: Path, commit: str) -> list[tuple[str, str, str]]:
-    """(path, blob, language) of the files the index reads at `commit` (`selected`)."""
-    wanted = selected(repo, commit).wanted
-    return [(path, blob, language) for path, (blob, language) in wanted.items()]
-
-
-def parse_blob(path: str, data: bytes, language: str) -> Counted:
-    """reader.parse_counted on a blob already read."""
-    limit = CONFIG.code.max_file_bytes
-    content = data if len(data) <= limit else too_large(len(data), limit)
-    return counted(parse_content(path, content, language))
-
-
-def _parse_batch(items: list[tuple[str, bytes, str]]) -> list[Counted]:
-    return [parse_blob(*item) for item in items]
-
-
-def fill_cache(
-    repo: Path, items: list[dict[str, Any]], cache: dict[tuple[str, str], Counted]
-) -> int:
-    """Parse every (path, blob) the instances' base commits hold that the cache lacks."""
-    todo: dict[tuple[str, str], str] = {}
-    for item in items:
-        for path, blob, language in listed(repo, item["base_commit"]):
-            if (path, blob) not in cache:
-                todo[(path, blob)] = language
-    if not todo:
-        return 0
-    keys = list(todo)
-    contents = dict(blobs(repo, sorted({blob for _, blob in keys})))
-    absent = {b for _, b in keys if b not in contents}
-    if absent:
-        # A snapshot without its largest blobs: those files are indexed as empty.
-        print(f"{repo}: {len(absent)} blob(s) absent, indexed as empty", file=sys.stderr)
-        contents.update(dict.fromkeys(absent, b""))
-    batches = [keys[i : i + 64] for i in range(0, len(keys), 64)]
-    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        jobs = [[(p, contents[b], todo[(p, b)]) for p, b in batch] for batch in batches]
-        for batch, done in zip(batches, pool.map(_parse_batch, jobs), strict=True):
-            for key, counted in zip(batch, done, strict=True):
-                cache[key] = counted
-    return len(todo)
-
 
 # A report's `language` (Multi-SWE-bench's categories) → the files its baseline ranks.
 BASELINE_SUFFIXES = {
@@ -253,6 +144,7 @@ class Options:
     emb_weight: float = 0.0  # ... at this weight, as the row's `emb`
     patches: dict[str, str] | None = None  # instance → gold patch: the row's `functions`
     test_patches: dict[str, str] | None = None  # instance → its test patch: the row's `tests`
+    as_search: bool = False  # the report pasted into `code search`, not dropped as a request
 
 
 def run_repo(
@@ -285,7 +177,11 @@ def run_repo(
             files.append(parsed)
             blob_of[path] = blob
         corpus = Corpus(files, tokens, chosen.generated)
-        text, title = request_query(item["problem_statement"])
+        if opts.as_search:
+            text = item["problem_statement"]
+            title = report_title(text)  # as `code search` titles a query (code/ops.py)
+        else:
+            text, title = request_query(item["problem_statement"])
         gold = item["gold_files"][0]
         extra: dict[str, Any] = {}
         signal: tuple[dict[str, Any], dict[str, dict[int, str]]] = ({}, {})
@@ -392,7 +288,15 @@ def main() -> None:
         help="SWE-bench rows with each instance's gold patch (JSON list or JSONL): also score "
         "the classes, functions and methods it changes among the ranked units",
     )
+    parser.add_argument(
+        "--as-search",
+        action="store_true",
+        help="rank each report as `code search` does given it pasted (its raw text, its first "
+        "line the title) instead of as a plan's request",
+    )
     args = parser.parse_args()
+    if args.as_search and args.reproduce:
+        parser.error("--as-search ranks as `code search` does, which runs no code: no --reproduce")
     if args.patches is not None and not args.patches.is_file():
         parser.error(f"--patches {args.patches}: no such file (SWE-bench rows with `patch`)")
     if args.unit_embeddings is not None and args.unit_embeddings <= 0:
@@ -413,6 +317,7 @@ def main() -> None:
         emb_weight=args.unit_embeddings or 0.0,
         patches=load_patches(args.patches) if args.patches else None,
         test_patches=load_patches(args.patches, "test_patch") if args.patches else None,
+        as_search=args.as_search,
     )
     items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
     by_repo: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)

@@ -110,11 +110,11 @@ def test_gitattributes_are_read_from_the_working_tree_never_through_a_link(
 def test_the_offline_benchmark_selects_at_a_commit_what_the_index_selects(
     repo: Path, tmp_path: Path
 ) -> None:
-    # benchmarks/localization_offline.py reads `.gitattributes` from the commit's blobs:
-    # its figures hold for the daemon only if both pick the same files.
+    # benchmarks/_blob_cache.py (localization_offline.py's) reads `.gitattributes` from the
+    # commit's blobs: its figures hold for the daemon only if both pick the same files.
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     try:
-        from localization_offline import listed, selected
+        from _blob_cache import listed, selected
     finally:
         sys.path.pop(0)
     commit_files(
