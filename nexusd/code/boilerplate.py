@@ -11,6 +11,7 @@ Pure: text in, the same text with those lines blanked (line numbers are kept).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 # What a paste carries on each line that is not the report's: a quote's `> ` (not a `>>>`
 # prompt), a CI log's timestamp (`2024-01-01T00:00:00.1234567Z `), terminal colours (also the
@@ -240,10 +241,14 @@ def _blank_comments(text: str) -> str:
     if end < 3:
         return text
     # Markup a reporter pastes in a code block (an HTML template) is evidence, not a note.
+    # The blocks do not overlap and come in order: the one a comment may be in is the last
+    # to start at or before it (a bisection, not a scan of every block for every comment).
     fences = [m.span() for m in FENCE.finditer(text)]
+    starts = [a for a, _ in fences]
 
     def blank(m: re.Match[str]) -> str:
-        if any(a <= m.start() < b for a, b in fences):
+        i = bisect_right(starts, m.start()) - 1
+        if i >= 0 and m.start() < fences[i][1]:
             return m.group(0)
         return "\n" * m.group(0).count("\n")
 
