@@ -81,7 +81,7 @@ from localization import (  # noqa: E402
     source_for,
 )
 
-from nexusd.code.boilerplate import title as report_title  # noqa: E402
+from nexusd.code.boilerplate import search_title  # noqa: E402
 from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
 from nexusd.code.rank import TESTS_NAMED, Weights, executed_signal, rank, ranking  # noqa: E402
@@ -179,7 +179,7 @@ def run_repo(
         corpus = Corpus(files, tokens, chosen.generated)
         if opts.as_search:
             text = item["problem_statement"]
-            title = report_title(text)  # as `code search` titles a query (code/ops.py)
+            title = search_title(text)  # as `code search` titles a query (code/ops.py)
         else:
             text, title = request_query(item["problem_statement"])
         gold = item["gold_files"][0]

@@ -156,11 +156,13 @@ def _update_here(index: Any, *, reset: bool, bar: bool) -> Any:
 def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
     """Rank the files and functions a question, bug report or traceback is about.
 
-    QUERY `-` reads the text from stdin (paste a report or a traceback). Its first line
-    is read as the report's title, as a plan reads its goal's (a template's headings and
-    comments and a prompt's line are not): say in it what is wrong, and of the two best
-    files the one holding more of it goes first. The last line names the best tests to
-    run or extend (tests rank low among the files: the fix is in the code they test).
+    QUERY `-` reads the text from stdin (paste a report or a traceback). A one-line QUERY
+    is all title; a longer one's title is its first line with words past an issue
+    template's headings, labels, comments and checklists, as a plan's goal's is (none when
+    that line was run at a prompt or opens a code block). Say in it what is wrong: its
+    words weigh most, and of the two best files the one holding more of it goes first.
+    The last line names the best tests to run or extend (tests rank low among the files:
+    the fix is in the code they test).
 
     Example: nexusd code search "the latex printer drops the exponent" -k 5
     """

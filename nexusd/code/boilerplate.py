@@ -177,9 +177,9 @@ PROMPT = re.compile(
     r"|(?:\([^()\n]{0,64}\)[ \t]*)?(?:[^\s$#%@:~]{0,64}[@:~][^\s$#%]{0,256})?[$%❯] "
     r"|PS\b[^>\n]*> |[A-Za-z]:\\[^>\n]*> )"
 )
-# A form's markup on a line of its own, skipped on the way to the title: a heading or a bold
-# label in a form's words only (`### Describe the bug`, `**To Reproduce**`, `## Expected
-# behavior`; `## Fix parse_expr` is a title), a checklist item (`- [x] I searched the
+# A form's markup on a line of its own, skipped on the way to the title: a line, heading or
+# bold label in a form's words only (`### Describe the bug`, `**To Reproduce**`, `Expected
+# behavior:`; `## Fix parse_expr` is a title), a checklist item (`- [x] I searched the
 # issues`), a note's label (`[!NOTE]`), and a line with no word (`---`, `#`).
 _HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]+|$)")
 _BOLD = re.compile(r"[ \t]*(\*\*|__)")
@@ -194,9 +194,19 @@ _FORM_WORDS = frozenset(
     "report", "reproduce", "reproducible", "reproduction", "request", "result", "results",
     "screenshots", "solution", "steps", "summary", "system", "the", "to", "traceback",
     "version", "versions", "what",
+    # GitHub's default templates and issue forms: `**Is your feature request related to a
+    # problem? Please describe.**`, `### Is there an existing issue for this?`, `**Desktop
+    # (please complete the following information):**`, `### Anything else?`, `### Relevant
+    # log output`, `**Describe alternatives you've considered**`.
+    "alternatives", "an", "anything", "checks", "complete", "considered", "d", "desktop",
+    "else", "existing", "following", "for", "issue", "like", "log", "please", "related",
+    "relevant", "smartphone", "there", "this", "ve", "you", "your",
+    # A greeting or a plea before the report (`Hi all,`, `Can someone help?`).
+    "advance", "all", "anyone", "can", "could", "dear", "everyone", "folks", "hello", "help",
+    "hey", "hi", "i", "need", "someone", "team", "thank", "thanks", "we",
     }
 )  # fmt: skip
-_WORD = re.compile(r"\w+")
+_WORD = re.compile(r"[^\W_]+")  # `___` (a rule) has no word
 # How far into a report its title is looked for (a template's comments come first).
 TITLE_READ_CHARS = 65_536
 
@@ -214,9 +224,21 @@ def title(text: str) -> str:
         heading = _HEADING.match(raw)
         line = raw[heading.end() :].rstrip(" \t#") if heading else raw  # `# Title` is `Title`
         label = line if heading else _bold_label(raw)
-        if label is None or not _in_form_words(label):
+        # A form's words on a line of their own say nothing of the report, marked up or not
+        # (`Bug report`, `Describe the bug:` copied from a rendered form; `Hi all,`).
+        if not _in_form_words(line if label is None else label):
             return line.strip()
     return ""
+
+
+def search_title(query: str) -> str:
+    """A search's title: a one-line query is all title, unless it was run at a prompt; a
+    longer one's is found as a report's (`title`: a report pasted into a search ranks as the
+    plan for it does)."""
+    line = query.strip()
+    if "\n" in line or "\r" in line:
+        return title(query)
+    return "" if PROMPT.match(line) else line
 
 
 def _bold_label(line: str) -> str | None:

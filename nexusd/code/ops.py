@@ -6,9 +6,10 @@ paths answer the same shapes:
 
 - `{"op": "code_search", "query": str, "k": int?}` →
   `{"ok": true, "hits": [FileHit…], "note": str | null, "query_ms": float, "tests":
-  [FileHit…]}` (the best tests of the whole ranking); the query's title is found as a
-  plan's is in its goal (`boilerplate.title`): its first line with words, past a template's
-  markup, and none where that line was run at a prompt
+  [FileHit…]}` (the best tests of the whole ranking); a one-line query is its own title,
+  a longer one's is found as a plan's is in its goal (`boilerplate.search_title`): its
+  first line with words past a template's markup, none where that line was run at a prompt
+  or opens a code block
 - `{"op": "code_symbols", "path": str}` → `{"ok": true, "found": bool, "path": str,
   "language": str?, "status": str?, "note": str, "units": [CodeUnit…]}`
 - `{"op": "code_impact", "path": str, "symbol": str?}` →
@@ -29,7 +30,7 @@ from dataclasses import asdict, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from nexusd.code.boilerplate import title as report_title
+from nexusd.code.boilerplate import search_title
 from nexusd.code.impact import Edge, Impact, dotted, impact
 from nexusd.code.rank import FileHit, UnitHit
 from nexusd.code.selection import EXCLUDED, VENDORED
@@ -138,10 +139,10 @@ def _search(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     k = request.get("k")
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 0 < k <= MAX_K):
         return _refuse(f"code_search: `k` must be an integer from 1 to {MAX_K}")
-    # A query is titled as a plan's goal is: a one-line query is all title, a pasted report's
-    # title is its first line. Untitled, a pasted report ranked below its own plan (Acc@1
-    # 0.588 against 0.642 on the 165 reports; benchmarks/README.md, thirty-first session).
-    found = index.search(query, k, title=report_title(query))
+    # A one-line query is all title; a pasted report's title is found as a plan's is in its
+    # goal. Untitled, a pasted report ranked below its own plan (Acc@1 0.588 against 0.642
+    # on the 165 reports; benchmarks/README.md, thirty-first session).
+    found = index.search(query, k, title=search_title(query))
     return {"ok": True, **results_to_dict(found)}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nexusd.code.boilerplate import TITLE_READ_CHARS, strip, title
+from nexusd.code.boilerplate import TITLE_READ_CHARS, search_title, strip, title
 
 PIP_LIST = """Pip list gives
 ```
@@ -259,7 +259,20 @@ def test_a_comment_inside_a_fenced_block_is_the_reporters_code() -> None:
         ("**Describe the bug:**\nKeyError on retry", "KeyError on retry"),
         ("- [x] I have searched the existing issues\nKeyError on retry", "KeyError on retry"),
         ("> [!NOTE]\n> KeyError on retry", "KeyError on retry"),
-        ("#\n---\n***\n\u200b\nKeyError on retry", "KeyError on retry"),
+        ("#\n---\n***\n___\n\u200b\nKeyError on retry", "KeyError on retry"),
+        # GitHub's default templates and issue forms, a form copied from its rendered page,
+        # a greeting: a form's words on their own, marked up or not.
+        (
+            "**Is your feature request related to a problem? Please describe.**\nKeyError on retry",
+            "KeyError on retry",
+        ),
+        (
+            "### Is there an existing issue for this?\n\n- [X] I have searched\n\n"
+            "### Current Behavior\n\nKeyError on retry",
+            "KeyError on retry",
+        ),
+        ("Bug report\nDescribe the bug:\nKeyError on retry", "KeyError on retry"),
+        ("Hi all,\nCan someone help?\nKeyError on retry", "KeyError on retry"),
         # A heading in the report's own words is its title, markup off.
         ("# KeyError on retry\n\nbody", "KeyError on retry"),
         ("## Fix parse_expr on empty input ##\n\nIt raises", "Fix parse_expr on empty input"),
@@ -290,9 +303,39 @@ def test_the_title_is_the_first_line_past_a_forms_markup(text: str, expected: st
 
 
 @pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        # One line is what a person or an agent types into a search: all of it is the title,
+        # markup and all, unless it was run at a prompt.
+        ("Retry backoff ignores the timeout", "Retry backoff ignores the timeout"),
+        ("\n  `fetch()` hangs\r\n", "`fetch()` hangs"),
+        ("...and then fetch hangs", "...and then fetch hangs"),
+        ("- [ ] fetch hangs after a retry", "- [ ] fetch hangs after a retry"),
+        ("```fetch()``` hangs", "```fetch()``` hangs"),
+        ("Bug report", "Bug report"),
+        (">>> fetch(url)", ""),
+        ("... fetch(url)", ""),
+        ("In [3]: fetch(url)", ""),
+        ("$ pytest -x tests/test_client.py", ""),
+        ("   ", ""),
+        # A paste: its title is found as a plan's is in its goal.
+        ("fetch hangs\r\nretry backoff", "fetch hangs"),
+        ("<!-- Please describe the bug\n  and search first -->\nfetch hangs", "fetch hangs"),
+        ("### Describe the bug\nfetch hangs", "fetch hangs"),
+        ("$ pytest -x\nfetch hangs", ""),
+        ("```\nfetch(url)\n```\nfetch hangs", ""),
+    ],
+)
+def test_a_search_is_its_own_title_on_one_line_and_a_reports_on_more(
+    query: str, expected: str
+) -> None:
+    assert search_title(query) == expected
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("a:" * 500_000, "a:" * (TITLE_READ_CHARS // 2)),
+        ("b:" * 500_000, "b:" * (TITLE_READ_CHARS // 2)),
         ("x@" * 400_000, "x@" * (TITLE_READ_CHARS // 2)),
         ("**" + "a" * 1_000_000, "**" + "a" * (TITLE_READ_CHARS - 2)),
         ("## " + " #" * 300_000, ""),
