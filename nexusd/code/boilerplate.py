@@ -177,9 +177,10 @@ PROMPT = re.compile(
     r"|(?:\([^()\n]{0,64}\)[ \t]*)?(?:[^\s$#%@:~]{0,64}[@:~][^\s$#%]{0,256})?[$%❯] "
     r"|PS\b[^>\n]*> |[A-Za-z]:\\[^>\n]*> )"
 )
-# A form's markup on a line of its own, skipped on the way to the title: a line, heading or
-# bold label in a form's words only (`### Describe the bug`, `**To Reproduce**`, `Expected
-# behavior:`; `## Fix parse_expr` is a title), a checklist item (`- [x] I searched the
+# A form's markup on a line of its own, skipped on the way to the title: a heading, a bold
+# label or a line ending in a colon in a form's words only (`### Describe the bug`, `**To
+# Reproduce**`, `Expected behavior:`; `## Fix parse_expr` is a title), a salutation (`Hi
+# all,`), a checklist item (`- [x] I searched the
 # issues`), a note's label (`[!NOTE]`), and a line with no word (`---`, `#`).
 _HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]+|$)")
 _BOLD = re.compile(r"[ \t]*(\*\*|__)")
@@ -201,32 +202,43 @@ _FORM_WORDS = frozenset(
     "alternatives", "an", "anything", "checks", "complete", "considered", "d", "desktop",
     "else", "existing", "following", "for", "issue", "like", "log", "please", "related",
     "relevant", "smartphone", "there", "this", "ve", "you", "your",
-    # A greeting or a plea before the report (`Hi all,`, `Can someone help?`).
-    "advance", "all", "anyone", "can", "could", "dear", "everyone", "folks", "hello", "help",
-    "hey", "hi", "i", "need", "someone", "team", "thank", "thanks", "we",
+    # Other projects' issue forms: `### Initial Checks`, `### System Info`, `### Search
+    # before asking`, `### Checked other resources`, `### Installed Versions`, `### Operating
+    # System`, `### Actual outcome`, `### Who can help?`, `### Pitch`, `### Stack trace`.
+    "asking", "before", "can", "checked", "example", "full", "help", "info", "initial", "installed",
+    "message", "operating", "outcome", "pitch", "prerequisites", "resources", "search",
+    "stack", "trace", "who",
     }
 )  # fmt: skip
-_WORD = re.compile(r"[^\W_]+")  # `___` (a rule) has no word
+_WORD = re.compile(r"\w+")
+_LETTER = re.compile(r"[^\W_]")  # `___` (a rule) has no word
+# A plain line is a form's label only where it ends like one (`Describe the bug:`, copied
+# from a rendered form): `Log the traceback` or `Is this a bug?` is a report's title in a
+# form's words. A short line ending in a comma is a salutation (`Hi all,`, `Dear
+# maintainers,`), not a title.
+_LABEL_END = re.compile(r":[ \t]*$")
+_SALUTATION = re.compile(r"^[ \t]*(?:[^\s,]+[ \t]+){0,3}[^\s,]+,[ \t]*$")
 # How far into a report its title is looked for (a template's comments come first).
 TITLE_READ_CHARS = 65_536
 
 
 def title(text: str) -> str:
     """The line that says what a report is about: its first with words, past a template's
-    comments, form headings and checklists; none where that line was run at a prompt or opens
-    a code block. Banners and listings are left for the miner to blank, as on any title."""
+    comments, headings, labels and checklists and a salutation; none where that line was run
+    at a prompt or opens a code block. Banners and listings are left for the miner to blank,
+    as on any title."""
     text = text[:TITLE_READ_CHARS].lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     for raw in _blank_comments(unwrap(text)).split("\n"):
         if _FENCE_LINE.match(raw) or PROMPT.match(raw):
             return ""
-        if not _WORD.search(raw) or _CHECKLIST.match(raw):
+        if not _LETTER.search(raw) or _CHECKLIST.match(raw) or _SALUTATION.match(raw):
             continue
         heading = _HEADING.match(raw)
         line = raw[heading.end() :].rstrip(" \t#") if heading else raw  # `# Title` is `Title`
         label = line if heading else _bold_label(raw)
-        # A form's words on a line of their own say nothing of the report, marked up or not
-        # (`Bug report`, `Describe the bug:` copied from a rendered form; `Hi all,`).
-        if not _in_form_words(line if label is None else label):
+        if label is None and _LABEL_END.search(raw):
+            label = raw
+        if label is None or not _in_form_words(label):
             return line.strip()
     return ""
 

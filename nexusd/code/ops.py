@@ -6,10 +6,10 @@ paths answer the same shapes:
 
 - `{"op": "code_search", "query": str, "k": int?}` →
   `{"ok": true, "hits": [FileHit…], "note": str | null, "query_ms": float, "tests":
-  [FileHit…]}` (the best tests of the whole ranking); a one-line query is its own title,
-  a longer one's is found as a plan's is in its goal (`boilerplate.search_title`): its
-  first line with words past a template's markup, none where that line was run at a prompt
-  or opens a code block
+  [FileHit…]}` (the best tests of the whole ranking); a one-line query is its own title
+  unless it was run at a prompt, a longer one's is found as a plan's is in its goal
+  (`boilerplate.search_title`): its first line with words past a template's markup and a
+  salutation, none where that line was run at a prompt or opens a code block
 - `{"op": "code_symbols", "path": str}` → `{"ok": true, "found": bool, "path": str,
   "language": str?, "status": str?, "note": str, "units": [CodeUnit…]}`
 - `{"op": "code_impact", "path": str, "symbol": str?}` →

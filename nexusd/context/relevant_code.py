@@ -54,7 +54,8 @@ class CodeFindings:
 
 def query_text(request: PlanRequest) -> tuple[str, str]:
     """(text, title) to search code by: goal, blockers, previous outcome, delta, questions;
-    the title is the goal's first line with words, past a template's comments and headings."""
+    the title is the goal's first line with words past a template's markup and a salutation
+    (`boilerplate.title`)."""
     q = request.questions
     parts = [
         request.goal,

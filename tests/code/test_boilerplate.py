@@ -260,8 +260,8 @@ def test_a_comment_inside_a_fenced_block_is_the_reporters_code() -> None:
         ("- [x] I have searched the existing issues\nKeyError on retry", "KeyError on retry"),
         ("> [!NOTE]\n> KeyError on retry", "KeyError on retry"),
         ("#\n---\n***\n___\n\u200b\nKeyError on retry", "KeyError on retry"),
-        # GitHub's default templates and issue forms, a form copied from its rendered page,
-        # a greeting: a form's words on their own, marked up or not.
+        # GitHub's default templates and issue forms, a form's labels copied from its rendered
+        # page, a salutation.
         (
             "**Is your feature request related to a problem? Please describe.**\nKeyError on retry",
             "KeyError on retry",
@@ -271,8 +271,15 @@ def test_a_comment_inside_a_fenced_block_is_the_reporters_code() -> None:
             "### Current Behavior\n\nKeyError on retry",
             "KeyError on retry",
         ),
-        ("Bug report\nDescribe the bug:\nKeyError on retry", "KeyError on retry"),
-        ("Hi all,\nCan someone help?\nKeyError on retry", "KeyError on retry"),
+        ("Describe the bug:\nSteps to reproduce:\nKeyError on retry", "KeyError on retry"),
+        ("Hi all,\nKeyError on retry", "KeyError on retry"),
+        ("Dear maintainers,\n\nKeyError on retry", "KeyError on retry"),
+        # A report's own title in a form's words, or a name made of them, is a title.
+        ("Log the traceback\nbody", "Log the traceback"),
+        ("Is this a bug?\nbody", "Is this a bug?"),
+        ("Request context\nbody", "Request context"),
+        ("error_log\nbody", "error_log"),
+        ("`__version__` is wrong", "`__version__` is wrong"),
         # A heading in the report's own words is its title, markup off.
         ("# KeyError on retry\n\nbody", "KeyError on retry"),
         ("## Fix parse_expr on empty input ##\n\nIt raises", "Fix parse_expr on empty input"),
