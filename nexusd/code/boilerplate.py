@@ -45,6 +45,8 @@ _IN_LISTING = re.compile(
 MIN_LISTING = 3
 # No listing or banner line is longer: longer lines are not matched at all.
 MAX_LINE = 300
+# What a GitHub issue form prints for a field left empty.
+_NO_RESPONSE = "_No response_"
 # Interpreter banners and test-runner headers, line by line.
 _BANNER = re.compile(
     r"^\s*(?:"
@@ -61,6 +63,8 @@ _BANNER = re.compile(
     r"|Traceback \(most recent call last\):"
     r"|During handling of the above exception, another exception occurred:"
     r"|The above exception was the direct cause of the following exception:"
+    # An issue form's empty field (`response` is a word of code, not of the report).
+    rf"|{_NO_RESPONSE}"
     r")\s*$"
 )
 # A test session's header: from its first line to `collected N items` (pytest prints no blank
@@ -232,6 +236,8 @@ def title(text: str) -> str:
         if _FENCE_LINE.match(raw) or PROMPT.match(raw):
             return ""
         if not _LETTER.search(raw) or _CHECKLIST.match(raw) or _SALUTATION.match(raw):
+            continue
+        if raw.strip() == _NO_RESPONSE:  # an issue form's empty field: its next heading follows
             continue
         heading = _HEADING.match(raw)
         line = raw[heading.end() :].rstrip(" \t#") if heading else raw  # `# Title` is `Title`

@@ -87,6 +87,14 @@ def test_interpreter_banners_go_and_the_session_stays(banner: str) -> None:
     assert ("from sympy import apart" in out) or ('parse_latex("x")' in out)
 
 
+def test_an_issue_forms_empty_field_goes() -> None:
+    form = "### Describe the bug\n\n_No response_\n\n### Steps\n\nfetch(url) hangs\n"
+    assert lines_of(strip(form)) == ["### Describe the bug", "### Steps", "fetch(url) hangs"]
+    assert title(form) == "fetch(url) hangs"
+    said = "The server sent _No response_ at all\n"
+    assert strip(said) == said and title(said) == said.strip()  # in a sentence it is prose
+
+
 def test_a_test_session_header_goes_and_the_result_stays() -> None:
     assert lines_of(strip(PYTEST_HEADER)) == ["test_foo.py F"]
 
