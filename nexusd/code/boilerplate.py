@@ -184,8 +184,8 @@ PROMPT = re.compile(
 # A form's markup on a line of its own, skipped on the way to the title: a heading, a bold
 # label or a line ending in a colon in a form's words only (`### Describe the bug`, `**To
 # Reproduce**`, `Expected behavior:`; `## Fix parse_expr` is a title), a salutation (`Hi
-# all,`), a checklist item (`- [x] I searched the
-# issues`), a note's label (`[!NOTE]`), and a line with no word (`---`, `#`).
+# all,`), a checklist item (`- [x] I searched the issues`), a note's label (`[!NOTE]`), an
+# issue form's empty field (`_No response_`) and a line with no word (`---`, `#`, `___`).
 _HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]+|$)")
 _BOLD = re.compile(r"[ \t]*(\*\*|__)")
 _CHECKLIST = re.compile(r"[ \t]*(?:[-*+] \[[ xX]\] |\[!\w+\][ \t]*$)")
@@ -209,9 +209,9 @@ _FORM_WORDS = frozenset(
     # Other projects' issue forms: `### Initial Checks`, `### System Info`, `### Search
     # before asking`, `### Checked other resources`, `### Installed Versions`, `### Operating
     # System`, `### Actual outcome`, `### Who can help?`, `### Pitch`, `### Stack trace`.
-    "asking", "before", "can", "checked", "example", "full", "help", "info", "initial", "installed",
-    "message", "operating", "outcome", "pitch", "prerequisites", "resources", "search",
-    "stack", "trace", "who",
+    "asking", "before", "can", "checked", "example", "full", "help", "info", "initial",
+    "installed", "message", "operating", "outcome", "pitch", "prerequisites", "resources",
+    "search", "stack", "trace", "who",
     }
 )  # fmt: skip
 _WORD = re.compile(r"\w+")
