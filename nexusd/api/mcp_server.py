@@ -178,8 +178,8 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
         k: Annotated[int, Field(description="Files to rank.", ge=1, le=100)] = 10,
     ) -> dict[str, Any]:
         """Rank the files and functions a question, bug report or traceback is about,
-        with the reason for each (path, score, reasons, units with lines), and the best
-        tests to run or extend (`tests`)."""
+        with the reason for each (path, score, reasons, units with lines), the best tests
+        to run or extend (`tests`) and the line read as its title (`title`, "" for none)."""
         allowed("read")
         from nexusd.code.query import within_reach
 

@@ -8,13 +8,16 @@ import re
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from nexusd.cli._common import ProgressBar, echo_json, open_repo, repo_option
 from nexusd.cli._group import group
 from nexusd.errors import ConfigError, IndexStoreError, NexusError
+
+if TYPE_CHECKING:
+    from nexusd.code.service import CodeResults
 
 SOCKET_TIMEOUT = 60.0
 # A rebuild through the daemon answers when it is done: a large repository takes minutes.
@@ -179,11 +182,23 @@ def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
     if cut:
         said = f"the query was too long: {cut} characters of its middle were left out"
         results = replace(results, note="; ".join(filter(None, (said, results.note))))
+    # An older daemon's answer says no title: None.
+    title = answer.get("title")
     if as_json:
-        echo_json(results_to_dict(results))
+        echo_json({**results_to_dict(results), "title": title})
         return
+    pasted = len(text.strip().splitlines()) > 1
+    _print_search(results, title if pasted else None)
+
+
+def _print_search(results: CodeResults, title: str | None) -> None:
+    """The ranked files, their units and the best tests; a pasted query's `title` first."""
     if results.note:
         click.echo(f"note: {results.note}", err=True)
+    if title is not None:
+        # A paste's title is one of its lines, or none: say which, its words weigh most.
+        none = "none (its first line was run at a prompt or opens a code block)"
+        click.echo(f"title: {title or none}", err=True)
     if not results.hits:
         click.echo("no matches")
     for hit in results.hits:

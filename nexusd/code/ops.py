@@ -6,10 +6,11 @@ paths answer the same shapes:
 
 - `{"op": "code_search", "query": str, "k": int?}` →
   `{"ok": true, "hits": [FileHit…], "note": str | null, "query_ms": float, "tests":
-  [FileHit…]}` (the best tests of the whole ranking); a one-line query is its own title
-  unless it was run at a prompt, a longer one's is found as a plan's is in its goal
-  (`boilerplate.search_title`): its first line with words past a template's markup and a
-  salutation, none where that line was run at a prompt or opens a code block
+  [FileHit…], "title": str}` (the best tests of the whole ranking; the title the query was
+  read with, "" for none): a one-line query is its own title unless it was run at a
+  prompt, a longer one's is found as a plan's is in its goal (`boilerplate.search_title`):
+  its first line with words past a template's markup and a salutation, none where that
+  line was run at a prompt or opens a code block
 - `{"op": "code_symbols", "path": str}` → `{"ok": true, "found": bool, "path": str,
   "language": str?, "status": str?, "note": str, "units": [CodeUnit…]}`
 - `{"op": "code_impact", "path": str, "symbol": str?}` →
@@ -142,8 +143,8 @@ def _search(index: CodeIndex, request: Mapping[str, Any]) -> dict[str, Any]:
     # A one-line query is all title; a pasted report's title is found as a plan's is in its
     # goal. Untitled, a pasted report ranked below its own plan (Acc@1 0.588 against 0.642
     # on the 165 reports; benchmarks/README.md, thirty-first session).
-    found = index.search(query, k, title=search_title(query))
-    return {"ok": True, **results_to_dict(found)}
+    title = search_title(query)
+    return {"ok": True, **results_to_dict(index.search(query, k, title=title)), "title": title}
 
 
 def _real_path(index: CodeIndex, path: str) -> str | None:

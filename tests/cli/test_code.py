@@ -99,6 +99,28 @@ def test_search_ranks_the_defining_file_with_its_units(code_repo: Path) -> None:
     assert "secret.py" not in paths  # the symlink is never followed
     # The best tests of the whole ranking come beside the files, for a plan's test step.
     assert [hit["path"] for hit in data["tests"]] == ["tests/test_shelf.py"]
+    assert data["title"] == "place an order on the shelf"  # one line: all title
+
+
+@pytest.mark.parametrize(
+    ("paste", "said"),
+    [
+        (
+            "### Describe the bug\nplace_order drops soup\n\nSeen since 2.0",
+            "place_order drops soup",
+        ),
+        ("$ python deliver.py\nFalse", "none (its first line was run at a prompt or opens"),
+    ],
+    ids=["template", "prompt"],
+)
+def test_a_pasted_search_says_the_title_it_was_read_with(
+    code_repo: Path, paste: str, said: str
+) -> None:
+    result = CliRunner().invoke(cli, ["code", "search", "-", "-C", str(code_repo)], input=paste)
+
+    assert result.exit_code == 0, result.stderr
+    assert f"title: {said}" in result.stderr
+    assert result.stdout.splitlines()[0].startswith("pkg/")
 
 
 def test_search_text_lists_files_then_units_and_shows_progress(code_repo: Path) -> None:

@@ -105,6 +105,8 @@ def test_a_pasted_reports_title_is_its_first_line_past_a_forms_markup(
     untitled = [hit.path for hit in net_index.search(query).hits[:2]]
     assert untitled == ["net/client.py", "net/transport.py"]
     assert first_two(net_index, query) == ["net/transport.py", "net/client.py"]
+    answer = handle_code_op(net_index, {"op": "code_search", "query": query})
+    assert answer is not None and answer["title"] == TITLED  # the answer says what it read
 
 
 @pytest.mark.parametrize(
