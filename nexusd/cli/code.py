@@ -170,6 +170,7 @@ def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
 
     Example: nexusd code search "the latex printer drops the exponent" -k 5
     """
+    from nexusd.code.boilerplate import pasted
     from nexusd.code.ops import results_from_dict, results_to_dict
     from nexusd.code.query import within_reach
 
@@ -187,8 +188,7 @@ def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
     if as_json:
         echo_json({**results_to_dict(results), "title": title})
         return
-    pasted = len(text.strip().splitlines()) > 1
-    _print_search(results, title if pasted else None)
+    _print_search(results, title if pasted(text) else None)
 
 
 def _print_search(results: CodeResults, title: str | None) -> None:

@@ -253,10 +253,16 @@ def search_title(query: str) -> str:
     """A search's title: a one-line query is all title, unless it was run at a prompt; a
     longer one's is found as a report's (`title`: a report pasted into a search ranks as the
     plan for it does)."""
-    line = query.strip()
-    if "\n" in line or "\r" in line:
+    if pasted(query):
         return title(query)
+    line = query.strip()
     return "" if PROMPT.match(line) else line
+
+
+def pasted(query: str) -> bool:
+    """Whether a query holds more than one line (a paste), blank lines around it aside."""
+    line = query.strip()
+    return "\n" in line or "\r" in line
 
 
 def _bold_label(line: str) -> str | None:
