@@ -174,12 +174,16 @@ def _blank_session_headers(lines: list[str], keep: list[bool]) -> None:
 
 
 # A line run at a prompt: Python, IPython, a shell's (`$ `, `(venv) $ `, `user@host:~/x$ `,
-# `% `, `❯ `, PowerShell's `PS C:\> `, cmd's `C:\> `): code the reporter ran, not a title.
+# `% `, `❯ `, PowerShell's `PS C:\> ` or `PS /home/me> `, cmd's `C:\> `): code the reporter
+# ran, not a title. Not prose that looks like one: a percentage (`~50% slower`), a sentence
+# opening on a sign (`% of rows dropped`, `$ in paths`) or a postscript (`PS: x > y`).
+_PROSE_AFTER_SIGN = r"(?:a|an|and|are|as|at|by|for|from|in|is|of|on|or|the|to|was|with)\b"
 PROMPT = re.compile(
     r"^[ \t]*(?:>>>|\.\.\. |In \[\d+\]:|Out\[\d+\]:"
     # Bounded: a long line of `a:a:a…` must not be read once per colon.
-    r"|(?:\([^()\n]{0,64}\)[ \t]*)?(?:[^\s$#%@:~]{0,64}[@:~][^\s$#%]{0,256})?[$%❯] "
-    r"|PS\b[^>\n]*> |[A-Za-z]:\\[^>\n]*> )"
+    r"|(?![~≈]?\d[\d.,]*% )(?:\([^()\n]{0,64}\)[ \t]*)?"
+    rf"(?:[^\s$#%@:~]{{0,64}}[@:~][^\s$#%]{{0,256}})?[$%❯] (?!{_PROSE_AFTER_SIGN})"
+    r"|PS (?:[A-Za-z]:\\|[/~\\])[^>\n]*> |[A-Za-z]:\\[^>\n]*> )"
 )
 # A form's markup on a line of its own, skipped on the way to the title: a heading, a bold
 # label or a line ending in a colon in a form's words only (`### Describe the bug`, `**To

@@ -306,7 +306,14 @@ def test_a_comment_inside_a_fenced_block_is_the_reporters_code() -> None:
         ("user@host:~/proj$ make\nfails", ""),
         ("PS C:\\Users\\me> python x.py", ""),
         ("C:\\> pip install foo", ""),
+        ("PS /home/me> ./run.ps1\nfails", ""),
+        ("~/py3% make\nfails", ""),
         ("### Describe the bug\n\n```python\nimport x\n```", ""),
+        # Prose that opens like a prompt: a percentage, a sentence on a sign, a postscript.
+        ("~50% slower since 2.0\nbody", "~50% slower since 2.0"),
+        ("% of rows dropped by merge\nbody", "% of rows dropped by merge"),
+        ("$ in a path is not escaped\nbody", "$ in a path is not escaped"),
+        ("PS: the check x > y is reversed\nbody", "PS: the check x > y is reversed"),
         # Banners and tracebacks are the miner's to blank, as on any title.
         ("Traceback (most recent call last):\n  File x.py", "Traceback (most recent call last):"),
         ("### Describe the bug\n\n", ""),
@@ -332,6 +339,8 @@ def test_the_title_is_the_first_line_past_a_forms_markup(text: str, expected: st
         ("... fetch(url)", ""),
         ("In [3]: fetch(url)", ""),
         ("$ pytest -x tests/test_client.py", ""),
+        ("% of rows dropped by merge", "% of rows dropped by merge"),
+        ("~50% slower since 2.0", "~50% slower since 2.0"),
         ("   ", ""),
         # A paste: its title is found as a plan's is in its goal.
         ("fetch hangs\r\nretry backoff", "fetch hangs"),
