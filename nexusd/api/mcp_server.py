@@ -171,8 +171,9 @@ def build_server(api: Context, role: str) -> MCPServer[Any]:
             str,
             Field(
                 description="A question, bug report or traceback. Its first line (past an"
-                " issue template's markup and a salutation) is read as the title: start with"
-                " what is wrong."
+                " issue template's markup, a salutation and lines such as 'Bug report' or"
+                " 'Investigate the issue below') is read as the title: start with what is"
+                " wrong."
             ),
         ],
         k: Annotated[int, Field(description="Files to rank.", ge=1, le=100)] = 10,

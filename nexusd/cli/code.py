@@ -161,9 +161,10 @@ def search(query: str, k: int | None, as_json: bool, repo: Path | None) -> None:
 
     QUERY `-` reads the text from stdin (paste a report or a traceback). A one-line QUERY
     is all title (unless run at a prompt: `$ `, `>>> `); a longer one's title is its first
-    line with words past an issue template's headings, labels, comments and checklists and
-    a salutation, as a plan's goal's is (none when that line was run at a prompt or opens a
-    code block). Say in it what is wrong: its words weigh most, and of the two best files
+    line with words past an issue template's headings, labels, comments and checklists, a
+    salutation and lines that only say there is a report (`Bug report`, `Can someone
+    help?`), as a plan's goal's is (none when that line was run at a prompt or opens a code
+    block). Say in it what is wrong: its words weigh most, and of the two best files
     the one holding more of it goes first.
     The last line names the best tests to run or extend (tests rank low among the files:
     the fix is in the code they test).

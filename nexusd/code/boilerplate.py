@@ -226,6 +226,28 @@ _LETTER = re.compile(r"[^\W_]")  # `___` (a rule) has no word
 # maintainers,`), not a title.
 _LABEL_END = re.compile(r":[ \t]*$")
 _SALUTATION = re.compile(r"^[ \t]*(?:[^\s,]+[ \t]+){0,3}[^\s,]+,[ \t]*$")
+# A line in these words only says that there is a report, not what it is about: a greeting,
+# thanks, a plea (`Can someone help?`, `Please fix the following issue.`), a bare `Bug
+# report` or `Is this a bug?`, an agent's task (`Investigate the bug below and find where it
+# happens.`). The title is the next line. Unlike a form's words, these hold no word a title
+# names code by (`Log the traceback` and `Request context` stay titles).
+_CHATTER = frozenset(
+    {
+    "hi", "hello", "hey", "dear", "greetings", "team", "all", "folks", "everyone", "guys",
+    "maintainers", "thanks", "thank", "advance", "cheers", "regards",
+    "please", "help", "can", "could", "would", "someone", "somebody", "anyone", "anybody",
+    "me", "us", "you", "look", "fix", "need", "bug", "bugs", "issue", "issues", "problem",
+    "problems", "question", "questions", "report",
+    "a", "an", "the", "this", "that", "it", "is", "are", "was", "there", "i", "we", "my",
+    "our", "have", "has", "found", "got", "seeing", "encountered", "into", "with", "in",
+    "of", "on", "some", "here", "following", "possible", "potential", "small", "minor",
+    "strange", "weird", "odd", "quick", "another", "s", "m", "ve", "t", "d", "ll", "re",
+    "not", "what", "how", "why", "to", "for", "and", "or", "just", "any", "idea",
+    # What an agent is asked to do with the report that follows.
+    "investigate", "find", "locate", "check", "where", "happens", "below",
+    "described", "responsible", "resolve", "solve", "address", "cause", "root",
+    }
+)  # fmt: skip
 # How far into a report its title is looked for (a template's comments come first).
 TITLE_READ_CHARS = 65_536
 
@@ -242,6 +264,8 @@ def title(text: str) -> str:
         if not _LETTER.search(raw) or _CHECKLIST.match(raw) or _SALUTATION.match(raw):
             continue
         if raw.strip() == _NO_RESPONSE:  # an issue form's empty field: its next heading follows
+            continue
+        if _in_words(raw, _CHATTER):
             continue
         heading = _HEADING.match(raw)
         line = raw[heading.end() :].rstrip(" \t#") if heading else raw  # `# Title` is `Title`
@@ -280,8 +304,13 @@ def _bold_label(line: str) -> str | None:
 
 def _in_form_words(label: str) -> bool:
     """Whether a heading's or label's words are all a form's (`Describe the bug`)."""
-    words = [w.lower() for w in _WORD.findall(label)]
-    return bool(words) and all(w in _FORM_WORDS for w in words)
+    return _in_words(label, _FORM_WORDS)
+
+
+def _in_words(line: str, vocabulary: frozenset[str]) -> bool:
+    """Whether `line` has words and all of them are in `vocabulary`."""
+    words = [w.lower() for w in _WORD.findall(line)]
+    return bool(words) and all(w in vocabulary for w in words)
 
 
 def _blank_comments(text: str) -> str:

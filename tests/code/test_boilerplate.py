@@ -284,10 +284,22 @@ def test_a_comment_inside_a_fenced_block_is_the_reporters_code() -> None:
         ("Dear maintainers,\n\nKeyError on retry", "KeyError on retry"),
         # A report's own title in a form's words, or a name made of them, is a title.
         ("Log the traceback\nbody", "Log the traceback"),
-        ("Is this a bug?\nbody", "Is this a bug?"),
         ("Request context\nbody", "Request context"),
         ("error_log\nbody", "error_log"),
         ("`__version__` is wrong", "`__version__` is wrong"),
+        # A line that only says there is a report (a greeting, thanks, a plea, a bare `Bug
+        # report`) is not its title: the next line is.
+        ("Is this a bug?\nKeyError on retry", "KeyError on retry"),
+        ("Bug report\n\nKeyError on retry", "KeyError on retry"),
+        ("Hi team, can someone help?\nKeyError on retry", "KeyError on retry"),
+        ("Please fix the following issue.\n\nKeyError on retry", "KeyError on retry"),
+        ("Hi, I found a bug:\nKeyError on retry", "KeyError on retry"),
+        (
+            "Investigate the bug below and find where it happens.\nKeyError on retry",
+            "KeyError on retry",
+        ),
+        ("## Question\nThanks in advance!\n", ""),
+        ("Hi team, fetch retries forever\nbody", "Hi team, fetch retries forever"),
         # A heading in the report's own words is its title, markup off.
         ("# KeyError on retry\n\nbody", "KeyError on retry"),
         ("## Fix parse_expr on empty input ##\n\nIt raises", "Fix parse_expr on empty input"),

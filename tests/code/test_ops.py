@@ -94,8 +94,19 @@ def test_a_one_line_search_is_its_own_title(net_index: CodeIndex) -> None:
         f"### Describe the bug\n{TITLED}\n\n### To Reproduce\nfetch(url)",
         f"<!-- Please describe the bug,\n search existing issues first -->\n{TITLED}\nfetch(url)",
         f"**Describe the bug**\r\n- [x] I searched the issues\r\n{TITLED}\r\n",
+        f"Bug report\n\n{TITLED}\nfetch(url)",
+        f"Hi team, can someone help?\n{TITLED}\n",
+        f"Investigate the issue below and find where it happens.\n\n{TITLED}\nfetch(url)",
     ],
-    ids=["two-lines", "template-heading", "template-comment", "bold-label-crlf"],
+    ids=[
+        "two-lines",
+        "template-heading",
+        "template-comment",
+        "bold-label-crlf",
+        "bare-bug-report",
+        "plea",
+        "agent-task",
+    ],
 )
 def test_a_pasted_reports_title_is_its_first_line_past_a_forms_markup(
     net_index: CodeIndex, query: str
