@@ -38,6 +38,10 @@ the tests among the first ten files, name a test file the real fix's tests chang
 report is pasted into it: its raw text, its first line past a template's markup the title,
 its code not run.
 
+`--first-line TEXT` puts TEXT and a blank line before every report, as a person or an
+agent writes before pasting one (`Bug report`, `Please investigate the issue below.`): how
+much the ranking depends on the report's first line being its title.
+
 `--unit-embeddings WEIGHT` also ranks each report with the packaged MiniLM's embeddings of
 its units added as the `semantic` signal (`_unit_vectors.py`; vectors cached under --cache)
 and prints the figures beside the shipped ranking's: not shipped, a harness for a code
@@ -70,14 +74,13 @@ from _functions import (  # noqa: E402
     tests_named,
     tests_summary,
 )
+from _loc_table import figures, report  # noqa: E402
 from _report_run import ran_files, reproduce_config  # noqa: E402
 from localization import (  # noqa: E402
     DATA,
-    acc_at,
     bm25_order,
     bm25_tokens,
     rank_of,
-    scores,
     source_for,
 )
 
@@ -294,6 +297,12 @@ def main() -> None:
         help="rank each report as `code search` does given it pasted (its raw text, its first "
         "line the title) instead of as a plan's request",
     )
+    parser.add_argument(
+        "--first-line",
+        default=None,
+        metavar="TEXT",
+        help="put TEXT and a blank line before every report (e.g. 'Bug report')",
+    )
     args = parser.parse_args()
     if args.as_search and args.reproduce:
         parser.error("--as-search ranks as `code search` does, which runs no code: no --reproduce")
@@ -320,6 +329,9 @@ def main() -> None:
         as_search=args.as_search,
     )
     items = [json.loads(line) for line in args.instances.read_text().splitlines() if line]
+    if args.first_line is not None:
+        for item in items:
+            item["problem_statement"] = f"{args.first_line}\n\n{item['problem_statement']}"
     by_repo: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for item in items:
         if args.only in (None, item["repo"]):
@@ -338,61 +350,12 @@ def main() -> None:
         vectors.save()
         embedded = [row["emb"] for row in rows]
         print(
-            f"with unit embeddings at {args.unit_embeddings}: {_cells(embedded)} (all "
+            f"with unit embeddings at {args.unit_embeddings}: {figures(embedded)} (all "
             f"{len(embedded)}; acc@1 acc@3 acc@5 acc@10 mrr); {vectors.encoded} units embedded "
             f"in {vectors.encode_s:.0f}s"
         )
     if args.save:
         args.save.write_text(json.dumps(rows, indent=1))
-
-
-def _cells(ranks: list[int]) -> str:
-    got = scores(ranks)
-    values = (got["acc@1"], got["acc@3"], got["acc@5"], acc_at(ranks, 10), got["mrr"])
-    return " ".join(f"{v:>6.3f}" for v in values)
-
-
-def report(rows: list[dict[str, Any]], before: list[dict[str, Any]] | None) -> None:
-    """Acc@1/3/5 and MRR per repository and overall; what moved against `before`."""
-    groups: dict[str, list[int]] = defaultdict(list)
-    base: dict[str, list[int]] = defaultdict(list)
-    for row in rows:
-        groups[row["repo"]].append(row["rank"])
-        groups["all"].append(row["rank"])
-        if "bm25" in row:
-            base[row["repo"]].append(row["bm25"])
-            base["all"].append(row["bm25"])
-    heads = ("acc@1", "acc@3", "acc@5", "acc@10", "mrr")
-    line = f"{'repository':<26} {'n':>4} " + " ".join(f"{h:>6}" for h in heads)
-    print(line + (" | bm25 " + " ".join(f"{h:>6}" for h in heads) if base else ""))
-    for name in sorted(groups, key=lambda n: (n == "all", n)):
-        cells = [f"{name:<26} {len(groups[name]):>4}", _cells(groups[name])]
-        if base:
-            cells.append("|      " + _cells(base[name]))
-        print(" ".join(cells))
-    tried = [row["ran"] for row in rows if "ran" in row]
-    if tried:
-        entered = [t for t in tried if t["files"]]
-        unexported = sum(1 for t in tried if "unexported" in t)
-        partial = sum(1 for t in tried if "missing" in t)
-        print(
-            f"reproduced: {len(tried)} reports show code, {len(entered)} entered repository "
-            f"files, the gold file among them in {sum(t['gold'] for t in entered)}"
-            + (f"; {partial} run without blobs the clone lacks" if partial else "")
-            + (f"; {unexported} not run (git archive failed)" if unexported else "")
-        )
-    if before is None:
-        return
-    old = {row["id"]: row["rank"] for row in before}
-    moved = [
-        (row["id"], old.get(row["id"], 0), row["rank"])
-        for row in rows
-        if old.get(row["id"], 0) != row["rank"]
-    ]
-    better = sum(1 for _, a, b in moved if b and (not a or b < a))
-    print(f"moved: {len(moved)} ({better} better, {len(moved) - better} worse)")
-    for iid, a, b in moved:
-        print(f"  {iid:<32} {a or '-':>2} -> {b or '-':>2}")
 
 
 if __name__ == "__main__":
