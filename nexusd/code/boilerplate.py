@@ -243,9 +243,12 @@ _CHATTER = frozenset(
     "of", "on", "some", "here", "following", "possible", "potential", "small", "minor",
     "strange", "weird", "odd", "quick", "another", "s", "m", "ve", "t", "d", "ll", "re",
     "not", "what", "how", "why", "to", "for", "and", "or", "just", "any", "idea",
-    # What an agent is asked to do with the report that follows.
+    # What an agent is asked to do with the report that follows, and the plain labels a
+    # rendered issue keeps (`Resolve the following GitHub issue:`, `Title`, `Summary`).
     "investigate", "find", "locate", "check", "where", "happens", "below",
     "described", "responsible", "resolve", "solve", "address", "cause", "root",
+    "github", "gitlab", "task", "ticket", "title", "description", "summary", "details",
+    "overview",
     }
 )  # fmt: skip
 # How far into a report its title is looked for (a template's comments come first).

@@ -255,7 +255,7 @@ def test_a_comment_inside_a_fenced_block_is_the_reporters_code() -> None:
     [
         ("Session.request raises KeyError\nbody", "Session.request raises KeyError"),
         ("\n\n  > quoted title\nbody", "quoted title"),
-        ("\ufeffTitle\r\nbody", "Title"),
+        ("\ufeffKeyError on retry\r\nbody", "KeyError on retry"),
         # A form's comments, headings, labels and checklists go; the report's line stays.
         (
             "<!-- Please describe the bug.\n  Search first. -->\nKeyError on retry",
@@ -298,6 +298,8 @@ def test_a_comment_inside_a_fenced_block_is_the_reporters_code() -> None:
             "Investigate the bug below and find where it happens.\nKeyError on retry",
             "KeyError on retry",
         ),
+        ("Resolve the following GitHub issue:\n<issue>\nKeyError on retry", "KeyError on retry"),
+        ("Summary\n\nKeyError on retry", "KeyError on retry"),
         ("## Question\nThanks in advance!\n", ""),
         ("Hi team, fetch retries forever\nbody", "Hi team, fetch retries forever"),
         # A heading in the report's own words is its title, markup off.
