@@ -54,8 +54,9 @@ class CodeFindings:
 
 def query_text(request: PlanRequest) -> tuple[str, str]:
     """(text, title) to search code by: goal, blockers, previous outcome, delta, questions;
-    the title is the goal's first line with words past a template's markup and a salutation
-    (`boilerplate.title`)."""
+    the title is the goal's first line with words past a template's markup, a salutation and
+    lines that only say there is a report (`boilerplate.title`), or the first blocker's when
+    the goal has none (`Fix the bug below`)."""
     q = request.questions
     parts = [
         request.goal,
@@ -64,7 +65,8 @@ def query_text(request: PlanRequest) -> tuple[str, str]:
         request.scratchpad_delta or "",
         *(text or "" for text in (q.analysis, q.plan, q.blocker_solutions)),
     ]
-    return "\n".join(p for p in parts if p), report_title(request.goal or "")
+    titles = (report_title(part) for part in (request.goal or "", *request.blockers))
+    return "\n".join(p for p in parts if p), next((t for t in titles if t), "")
 
 
 def local_index(

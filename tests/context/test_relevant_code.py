@@ -69,6 +69,12 @@ def test_a_goal_that_starts_at_a_prompt_has_no_title() -> None:
     assert query_text(request(goal=">>> parse_expr('')\nValueError", blockers=()))[1] == ""
 
 
+@pytest.mark.parametrize("goal", ["Fix the bug below", "Please investigate this issue."])
+def test_a_goal_that_only_asks_takes_its_title_from_the_first_blocker(goal: str) -> None:
+    blockers = ("Thanks in advance", "parse_expr raises ValueError on empty input", "more")
+    assert query_text(request(goal=goal, blockers=blockers))[1] == blockers[1]
+
+
 def test_code_phase_names_the_best_tests_beside_the_files(repo: Path) -> None:
     _committed(repo, {"pkg/core.py": CORE, "pkg/util.py": UTIL, "tests/test_core.py": TEST})
     req = request(goal="parse_expr raises ValueError on empty input", blockers=())
