@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from nexusd.code.pointers import without_links
+
 # What a paste carries on each line that is not the report's: a quote's `> ` (not a `>>>`
 # prompt), a CI log's timestamp (`2024-01-01T00:00:00.1234567Z `), terminal colours (also the
 # `[0;31m` left when the escape byte was lost).
@@ -268,7 +270,7 @@ def title(text: str) -> str:
             continue
         if raw.strip() == _NO_RESPONSE:  # an issue form's empty field: its next heading follows
             continue
-        if _in_words(raw, _CHATTER):
+        if _says_nothing(raw):
             continue
         heading = _HEADING.match(raw)
         line = raw[heading.end() :].rstrip(" \t#") if heading else raw  # `# Title` is `Title`
@@ -294,6 +296,15 @@ def pasted(query: str) -> bool:
     """Whether a query holds more than one line (a paste), blank lines around it aside."""
     line = query.strip()
     return "\n" in line or "\r" in line
+
+
+def _says_nothing(line: str) -> bool:
+    """Whether `line` only says there is a report: chatter, numbers and links to issues
+    (`Bug report`, `Issue #123`, a link to the issue; a link to a file names code)."""
+    words = [w.lower() for w in _WORD.findall(without_links(line))]
+    if not words:
+        return "://" in line
+    return all(w in _CHATTER or w.isdigit() for w in words)
 
 
 def _bold_label(line: str) -> str | None:

@@ -300,6 +300,13 @@ def test_a_comment_inside_a_fenced_block_is_the_reporters_code() -> None:
         ),
         ("Resolve the following GitHub issue:\n<issue>\nKeyError on retry", "KeyError on retry"),
         ("Summary\n\nKeyError on retry", "KeyError on retry"),
+        ("https://github.com/org/net/issues/123\nKeyError on retry", "KeyError on retry"),
+        ("Issue #123 (2.0)\n\nKeyError on retry", "KeyError on retry"),
+        ("Fixes #123: KeyError on retry\nbody", "Fixes #123: KeyError on retry"),
+        (
+            "https://github.com/org/net/blob/main/net/client.py#L5\nbody",
+            "https://github.com/org/net/blob/main/net/client.py#L5",
+        ),
         ("## Question\nThanks in advance!\n", ""),
         ("Hi team, fetch retries forever\nbody", "Hi team, fetch retries forever"),
         # A heading in the report's own words is its title, markup off.
