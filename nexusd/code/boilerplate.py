@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from nexusd.code.pointers import without_links
+from nexusd.code.chatter import says_nothing
 
 # What a paste carries on each line that is not the report's: a quote's `> ` (not a `>>>`
 # prompt), a CI log's timestamp (`2024-01-01T00:00:00.1234567Z `), terminal colours (also the
@@ -176,16 +176,21 @@ def _blank_session_headers(lines: list[str], keep: list[bool]) -> None:
 
 
 # A line run at a prompt: Python, IPython, a shell's (`$ `, `(venv) $ `, `user@host:~/x$ `,
-# `% `, `❯ `, PowerShell's `PS C:\> ` or `PS /home/me> `, cmd's `C:\> `): code the reporter
-# ran, not a title. Not prose that looks like one: a percentage (`~50% slower`), a sentence
-# opening on a sign (`% of rows dropped`, `$ in paths`) or a postscript (`PS: x > y`).
-_PROSE_AFTER_SIGN = r"(?:a|an|and|are|as|at|by|for|from|in|is|of|on|or|the|to|was|with)\b"
+# `% `, `❯ `, PowerShell's `PS C:\> `, `PS> ` or `PS HKLM:\> `, cmd's `C:\> `): code the
+# reporter ran, not a title. Not prose that looks like one: a percentage (`~50% slower`), a
+# sentence on a sign (`% of rows dropped`, `$ sign not escaped`, `$ 5 fee`) or a postscript
+# (`PS: x > y`). A command may be any word but these (`$ for f in *`, `$ as --version`).
+_PROSE_AFTER_SIGN = (
+    r"(?:(?:a|an|and|are|by|from|in|is|of|on|or|the|to|was|with)[ \t]"
+    r"|(?:sign|symbol|character|char|escap|literal|variable|placeholder|expansion"
+    r"|interpolation|quote)[a-z]*\b|\d)"
+)
 PROMPT = re.compile(
     r"^[ \t]*(?:>>>|\.\.\. |In \[\d+\]:|Out\[\d+\]:"
     # Bounded: a long line of `a:a:a…` must not be read once per colon.
     r"|(?![~≈]?\d[\d.,]*% )(?:\([^()\n]{0,64}\)[ \t]*)?"
     rf"(?:[^\s$#%@:~]{{0,64}}[@:~][^\s$#%]{{0,256}})?[$%❯] (?!{_PROSE_AFTER_SIGN})"
-    r"|PS (?:[A-Za-z]:\\|[/~\\])[^>\n]*> |[A-Za-z]:\\[^>\n]*> )"
+    r"|PS(?:[ \t]*|[ \t]+[^\s>]{0,64}[:/\\~][^>\n]{0,256})> |[A-Za-z]:\\[^>\n]*> )"
 )
 # A form's markup on a line of its own, skipped on the way to the title: a heading, a bold
 # label or a line ending in a colon in a form's words only (`### Describe the bug`, `**To
@@ -228,31 +233,6 @@ _LETTER = re.compile(r"[^\W_]")  # `___` (a rule) has no word
 # maintainers,`), not a title.
 _LABEL_END = re.compile(r":[ \t]*$")
 _SALUTATION = re.compile(r"^[ \t]*(?:[^\s,]+[ \t]+){0,3}[^\s,]+,[ \t]*$")
-# A line in these words only says that there is a report, not what it is about: a greeting,
-# thanks, a plea (`Can someone help?`, `Please fix the following issue.`), a bare `Bug
-# report` or `Is this a bug?`, an agent's task (`Investigate the bug below and find where it
-# happens.`). The title is the next line. Unlike a form's words, these hold no word a title
-# names code by (`Log the traceback` and `Request context` stay titles).
-_CHATTER = frozenset(
-    {
-    "hi", "hello", "hey", "dear", "greetings", "team", "all", "folks", "everyone", "guys",
-    "maintainers", "thanks", "thank", "advance", "cheers", "regards",
-    "please", "help", "can", "could", "would", "someone", "somebody", "anyone", "anybody",
-    "me", "us", "you", "look", "fix", "need", "bug", "bugs", "issue", "issues", "problem",
-    "problems", "question", "questions", "report",
-    "a", "an", "the", "this", "that", "it", "is", "are", "was", "there", "i", "we", "my",
-    "our", "have", "has", "found", "got", "seeing", "encountered", "into", "with", "in",
-    "of", "on", "some", "here", "following", "possible", "potential", "small", "minor",
-    "strange", "weird", "odd", "quick", "another", "s", "m", "ve", "t", "d", "ll", "re",
-    "not", "what", "how", "why", "to", "for", "and", "or", "just", "any", "idea",
-    # What an agent is asked to do with the report that follows, and the plain labels a
-    # rendered issue keeps (`Resolve the following GitHub issue:`, `Title`, `Summary`).
-    "investigate", "find", "locate", "check", "where", "happens", "below",
-    "described", "responsible", "resolve", "solve", "address", "cause", "root",
-    "github", "gitlab", "task", "ticket", "title", "description", "summary", "details",
-    "overview",
-    }
-)  # fmt: skip
 # How far into a report its title is looked for (a template's comments come first).
 TITLE_READ_CHARS = 65_536
 
@@ -270,7 +250,7 @@ def title(text: str) -> str:
             continue
         if raw.strip() == _NO_RESPONSE:  # an issue form's empty field: its next heading follows
             continue
-        if _says_nothing(raw):
+        if says_nothing(raw):  # `Bug report`, `Can someone help?`: the title comes next
             continue
         heading = _HEADING.match(raw)
         line = raw[heading.end() :].rstrip(" \t#") if heading else raw  # `# Title` is `Title`
@@ -298,15 +278,6 @@ def pasted(query: str) -> bool:
     return "\n" in line or "\r" in line
 
 
-def _says_nothing(line: str) -> bool:
-    """Whether `line` only says there is a report: chatter, numbers and links to issues
-    (`Bug report`, `Issue #123`, a link to the issue; a link to a file names code)."""
-    words = [w.lower() for w in _WORD.findall(without_links(line))]
-    if not words:
-        return "://" in line
-    return all(w in _CHATTER or w.isdigit() for w in words)
-
-
 def _bold_label(line: str) -> str | None:
     """The label of a line that is all bold (`**To Reproduce**:`), or None."""
     bold = _BOLD.match(line)
@@ -318,13 +289,8 @@ def _bold_label(line: str) -> str | None:
 
 def _in_form_words(label: str) -> bool:
     """Whether a heading's or label's words are all a form's (`Describe the bug`)."""
-    return _in_words(label, _FORM_WORDS)
-
-
-def _in_words(line: str, vocabulary: frozenset[str]) -> bool:
-    """Whether `line` has words and all of them are in `vocabulary`."""
-    words = [w.lower() for w in _WORD.findall(line)]
-    return bool(words) and all(w in vocabulary for w in words)
+    words = [w.lower() for w in _WORD.findall(label)]
+    return bool(words) and all(w in _FORM_WORDS for w in words)
 
 
 def _blank_comments(text: str) -> str:

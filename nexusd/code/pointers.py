@@ -41,6 +41,11 @@ _NO_CODE_URL = re.compile(
 )
 
 
+def file_link(url: str) -> bool:
+    """Whether `url` links to a file of a repository (`…/blob/<ref>/src/cli.rs#L5`)."""
+    return _BLOB.match(url) is not None
+
+
 def _link_words(m: re.Match[str]) -> str:
     url = m.group(0).rstrip(".,;:!")
     rest = m.group(0)[len(url) :]
