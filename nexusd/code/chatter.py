@@ -49,6 +49,7 @@ _FILLER = frozenset(
     "help", "implement", "look", "minor", "need", "new", "overview", "possible", "potential",
     "quick", "ref", "related", "resolve", "responsible", "root", "see", "seeing", "small",
     "solve", "statement", "summary", "take", "task", "ticket", "title", "work",
+    "screenshot", "screenshots", "image", "picture",
     }
 )  # fmt: skip
 # A plain line of one of these words is a rendered form's label, not a title.
@@ -59,18 +60,21 @@ _CODE = re.compile(r"`|\w\(|(?<!\w)--?\w|[^\W\d][._-]\w|\w[._-][^\W\d]")
 # Another issue: `#123`, a tracker's key (`PROJ-123`), a link to an issue or a page.
 _ISSUE_REF = re.compile(r"(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
 _URL = re.compile(r"<?https?://[^\s<>()\[\]`'\"]+>?")
+# A picture (a screenshot pasted first) shows the report; its words are not a title.
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>\n]*>", re.IGNORECASE)
 
 
 def says_nothing(line: str) -> bool:
-    """Whether `line` only says there is a report (chatter, issue numbers, links to issues)
-    and is no title; one that names code, or a feature alone, is one."""
+    """Whether `line` only says there is a report (chatter, issue numbers, links to issues,
+    pictures) and is no title; one that names code, or a feature alone, is one."""
+    line, pictures = _IMAGE.subn(" ", line)
     # `Bug: title not found` is about its second part; `Hi, I found a bug:` about its first.
     _head, colon, rest = line.partition(": ")
     if colon and _WORD.search(rest):
         line = rest
     if any(file_link(url) for url in _URL.findall(line)):
         return False
-    refs = bool(_ISSUE_REF.search(line) or _URL.search(line))
+    refs = bool(pictures or _ISSUE_REF.search(line) or _URL.search(line))
     plain = _URL.sub(" ", _ISSUE_REF.sub(" ", line))
     if _CODE.search(plain):
         return False

@@ -38,6 +38,10 @@ from nexusd.code.chatter import says_nothing
         "Issue link: https://gitlab.com/group/net/-/issues/12",
         "<https://bugs.python.org/issue12345>",
         "Summary",
+        # A picture pasted first.
+        "![image](https://user-images.githubusercontent.com/1/2.png)",
+        '<img width="500" alt="Screenshot 2024-01-01" src="https://github.com/user-attachments/assets/a">',
+        "Screenshot: ![Screenshot 2024-01-01 at 10 00 00](https://example.com/s.png)",
     ],
 )
 def test_a_line_that_only_says_there_is_a_report_says_nothing(line: str) -> None:
@@ -71,6 +75,7 @@ def test_a_line_that_only_says_there_is_a_report_says_nothing(line: str) -> None
         "error_log",
         # A link to a file names its code.
         "https://github.com/org/net/blob/main/net/client.py#L5",
+        "Image not shown: ![x](https://example.com/x.png)",
     ],
 )
 def test_a_title_in_such_words_says_something(line: str) -> None:
