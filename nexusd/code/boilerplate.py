@@ -182,8 +182,9 @@ def _blank_session_headers(lines: list[str], keep: list[bool]) -> None:
 # (`PS: x > y`). A command may be any word but these (`$ for f in *`, `$ as --version`).
 _PROSE_AFTER_SIGN = (
     r"(?:(?:a|an|and|are|by|from|in|is|of|on|or|the|to|was|with)[ \t]"
-    r"|(?:sign|symbol|character|char|escap|literal|variable|placeholder|expansion"
-    r"|interpolation|quote)[a-z]*\b|\d)"
+    r"|(?:sign|symbol|character|char|literal|variable|placeholder|quote)s?\b"
+    r"|escap(?:e|es|ed|ing)\b|expansion\b|interpolation\b|operator\b|formatting\b"
+    r"|\d[\d.,]*[ \t])"
 )
 PROMPT = re.compile(
     r"^[ \t]*(?:>>>|\.\.\. |In \[\d+\]:|Out\[\d+\]:"
@@ -228,7 +229,7 @@ _FORM_WORDS = frozenset(
 _WORD = re.compile(r"\w+")
 _LETTER = re.compile(r"[^\W_]")  # `___` (a rule) has no word
 # A plain line is a form's label only where it ends like one (`Describe the bug:`, copied
-# from a rendered form): `Log the traceback` or `Is this a bug?` is a report's title in a
+# from a rendered form): `Log the traceback` or `Request context` is a report's title in a
 # form's words. A short line ending in a comma is a salutation (`Hi all,`, `Dear
 # maintainers,`), not a title.
 _LABEL_END = re.compile(r":[ \t]*$")

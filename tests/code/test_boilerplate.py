@@ -390,8 +390,10 @@ def test_a_search_is_its_own_title_on_one_line_and_a_reports_on_more(
         ("x@" * 400_000, "x@" * (TITLE_READ_CHARS // 2)),
         ("**" + "a" * 1_000_000, "**" + "a" * (TITLE_READ_CHARS - 2)),
         ("## " + " #" * 300_000, ""),
+        ("![a" * 30_000, ("![a" * 30_000)[:TITLE_READ_CHARS]),
+        ("<img a" * 20_000, ("<img a" * 20_000)[:TITLE_READ_CHARS]),
     ],
-    ids=["colons", "ats", "open-bold", "hashes"],
+    ids=["colons", "ats", "open-bold", "hashes", "open-images", "open-img-tags"],
 )
 def test_a_title_is_read_once_and_within_its_reach(text: str, expected: str) -> None:
     # A prompt or heading pattern read again from each colon or `#` would take minutes here.

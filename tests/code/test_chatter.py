@@ -30,14 +30,15 @@ from nexusd.code.chatter import says_nothing
         "You are given a GitHub issue. Fix it.",
         "@claude please fix",
         "Problem statement:",
-        # Another issue, by number, key or link, and a rendered form's plain label.
+        # Another issue, by number or link, a rendered form's plain label, a prompt's tag.
         "Issue #123 (2.0)",
         "Related to #123",
-        "PROJ-123",
         "https://github.com/org/net/issues/123",
         "Issue link: https://gitlab.com/group/net/-/issues/12",
         "<https://bugs.python.org/issue12345>",
         "Summary",
+        "<issue>",
+        "## Task",
         # A picture pasted first.
         "![image](https://user-images.githubusercontent.com/1/2.png)",
         '<img width="500" alt="Screenshot 2024-01-01" src="https://github.com/user-attachments/assets/a">',
@@ -55,6 +56,16 @@ def test_a_line_that_only_says_there_is_a_report_says_nothing(line: str) -> None
         "Bug: KeyError on retry",
         "Hi team, fetch retries forever",
         "UTF-8 truncation",
+        "UTF-8",
+        "PEP-8",
+        # An error's text, or a part of the title that names something.
+        "KeyError: 'title'",
+        "Crash: Regression",
+        "Memory leak in parser: see #1234",
+        "`foo()` crashes: https://godbolt.org/z/x",
+        "Regression",
+        "Team not found",
+        "Question could not be found",
         # Real titles in words chatter is made of: a feature alone is named by them.
         "Task not found",
         "Fix help",
@@ -75,6 +86,8 @@ def test_a_line_that_only_says_there_is_a_report_says_nothing(line: str) -> None
         "error_log",
         # A link to a file names its code.
         "https://github.com/org/net/blob/main/net/client.py#L5",
+        "<https://github.com/org/net/blob/main/net/client.py#L5>",
+        "https://git.example.com/org/net/src/branch/main/net/client.py",
         "Image not shown: ![x](https://example.com/x.png)",
     ],
 )
