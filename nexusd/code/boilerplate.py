@@ -240,9 +240,9 @@ TITLE_READ_CHARS = 65_536
 
 def title(text: str) -> str:
     """The line that says what a report is about: its first with words, past a template's
-    comments, headings, labels and checklists and a salutation; none where that line was run
-    at a prompt or opens a code block. Banners and listings are left for the miner to blank,
-    as on any title."""
+    comments, headings, labels and checklists, a salutation and lines that only say there is
+    a report (`code/chatter.py`); none where that line was run at a prompt or opens a code
+    block. Banners and listings are left for the miner to blank, as on any title."""
     text = text[:TITLE_READ_CHARS].lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     for raw in _blank_comments(unwrap(text)).split("\n"):
         if _FENCE_LINE.match(raw) or PROMPT.match(raw):

@@ -72,11 +72,11 @@ _MAX_CHARS = 300
 _WORD = re.compile(r"\w+")
 # Names written as code: in backticks, called, an option, dotted or joined words (`UTF-8`).
 _CODE = re.compile(r"`|\w\(|(?<!\w)--?\w|[^\W\d][._-]\w|\w[._-][^\W\d]")
-# Another issue (`#123`) or a link, a picture and a prompt's markup tag (`<issue>`).
+# Another issue (`#123`) or a link; a picture, and a prompt's markup tag (`<issue>`).
 _ISSUE_REF = re.compile(r"(?<![\w&])#\d+\b")
 _URL = re.compile(r"<?https?://[^\s<>()\[\]`'\"]+>?")
 _FILE_URL = re.compile(r"/(?:blob|tree|src)/[^#?]*\.\w+")
-_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>\n]*>|</?[A-Za-z_]+>", re.IGNORECASE)
+_MARKS = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>\n]*>|</?[A-Za-z_]+>", re.IGNORECASE)
 
 
 def says_nothing(line: str) -> bool:
@@ -84,7 +84,7 @@ def says_nothing(line: str) -> bool:
     pictures) and is no title; one that names code, or a feature alone, is one."""
     if len(line) > _MAX_CHARS:
         return False
-    line, marks = _IMAGE.subn(" ", line)
+    line, marks = _MARKS.subn(" ", line)
     urls = [url.strip("<>") for url in _URL.findall(line)]
     if any(file_link(url) or _FILE_URL.search(url) for url in urls):
         return False  # a link to a file names its code
