@@ -104,3 +104,13 @@ def _part_says_nothing(part: str) -> bool:
         return True
     known = all(w in _META or w in _FILLER or w.isdigit() for w in words)
     return known and (refs or any(w in _META for w in words))
+
+
+def without_opening(text: str) -> str:
+    """`text` without the lines before its first that says something (`Bug report`, `Hi
+    team,`…), when one does: their words are not the report's."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.strip() and not says_nothing(line):
+            return text if i == 0 else "\n" * i + "\n".join(lines[i:])
+    return text

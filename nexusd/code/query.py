@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nexusd.code import boilerplate
+from nexusd.code.chatter import without_opening
 from nexusd.code.operators import operator_words
 from nexusd.code.pointers import named_lines, without_links
 from nexusd.code.tokens import IDENT, STOP, tokens
@@ -301,6 +302,7 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
     # Boilerplate goes before the cut: a pasted `pip freeze` at the end must not take the tail
     # a traceback above it needed (and `> `-quoted or timestamped lines must match as lines).
     text = boilerplate.strip(boilerplate.unwrap(_ends(text, MAX_READ_CHARS, MAX_READ_CHARS // 4)))
+    text = without_opening(text)
     text = _FENCE_INFO.sub(r"\1", without_links(text))
     if len(text) > MAX_HEAD_CHARS + MAX_TAIL_CHARS:
         text = _ends(_BLANK_LINES.sub("\n\n", text), MAX_HEAD_CHARS, MAX_TAIL_CHARS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nexusd.code.chatter import says_nothing
+from nexusd.code.chatter import says_nothing, without_opening
 
 
 @pytest.mark.parametrize(
@@ -93,3 +93,15 @@ def test_a_line_that_only_says_there_is_a_report_says_nothing(line: str) -> None
 )
 def test_a_title_in_such_words_says_something(line: str) -> None:
     assert not says_nothing(line)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Bug report\n\nKeyError on retry\nbody", "\n\nKeyError on retry\nbody"),
+        ("KeyError on retry\nBug report", "KeyError on retry\nBug report"),
+        ("Bug report\nThanks!", "Bug report\nThanks!"),  # all of it: nothing else to search
+    ],
+)
+def test_the_opening_chatter_goes_and_the_lines_stay(text: str, expected: str) -> None:
+    assert without_opening(text) == expected

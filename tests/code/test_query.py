@@ -419,3 +419,13 @@ def test_a_query_is_cut_to_what_the_ranking_reads_and_the_daemon_takes() -> None
     wide = "前" * 400_000  # six bytes a character in JSON: past the daemon's 1 MiB line
     kept, cut = within_reach(wide)
     assert len(json.dumps(kept)) <= 1_000_000 and cut > 0
+
+
+@pytest.mark.parametrize("opening", ["Bug report", "Hi team, can someone help?\n", "Issue #12"])
+def test_an_opening_that_only_says_there_is_a_report_is_not_searched(opening: str) -> None:
+    report = "KeyError in Config.from_file\n\nThe file is missing."
+    assert mine(f"{opening}\n\n{report}").terms == mine(report).terms
+
+
+def test_a_query_that_is_all_chatter_is_still_searched() -> None:
+    assert "report" in dict(mine("Bug report").terms)
