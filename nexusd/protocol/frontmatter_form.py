@@ -57,6 +57,11 @@ ALIASES: dict[str, str] = {
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TITLE = re.compile(r"^#\s")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# Body text before any `##` heading when the front matter gives the goal.
+_UNREAD = (
+    "the text after the front matter (line {line}) is not read: the front matter gives the "
+    "goal; to have it read, move it into the goal (`goal: |` and the text indented below it)"
+)
 
 
 def snake_case(key: str) -> str:
@@ -276,6 +281,9 @@ def _read_body(draft: Draft, fm: FrontMatter) -> None:
     for title, line_no, lines in sections:
         if title is None:
             free.extend(lines)
+            first = _first_text(lines)
+            if first is not None:
+                ignored.append(_UNREAD.format(line=line_no + first))
             continue
         body = clean_value(_COMMENT.sub("", "\n".join(lines[1:])))
         if re.fullmatch(r"(next )?goal|目标|下一目标", words(title)):
@@ -301,15 +309,24 @@ def _read_body(draft: Draft, fm: FrontMatter) -> None:
         _goal_from_body(draft, fm, "\n".join(free))
 
 
+def _first_text(lines: list[str]) -> int | None:
+    """The index of the first of `lines` that says something beside a `# title` and
+    comments, or None."""
+    text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), "\n".join(lines))
+    return next(
+        (i for i, line in enumerate(text.split("\n")) if line.strip() and not _TITLE.match(line)),
+        None,
+    )
+
+
 def _goal_from_body(draft: Draft, fm: FrontMatter, free: str) -> None:
     """No goal field: read the body as Template A or free-form (notes apps add front matter)."""
     if looks_like_template_a(fm.body):
         other = parse_template_a(fm.body, first_line=fm.body_first_line)
     else:
-        text = _COMMENT.sub("", free)
-        if not any(line.strip() and not _TITLE.match(line) for line in text.split("\n")):
+        if _first_text(free.split("\n")) is None:
             return  # only a `# title` and comments: there is no goal to find
-        other = parse_freeform(text)
+        other = parse_freeform(_COMMENT.sub("", free))
     for key, value in other.values.items():
         if value is not None and draft.values.get(key) is None:
             draft.values[key] = value

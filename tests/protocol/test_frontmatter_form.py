@@ -249,6 +249,29 @@ def test_many_unknown_fields_give_few_warnings() -> None:
     assert req.warnings[-1] == "… and 31 more warnings like these"
 
 
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ("\nWhen I call load() it fails.\n", 5),
+        ("<!-- guidance\n  over two lines -->\n# Plan request\n\nIt fails.\n## Plan\nhow?\n", 8),
+    ],
+)
+def test_text_under_a_front_matter_goal_is_said_to_be_unread(body: str, line: int) -> None:
+    # Not silently dropped: the warning says where it is and how to have it read.
+    req = parse_request(f"---\ngoal: Fix load\n---\n{body}", "u")
+    assert req.goal == "Fix load"
+    assert req.warnings == (
+        f"the text after the front matter (line {line}) is not read: the front matter gives "
+        "the goal; to have it read, move it into the goal (`goal: |` and the text indented "
+        "below it)",
+    )
+
+
+def test_a_title_and_comments_under_a_front_matter_goal_warn_of_nothing() -> None:
+    req = parse_request("---\ngoal: x\n---\n\n# Plan request\n<!-- guidance -->\n", "u")
+    assert req.warnings == ()
+
+
 def test_an_ignored_section_with_code_in_its_title_stays_one_code_span() -> None:
     from markdown_it import MarkdownIt
 
