@@ -57,11 +57,6 @@ ALIASES: dict[str, str] = {
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TITLE = re.compile(r"^#\s")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-# Body text before any `##` heading when the front matter gives the goal.
-_UNREAD = (
-    "the text after the front matter (line {line}) is not read: the front matter gives the "
-    "goal; to have it read, move it into the goal (`goal: |` and the text indented below it)"
-)
 
 
 def snake_case(key: str) -> str:
@@ -267,23 +262,20 @@ def _assign(draft: Draft, target: str, key: str, value: Any, line: int | None) -
 
 
 def _read_body(draft: Draft, fm: FrontMatter) -> None:
-    """Question sections (`## Plan` …), a `## Goal` section, else the body text as the goal."""
-    # (title, line, lines); the first entry, titled None, is the text before any `##` heading.
-    sections: list[tuple[str | None, int, list[str]]] = [(None, fm.body_first_line, [])]
-    for offset, line in enumerate(fm.body.split("\n")):
+    """Question sections (`## Plan` …), a `## Goal` section, and the rest of the body: the
+    rest of the goal when the front matter (or a `## Goal` section) gives it, else the goal."""
+    # (title, lines); the first entry, titled None, is the text before any `##` heading.
+    sections: list[tuple[str | None, list[str]]] = [(None, [])]
+    for line in fm.body.split("\n"):
         match = _HEADING.match(line)
         if match and len(match.group(1)) >= 2:
-            sections.append((match.group(2), fm.body_first_line + offset, [line]))
+            sections.append((match.group(2), [line]))
         else:
-            sections[-1][2].append(line)
+            sections[-1][1].append(line)
     free: list[str] = []  # body text that is neither a question nor the goal
-    ignored: list[str] = []
-    for title, line_no, lines in sections:
+    for title, lines in sections:
         if title is None:
             free.extend(lines)
-            first = _first_text(lines)
-            if first is not None:
-                ignored.append(_UNREAD.format(line=line_no + first))
             continue
         body = clean_value(_COMMENT.sub("", "\n".join(lines[1:])))
         if re.fullmatch(r"(next )?goal|目标|下一目标", words(title)):
@@ -294,29 +286,22 @@ def _read_body(draft: Draft, fm: FrontMatter) -> None:
         if attr is None:
             if body is not None:
                 free.extend(lines)
-                ignored.append(
-                    f"section {inline_code(title)} (line {line_no}) is not a question section; "
-                    "ignored "
-                    "because the front matter gives the goal: to have its text read, move it "
-                    "into the goal (`goal: |` and the text indented below it)"
-                )
             continue
         if body is not None or attr not in draft.questions:
             draft.questions[attr] = body
-    if draft.values.get("goal"):
-        draft.warnings.extend(ignored)
-    else:
+    goal = draft.values.get("goal")
+    if not goal:
         _goal_from_body(draft, fm, "\n".join(free))
+    elif (rest := _rest_of_goal(free)) is not None:
+        # What a person or an agent writes below a one-line goal is its detail: the report,
+        # its traceback, its code (a plan that read only the goal line missed them).
+        draft.values["goal"] = f"{goal}\n\n{rest}"
 
 
-def _first_text(lines: list[str]) -> int | None:
-    """The index of the first of `lines` that says something beside a `# title` and
-    comments, or None."""
-    text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), "\n".join(lines))
-    return next(
-        (i for i, line in enumerate(text.split("\n")) if line.strip() and not _TITLE.match(line)),
-        None,
-    )
+def _rest_of_goal(lines: list[str]) -> str | None:
+    """The body text beside the goal, without comments and a `# title`, or None."""
+    text = _COMMENT.sub("", "\n".join(lines))
+    return clean_value("\n".join(line for line in text.split("\n") if not _TITLE.match(line)))
 
 
 def _goal_from_body(draft: Draft, fm: FrontMatter, free: str) -> None:
@@ -324,9 +309,10 @@ def _goal_from_body(draft: Draft, fm: FrontMatter, free: str) -> None:
     if looks_like_template_a(fm.body):
         other = parse_template_a(fm.body, first_line=fm.body_first_line)
     else:
-        if _first_text(free.split("\n")) is None:
+        text = _COMMENT.sub("", free)
+        if not any(line.strip() and not _TITLE.match(line) for line in text.split("\n")):
             return  # only a `# title` and comments: there is no goal to find
-        other = parse_freeform(_COMMENT.sub("", free))
+        other = parse_freeform(text)
     for key, value in other.values.items():
         if value is not None and draft.values.get(key) is None:
             draft.values[key] = value

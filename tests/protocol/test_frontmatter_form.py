@@ -122,13 +122,8 @@ def test_unknown_fields_are_kept_and_warned() -> None:
     assert req.unknown_fields == ("priority", "owner")
     assert any("`priority` (line 3)" in w for w in req.warnings)
     assert any("`owner` (line 4)" in w for w in req.warnings)
-    ignored = [w for w in req.warnings if "Random" in w]
-    # Pasted details under a heading of their own: the warning says how to have them read.
-    assert ignored == [
-        "section `Random` (line 6) is not a question section; ignored because the front "
-        "matter gives the goal: to have its text read, move it into the goal (`goal: |` and "
-        "the text indented below it)"
-    ]
+    assert len(req.warnings) == 2  # the unknown keys; `## Random` is the goal's detail
+    assert req.goal == "x\n\n## Random\ntext"
 
 
 @pytest.mark.parametrize(
@@ -250,35 +245,32 @@ def test_many_unknown_fields_give_few_warnings() -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "line"),
+    ("body", "goal"),
     [
-        ("\nWhen I call load() it fails.\n", 5),
-        ("<!-- guidance\n  over two lines -->\n# Plan request\n\nIt fails.\n## Plan\nhow?\n", 8),
+        ("\nWhen I call load() it fails.\n", "Fix load\n\nWhen I call load() it fails."),
+        (
+            "<!-- guidance\n  over two lines -->\n# Plan request\n\nIt fails.\n## Plan\nhow?\n",
+            "Fix load\n\nIt fails.",
+        ),
+        (
+            "## Why `load()` fails\n\nTraceback …\n\n## Plan\nhow?\n",
+            "Fix load\n\n## Why `load()` fails\n\nTraceback …",
+        ),
+        ("\n# Plan request\n<!-- guidance -->\n\n## Plan\nhow?\n", "Fix load"),
     ],
+    ids=["text", "after-a-title-and-comments", "a-section", "only-a-title-and-comments"],
 )
-def test_text_under_a_front_matter_goal_is_said_to_be_unread(body: str, line: int) -> None:
-    # Not silently dropped: the warning says where it is and how to have it read.
+def test_the_body_under_a_front_matter_goal_is_the_rest_of_the_goal(body: str, goal: str) -> None:
+    # What a person or an agent writes below a one-line goal (the report, its traceback) is
+    # read with it; question sections stay questions, a template's title and comments go.
     req = parse_request(f"---\ngoal: Fix load\n---\n{body}", "u")
-    assert req.goal == "Fix load"
-    assert req.warnings == (
-        f"the text after the front matter (line {line}) is not read: the front matter gives "
-        "the goal; to have it read, move it into the goal (`goal: |` and the text indented "
-        "below it)",
-    )
+    assert (req.goal, req.warnings) == (goal, ())
+    assert req.questions.plan == ("how?" if "## Plan" in body else None)
 
 
-def test_a_title_and_comments_under_a_front_matter_goal_warn_of_nothing() -> None:
-    req = parse_request("---\ngoal: x\n---\n\n# Plan request\n<!-- guidance -->\n", "u")
-    assert req.warnings == ()
-
-
-def test_an_ignored_section_with_code_in_its_title_stays_one_code_span() -> None:
-    from markdown_it import MarkdownIt
-
-    req = parse_request("---\ngoal: x\n---\n## Why `load()` fails\ntext\n", "u")
-    (warning,) = [w for w in req.warnings if "not a question section" in w]
-    tokens = MarkdownIt("commonmark").parseInline(warning)[0].children or []
-    assert next(t.content for t in tokens if t.type == "code_inline") == "Why `load()` fails"
+def test_a_goal_section_and_a_details_section_are_one_goal() -> None:
+    req = parse_request("---\ncycle: 2\n---\n## Goal\nFix load\n## Details\nIt fails.\n", "g")
+    assert req.goal == "Fix load\n\n## Details\nIt fails."
 
 
 @pytest.mark.parametrize(("shape", "levels"), too_deep_cases())
