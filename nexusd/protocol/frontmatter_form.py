@@ -56,7 +56,8 @@ ALIASES: dict[str, str] = {
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _TITLE = re.compile(r"^#\s")
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)")
+_RULE = re.compile(r"^[ \t]*(?:-[ \t]*){3,}$|^[ \t]*(?:\*[ \t]*){3,}$|^[ \t]*(?:_[ \t]*){3,}$")
 
 
 def snake_case(key: str) -> str:
@@ -266,8 +267,10 @@ def _read_body(draft: Draft, fm: FrontMatter) -> None:
     rest of the goal when the front matter (or a `## Goal` section) gives it, else the goal."""
     # (title, lines); the first entry, titled None, is the text before any `##` heading.
     sections: list[tuple[str | None, list[str]]] = [(None, [])]
+    fenced = False  # a `## ` line in a pasted code block starts no section
     for line in fm.body.split("\n"):
-        match = _HEADING.match(line)
+        fenced ^= bool(_FENCE.match(line))
+        match = None if fenced else _HEADING.match(line)
         if match and len(match.group(1)) >= 2:
             sections.append((match.group(2), [line]))
         else:
@@ -277,7 +280,7 @@ def _read_body(draft: Draft, fm: FrontMatter) -> None:
         if title is None:
             free.extend(lines)
             continue
-        body = clean_value(_COMMENT.sub("", "\n".join(lines[1:])))
+        body = clean_value(_without_comments("\n".join(lines[1:])))
         if re.fullmatch(r"(next )?goal|目标|下一目标", words(title)):
             if body is not None and not draft.values.get("goal"):
                 draft.values["goal"] = body
@@ -290,8 +293,8 @@ def _read_body(draft: Draft, fm: FrontMatter) -> None:
         if body is not None or attr not in draft.questions:
             draft.questions[attr] = body
     goal = draft.values.get("goal")
-    if not goal:
-        _goal_from_body(draft, fm, "\n".join(free))
+    if not goal or looks_like_template_a(fm.body):
+        _fields_from_body(draft, fm, "\n".join(free))
     elif (rest := _rest_of_goal(free)) is not None:
         # What a person or an agent writes below a one-line goal is its detail: the report,
         # its traceback, its code (a plan that read only the goal line missed them).
@@ -299,17 +302,45 @@ def _read_body(draft: Draft, fm: FrontMatter) -> None:
 
 
 def _rest_of_goal(lines: list[str]) -> str | None:
-    """The body text beside the goal, without comments and a `# title`, or None."""
-    text = _COMMENT.sub("", "\n".join(lines))
-    return clean_value("\n".join(line for line in text.split("\n") if not _TITLE.match(line)))
+    """The body text beside the goal without comments, rules and a leading `# title` (a
+    template's), or None when nothing else is left; code blocks stay whole."""
+    kept: list[str] = []
+    fenced = False
+    for line in _without_comments("\n".join(lines)).split("\n"):
+        fenced ^= bool(_FENCE.match(line))
+        if fenced or _FENCE.match(line):
+            kept.append(line)
+        elif _RULE.match(line) or (_TITLE.match(line) and not any(k.strip() for k in kept)):
+            continue
+        else:
+            kept.append(line)
+    return clean_value("\n".join(kept))
 
 
-def _goal_from_body(draft: Draft, fm: FrontMatter, free: str) -> None:
-    """No goal field: read the body as Template A or free-form (notes apps add front matter)."""
+def _without_comments(text: str) -> str:
+    """`text` without its `<!-- … -->` comments; an unclosed one is kept (linear time: a
+    regex would look for a close from every opener)."""
+    if "<!--" not in text:
+        return text
+    parts: list[str] = []
+    pos = 0
+    while (start := text.find("<!--", pos)) >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            break
+        parts.append(text[pos:start])
+        pos = end + 3
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _fields_from_body(draft: Draft, fm: FrontMatter, free: str) -> None:
+    """Read the body as Template A or free-form: its fields fill what the front matter left
+    empty (notes apps add front matter; an agent may put a Template A body under a goal)."""
     if looks_like_template_a(fm.body):
         other = parse_template_a(fm.body, first_line=fm.body_first_line)
     else:
-        text = _COMMENT.sub("", free)
+        text = _without_comments(free)
         if not any(line.strip() and not _TITLE.match(line) for line in text.split("\n")):
             return  # only a `# title` and comments: there is no goal to find
         other = parse_freeform(text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from nexusd.errors import ProtocolError
@@ -257,8 +259,22 @@ def test_many_unknown_fields_give_few_warnings() -> None:
             "Fix load\n\n## Why `load()` fails\n\nTraceback …",
         ),
         ("\n# Plan request\n<!-- guidance -->\n\n## Plan\nhow?\n", "Fix load"),
+        ("---\n\nIt fails.\n***\nmore\n", "Fix load\n\nIt fails.\nmore"),
+        (
+            "The script:\n```bash\n# build it\n## Plan the run\nmake\n---\n```\n## Plan\nhow?\n",
+            "Fix load\n\nThe script:\n```bash\n# build it\n## Plan the run\nmake\n---\n```",
+        ),
+        ("It fails.\n<!-- unclosed\nmore\n", "Fix load\n\nIt fails.\n<!-- unclosed\nmore"),
     ],
-    ids=["text", "after-a-title-and-comments", "a-section", "only-a-title-and-comments"],
+    ids=[
+        "text",
+        "after-a-title-and-comments",
+        "a-section",
+        "only-a-title-and-comments",
+        "rules",
+        "a-code-block-whole",
+        "an-unclosed-comment",
+    ],
 )
 def test_the_body_under_a_front_matter_goal_is_the_rest_of_the_goal(body: str, goal: str) -> None:
     # What a person or an agent writes below a one-line goal (the report, its traceback) is
@@ -266,6 +282,23 @@ def test_the_body_under_a_front_matter_goal_is_the_rest_of_the_goal(body: str, g
     req = parse_request(f"---\ngoal: Fix load\n---\n{body}", "u")
     assert (req.goal, req.warnings) == (goal, ())
     assert req.questions.plan == ("how?" if "## Plan" in body else None)
+
+
+def test_a_template_a_body_under_a_front_matter_goal_fills_its_other_fields(
+    shared_dir: Path,
+) -> None:
+    fixture = shared_dir / "fixtures" / "oppie" / "2025-05-08T14_02_11_plan_request.md"
+    body = fixture.read_text("utf-8")
+    req = parse_request(f"---\ngoal: Fix load\n---\n{body}", "t")
+    assert req.goal == "Fix load"  # the front matter's wins
+    assert req.cycle == 3 and req.blockers[0].startswith("Order lost on the overflow shelf")
+    assert req.questions.analysis is not None
+
+
+def test_many_unclosed_comments_in_a_body_are_read_in_linear_time() -> None:
+    # A regex looking for `-->` from every `<!--` took 34 s on 200 KB of them.
+    req = parse_request("---\ngoal: Fix load\n---\n" + "<!--\n" * 40_000, "c")
+    assert req.goal.startswith("Fix load\n\n<!--")
 
 
 def test_a_goal_section_and_a_details_section_are_one_goal() -> None:
