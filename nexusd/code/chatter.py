@@ -9,7 +9,8 @@ two files: with `Bug report` before every report, Acc@1 fell from 0.682 to 0.564
 
 A line is chatter when it is short, all its words are such words, at least one of them says
 so (`bug`, `please`, `someone`, `thanks`, `you`: a word of `_META`; or `#123`, a link to an
-issue or a page, a picture, a prompt's `<issue>` tag), and it names nothing as code does;
+issue or a page, a picture, a prompt's `<issue>` tag, a closing colon that leads into what
+follows: `Here is the error:`), and it names nothing as code does;
 each part of a line split at `: ` must be so (`KeyError: 'title'` is an error, `Bug: title
 not found` a title). Words that are also the names of features (`help`, `find`, `check`,
 `task`, `address`, `team`) count only beside such a word: `Task not found`, `Fix help` and
@@ -91,11 +92,13 @@ def says_nothing(line: str) -> bool:
     # Each part says nothing: `Bug: title not found` is about `title not found`, and
     # `KeyError: 'title'` about its error.
     parts = [part for part in _URL.sub(" #0 ", line).split(": ") if _WORD.search(part)]
-    return bool(parts or marks) and all(_part_says_nothing(part) for part in parts)
+    # A line ending in a colon leads into what follows (`Here is the error:`).
+    lead_in = line.rstrip().endswith(":")
+    return bool(parts or marks) and all(_part_says_nothing(part, lead_in) for part in parts)
 
 
-def _part_says_nothing(part: str) -> bool:
-    refs = _ISSUE_REF.search(part) is not None
+def _part_says_nothing(part: str, lead_in: bool) -> bool:
+    refs = lead_in or _ISSUE_REF.search(part) is not None
     plain = _ISSUE_REF.sub(" ", part)
     if _CODE.search(plain):
         return False

@@ -20,6 +20,7 @@ from nexusd.code.chatter import says_nothing, without_opening
         "Any help appreciated",
         "Not sure if this is a bug or expected behavior",
         "I'm getting the following error:",
+        "Here is the error:",  # a lead-in to what follows
         "Hi team, hope you're doing well.",
         "TL;DR",
         # What agents are told, or tell each other, before one.
