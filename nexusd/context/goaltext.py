@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from nexusd.code import boilerplate
+from nexusd.protocol.comments import without_comments
 from nexusd.protocol.inline import inline_code
 
 # What the analysis shows of the goal; longer goals are summarised with a count of the rest.
@@ -27,7 +28,6 @@ _FENCE = re.compile(r"^\s{0,3}(```|~~~)[`~]*\s*(?P<lang>[\w+#.-]*)")
 CODE_LINE_CHARS = 60
 # What an info string names, as a title says it (`py` is Python code).
 _LANGUAGES = {"py": "Python", "python": "Python", "js": "JavaScript", "ts": "TypeScript"}
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _LABEL = re.compile(r"^(?:next\s+)?goal\s*[:：]\s*", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -71,7 +71,7 @@ def split_goal(goal: str) -> GoalText:
             paragraphs.append((" ".join(current), kind))
             current.clear()
 
-    for raw in _COMMENT.sub("", goal[:TOPIC_CHARS]).splitlines():
+    for raw in without_comments(goal[:TOPIC_CHARS]).splitlines():
         fence = _FENCE.match(raw)
         if fence:
             if not in_fence:

@@ -19,12 +19,11 @@ from typing import Any
 
 import yaml
 
+from nexusd.protocol.comments import without_comments
 from nexusd.protocol.yamlio import load_yaml, split_front_matter
 from nexusd.templates import template_text
 
 HEADING_SEP = " > "
-# Template hints (`<!-- e.g. … -->`) are for the person editing, not for search.
-HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _HASHTAG = re.compile(r"(?<![\w&#/`])#([A-Za-z][\w-]*)")
@@ -250,8 +249,9 @@ def _category(fm: FrontMatter, headings: tuple[tuple[int, str], ...], is_daily: 
 
 
 def strip_comments(text: str) -> str:
-    """Blank out HTML comments (template hints), keeping every line where it was."""
-    return HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    """Blank out HTML comments (template hints: for the person editing, not for search),
+    keeping every line where it was."""
+    return without_comments(text, keep_lines=True)
 
 
 @functools.cache

@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from nexusd.errors import ProtocolError
+from nexusd.protocol.comments import without_comments
 from nexusd.protocol.fields import (
     ARTIFACT_SEPARATORS,
     BLOCKER_SEPARATORS,
@@ -280,7 +281,7 @@ def _read_body(draft: Draft, fm: FrontMatter) -> None:
         if title is None:
             free.extend(lines)
             continue
-        body = clean_value(_without_comments("\n".join(lines[1:])))
+        body = clean_value(without_comments("\n".join(lines[1:])))
         if re.fullmatch(r"(next )?goal|目标|下一目标", words(title)):
             if body is not None and not draft.values.get("goal"):
                 draft.values["goal"] = body
@@ -306,7 +307,7 @@ def _rest_of_goal(lines: list[str]) -> str | None:
     template's), or None when nothing else is left; code blocks stay whole."""
     kept: list[str] = []
     fenced = False
-    for line in _without_comments("\n".join(lines)).split("\n"):
+    for line in without_comments("\n".join(lines)).split("\n"):
         fenced ^= bool(_FENCE.match(line))
         if fenced or _FENCE.match(line):
             kept.append(line)
@@ -317,30 +318,13 @@ def _rest_of_goal(lines: list[str]) -> str | None:
     return clean_value("\n".join(kept))
 
 
-def _without_comments(text: str) -> str:
-    """`text` without its `<!-- … -->` comments; an unclosed one is kept (linear time: a
-    regex would look for a close from every opener)."""
-    if "<!--" not in text:
-        return text
-    parts: list[str] = []
-    pos = 0
-    while (start := text.find("<!--", pos)) >= 0:
-        end = text.find("-->", start + 4)
-        if end < 0:
-            break
-        parts.append(text[pos:start])
-        pos = end + 3
-    parts.append(text[pos:])
-    return "".join(parts)
-
-
 def _fields_from_body(draft: Draft, fm: FrontMatter, free: str) -> None:
     """Read the body as Template A or free-form: its fields fill what the front matter left
     empty (notes apps add front matter; an agent may put a Template A body under a goal)."""
     if looks_like_template_a(fm.body):
         other = parse_template_a(fm.body, first_line=fm.body_first_line)
     else:
-        text = _without_comments(free)
+        text = without_comments(free)
         if not any(line.strip() and not _TITLE.match(line) for line in text.split("\n")):
             return  # only a `# title` and comments: there is no goal to find
         other = parse_freeform(text)
