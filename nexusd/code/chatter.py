@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from nexusd.code.pointers import file_link
+from nexusd.code.pointers import URL, file_link
 
 # Words that make a line chatter: it speaks of the report, its reader or its writer.
 _META = frozenset(
@@ -75,8 +75,7 @@ _WORD = re.compile(r"\w+")
 _CODE = re.compile(r"`|\w\(|(?<!\w)--?\w|[^\W\d][._-]\w|\w[._-][^\W\d]")
 # Another issue (`#123`) or a link; a picture, and a prompt's markup tag (`<issue>`).
 _ISSUE_REF = re.compile(r"(?<![\w&])#\d+\b")
-_URL = re.compile(r"<?https?://[^\s<>()\[\]`'\"]+>?")
-_FILE_URL = re.compile(r"/(?:blob|tree|src)/[^#?]*\.\w+")
+_LINK = re.compile(rf"<?{URL.pattern}>?")  # `<https://…>` whole
 _MARKS = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>\n]*>|</?[A-Za-z_]+>", re.IGNORECASE)
 
 
@@ -86,12 +85,11 @@ def says_nothing(line: str) -> bool:
     if len(line) > _MAX_CHARS:
         return False
     line, marks = _MARKS.subn(" ", line)
-    urls = [url.strip("<>") for url in _URL.findall(line)]
-    if any(file_link(url) or _FILE_URL.search(url) for url in urls):
+    if any(file_link(url.strip("<>")) for url in _LINK.findall(line)):
         return False  # a link to a file names its code
     # Each part says nothing: `Bug: title not found` is about `title not found`, and
     # `KeyError: 'title'` about its error.
-    parts = [part for part in _URL.sub(" #0 ", line).split(": ") if _WORD.search(part)]
+    parts = [part for part in _LINK.sub(" #0 ", line).split(": ") if _WORD.search(part)]
     # A line ending in a colon leads into what follows (`Here is the error:`).
     lead_in = line.rstrip().endswith(":")
     return bool(parts or marks) and all(_part_says_nothing(part, lead_in) for part in parts)

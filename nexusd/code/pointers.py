@@ -28,11 +28,13 @@ _NAMED_LINE = re.compile(
 # Links in a report: one to a file of a repository (`…/blob/<ref>/src/cli.rs#L513-L522`)
 # names that file and line; an image, an attachment or another issue names no code; any
 # other keeps its path's words (`/ref/models/querysets/`) but not its host's (`com`).
-_URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+")
+URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+")
 _BLOB = re.compile(
     r"https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org)/[^/]+/[^/]+/(?:-/)?"
     r"(?:blob|tree|src)/[^/]+/(?P<path>[^#?]+)(?:\?[^#]*)?(?:#L(?P<line>\d+)\S*)?"
 )
+# A file's link on a host `_BLOB` does not know: the words of its path stay, no line.
+_ANY_FILE = re.compile(r"/(?:blob|tree|src)/[^#?]*\.\w+")
 _NO_CODE_URL = re.compile(
     r"\.(?:png|jpe?g|gif|svg|webp|bmp|mp4|mov|webm)(?:$|\?)"
     r"|githubusercontent\.com|/user-attachments/|/assets/"
@@ -42,8 +44,9 @@ _NO_CODE_URL = re.compile(
 
 
 def file_link(url: str) -> bool:
-    """Whether `url` links to a file of a repository (`…/blob/<ref>/src/cli.rs#L5`)."""
-    return _BLOB.match(url) is not None
+    """Whether `url` links to a file of a repository (`…/blob/<ref>/src/cli.rs#L5`), on a
+    known host or another (`…/src/branch/main/cli.rs` on a self-hosted forge)."""
+    return _BLOB.match(url) is not None or _ANY_FILE.search(url) is not None
 
 
 def _link_words(m: re.Match[str]) -> str:
@@ -64,7 +67,7 @@ def _link_words(m: re.Match[str]) -> str:
 def without_links(text: str) -> str:
     """`text` with each link as the code it names: a repository file's link as its path (and
     line), another's path words; none for images, attachments and other issues."""
-    return _URL.sub(_link_words, text) if "://" in text else text
+    return URL.sub(_link_words, text) if "://" in text else text
 
 
 def named_lines(
