@@ -9,8 +9,9 @@ paths answer the same shapes:
   [FileHit…], "title": str}` (the best tests of the whole ranking; the title the query was
   read with, "" for none): a one-line query is its own title unless it was run at a
   prompt, a longer one's is found as a plan's is in its goal (`boilerplate.search_title`):
-  its first line with words past a template's markup and a salutation, none where that
-  line was run at a prompt or opens a code block
+  its first line with words past a template's markup, a salutation and lines that only say
+  there is a report (`code/chatter.py`), none where that line was run at a prompt or opens
+  a code block
 - `{"op": "code_symbols", "path": str}` → `{"ok": true, "found": bool, "path": str,
   "language": str?, "status": str?, "note": str, "units": [CodeUnit…]}`
 - `{"op": "code_impact", "path": str, "symbol": str?}` →
