@@ -246,6 +246,7 @@ class Corpus:
     def _shares(self, test: int) -> list[tuple[int, float]]:
         stem = self.paths[test].rsplit("/", 1)[-1].rsplit(".", 1)[0]
         bare = stem.removeprefix("test_").removesuffix("_test").removesuffix("_tests")
+        bare = bare.removesuffix("_spec")  # RSpec: `line_length_spec.rb` tests `line_length.rb`
         # A Go test is in the package it tests, which it does not import.
         targets = [t for t in (*self.imports[test], *self.go.tested(test)) if not self.tests[t]]
         named = [t for t in targets if self.paths[t].rsplit("/", 1)[-1].rsplit(".", 1)[0] == bare]

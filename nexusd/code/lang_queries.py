@@ -27,6 +27,8 @@ EXTENSIONS: dict[str, str] = {
     **dict.fromkeys([".c", ".h"], "c"),
     # `.ipp`, `.inl`, `.tcc`: C++ headers' implementation parts, included into them.
     **dict.fromkeys([".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".ipp", ".inl", ".tcc"], "cpp"),
+    ".php": "php",
+    **dict.fromkeys([".rb", ".rake"], "ruby"),
 }
 
 
@@ -48,7 +50,9 @@ class Grammar:
     entry: str  # its function returning the language pointer
     classes: frozenset[str]  # type-like declarations → kind "class"
     functions: frozenset[str]  # → "function", or "method" inside a class
-    query: str  # captures: @id identifiers, @imp import strings, @use Rust use trees
+    # captures: @id identifiers, @imp import strings, @rel paths relative to the file,
+    # @use Rust's and PHP's use declarations (ts_imports.py reads them)
+    query: str
     scopes: frozenset[str] = frozenset()  # namespaces: prefix qualnames, are not units
     transparent: frozenset[str] = frozenset()  # blocks whose children count as siblings
     wrappers: frozenset[str] = frozenset()  # `export …`, `template<…> …` around a unit
@@ -90,6 +94,12 @@ _C_BLOCKS = _types(
     " linkage_specification declaration_list"
 )
 _INCLUDES = "(preproc_include path: (_) @imp)\n"
+_RUBY_REQUIRES = """
+((call method: (identifier) @_f arguments: (argument_list . (string) @imp))
+ (#eq? @_f "require"))
+((call method: (identifier) @_f arguments: (argument_list . (string) @rel))
+ (#eq? @_f "require_relative"))
+"""
 
 GRAMMARS: dict[str, Grammar] = {
     "javascript": Grammar(
@@ -156,6 +166,28 @@ GRAMMARS: dict[str, Grammar] = {
         transparent=_C_BLOCKS,
         wrappers=_types("template_declaration"),
     ),
+    "php": Grammar(
+        module="tree_sitter_php",
+        entry="language_php",  # PHP with the HTML around `<?php … ?>`, as files are
+        classes=_types(
+            "class_declaration interface_declaration trait_declaration enum_declaration"
+        ),
+        functions=_types("function_definition method_declaration"),
+        query=_ids("name") + "(namespace_use_declaration) @use\n",
+        scopes=_types("namespace_definition"),
+        # Helpers are declared inside `if (! function_exists('collect')) { … }`.
+        transparent=_types("if_statement compound_statement colon_block"),
+    ),
+    "ruby": Grammar(
+        module="tree_sitter_ruby",
+        entry="language",
+        classes=_types("class"),
+        functions=_types("method singleton_method"),
+        query=_ids("identifier constant") + _RUBY_REQUIRES,
+        scopes=_types("module"),
+        # `class << self … end` holds class methods: members of the class around it.
+        transparent=_types("singleton_class body_statement"),
+    ),
 }
 
 # Declarations whose value may be a function or class: `const f = () => …`, `handle = () => …`.
@@ -181,21 +213,28 @@ NAMED_MEMBERS = _types(
     " enum_constant constant_declaration annotation_type_element_declaration"
     # C/C++
     " declaration type_definition alias_declaration enumerator preproc_def preproc_function_def"
+    # PHP (`const_declaration` is Go's too), Ruby (`LIMIT = 80`)
+    " property_declaration enum_case assignment"
 )
 # Leaf node types that spell a declared name.
 NAME_TYPES = _types(
     "identifier type_identifier field_identifier property_identifier private_property_identifier"
     " namespace_identifier destructor_name operator_name qualified_identifier package_identifier"
+    " name constant"  # PHP's names, Ruby's constants
 )
 
 # Children of a class that name what it extends or implements.
 BASE_CLAUSES = _types(
     "class_heritage implements_clause extends_type_clause superclass super_interfaces"
-    " extends_interfaces base_class_clause trait_bounds"
+    " extends_interfaces base_class_clause trait_bounds base_clause class_interface_clause"
 )
 _LISTS = _types("type_list extends_clause implements_clause")
 _NOT_BASES = _types("access_specifier type_arguments")
-_GROUPS = frozenset({"var_declaration", "const_declaration", "var_spec_list", *VARIABLES})
+_GROUPS = frozenset(
+    {"var_declaration", "const_declaration", "var_spec_list", "property_declaration", *VARIABLES}
+)
+# PHP's `const A = …` and `$items` spell their name first, with no field for it.
+_FIRST_NAMED = _types("const_element variable_name")
 _PACKAGES = _types("package_clause package_declaration")
 _GENERIC = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
 _WORD = re.compile(r"[A-Za-z_$~][\w$]*")
@@ -241,7 +280,8 @@ def clean_comment(raw: str) -> str:
             line.strip().lstrip("*!").strip() for line in body[2:].removesuffix("*/").split("\n")
         ]
     else:
-        lines = [line.strip().lstrip("/").lstrip("!").strip() for line in body.split("\n")]
+        # `//`, `///`, `//!`, and the `#` of Ruby, PHP and shell
+        lines = [line.strip().lstrip("/#").lstrip("!").strip() for line in body.split("\n")]
     return "\n".join(lines).strip()
 
 
@@ -259,13 +299,17 @@ def names(node: Node) -> list[str]:
         if n.type in NAME_TYPES:
             out.append(simple(text(n)))
             continue
-        found = (
-            n.named_children
-            if n.type in _GROUPS
-            else n.children_by_field_name("name")
-            or n.children_by_field_name("property")
-            or n.children_by_field_name("declarator")
-        )
+        if n.type in _FIRST_NAMED:
+            found = n.named_children[:1]
+        elif n.type in _GROUPS:
+            found = n.named_children
+        else:
+            found = (
+                n.children_by_field_name("name")
+                or n.children_by_field_name("property")
+                or n.children_by_field_name("declarator")
+                or n.children_by_field_name("left")  # Ruby: `LIMIT = 80`
+            )
         stack.extend(reversed(found))
     return [name for name in out if name]
 
@@ -298,7 +342,9 @@ def bases(node: Node) -> tuple[str, ...]:
     trait = node.child_by_field_name("trait")  # Rust: `impl Display for Point`
     if trait is not None:
         out.append(text(trait))
-    return tuple(dict.fromkeys(b for b in out if b))
+    # PHP's `\Countable`, `Foo\Bar` read as the dotted names other languages' bases are
+    dotted = (b.lstrip("\\").replace("\\", ".") for b in out)
+    return tuple(dict.fromkeys(b for b in dotted if b))
 
 
 def members_node(decl: Node) -> Node | None:
@@ -312,38 +358,6 @@ def members_node(decl: Node) -> Node | None:
     if value.type == "struct_type":
         return next((c for c in value.named_children if c.type == "field_declaration_list"), None)
     return value if value.type in {"interface_type", "object_type"} else None
-
-
-def import_string(node: Node, language: str) -> str:
-    """`"./util"` → `./util`, `<stdio.h>` → `stdio.h`, `import static a.b.C;` → `a.b.C`."""
-    raw = text(node).strip()
-    if language == "java":
-        raw = raw.removeprefix("import").strip().removeprefix("static").strip()
-        return raw.rstrip(";").strip().removesuffix(".*").replace(" ", "")
-    return raw.strip("\"'`<>")
-
-
-def rust_use(node: Node) -> list[str]:
-    """`use a::{b, c::d as e}` → `a::b`, `a::c::d`: each path a use tree names."""
-    out: list[str] = []
-    stack = [(node, "")]
-    while stack:
-        n, prefix = stack.pop()
-        if n.type in {"scoped_use_list", "use_list"}:
-            inner = "::".join(p for p in [prefix, text(n.child_by_field_name("path"))] if p)
-            items = n.child_by_field_name("list") if n.type == "scoped_use_list" else n
-            if items is not None:
-                stack.extend((c, inner) for c in reversed(items.named_children))
-        elif n.type == "use_as_clause":
-            path = n.child_by_field_name("path")
-            if path is not None:
-                stack.append((path, prefix))
-        else:
-            word = text(n).removesuffix("*").removesuffix("::")
-            joined = "::".join(p for p in [prefix, "" if word == "self" else word] if p)
-            if joined:
-                out.append(joined)
-    return out
 
 
 def first_error(root: Node) -> str:
@@ -368,7 +382,7 @@ def file_doc(root: Node, claimed: set[int]) -> str:
     last = -2
     following: Node | None = None
     for node in root.named_children:
-        if node.type == "hash_bang_line":
+        if node.type in {"hash_bang_line", "php_tag"}:
             continue
         if "comment" not in node.type:
             following = node

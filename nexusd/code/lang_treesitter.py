@@ -16,6 +16,7 @@ from nexusd.code.cmacros import masked
 from nexusd.code.grammars import grammar, parser
 from nexusd.code.lang_queries import EXTENSIONS, GRAMMARS
 from nexusd.code.lines import own_text
+from nexusd.code.ts_imports import imports_of
 from nexusd.code.ts_walker import Builder, Draft
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, text_lines
 
@@ -68,12 +69,7 @@ def parse_treesitter(path: str, text: str, language: str) -> ParsedFile | None:
     builder.walk(root)
     drafts = builder.drafts
     captures = QueryCursor(query).captures(root)
-    imports: dict[str, None] = {}
-    for node in sorted(captures.get("imp", []), key=_START):
-        imports[q.import_string(node, language)] = None
-    for node in sorted(captures.get("use", []), key=_START):
-        imports.update((name, None) for name in q.rust_use(node))
-    imports.pop("", None)
+    imports = imports_of(captures, language)
     uses = _uses(drafts, captures.get("id", []), builder.name_bytes)
     classes = {d.qualname: d for d in drafts if d.kind == "class"}
     for d in drafts:
@@ -95,7 +91,7 @@ def parse_treesitter(path: str, text: str, language: str) -> ParsedFile | None:
         doc=q.file_doc(root, builder.claimed),
         defines=tuple(dict.fromkeys(builder.top)),
         uses=tuple(uses[-1]),
-        imports=tuple(imports),
+        imports=imports,
         text=own_text(lines, 0, total - 1, holes[-1], base=0),
     )
     units = [file_unit]

@@ -27,7 +27,7 @@ TEXT_NAMES = frozenset({"Makefile", "Dockerfile", "CMakeLists.txt", "Rakefile", 
 # Code without a grammar wheel here: line windows, but ranked as code (language = extension).
 OTHER_CODE = frozenset(
     {
-        ".sh", ".bash", ".rb", ".php", ".cs", ".kt", ".scala", ".swift", ".lua", ".pl", ".r",
+        ".sh", ".bash", ".cs", ".kt", ".scala", ".swift", ".lua", ".pl", ".r",
         ".sql", ".vue", ".svelte", ".m", ".mm", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj",
         ".dart", ".zig", ".nim", ".jl", ".proto", ".graphql", ".tf",
         # Less common, but where a fix can be (jq's own builtins are `src/builtin.jq`): an

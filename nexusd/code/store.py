@@ -43,9 +43,10 @@ _BATCH = 500
 # blanked before parsing, a Python file's UTF-8 byte order mark is dropped; 12: not a macro
 # heading a function whose brace is on the next line; 13: a function set on an object,
 # `Runner.prototype.stop = …` or an ES5 constructor's `this.run = …`, is a method; 14: a test
-# framework's block, `it("pads the year", () => …)`, is a unit), so that an index parsed
-# before is rebuilt rather than kept until each file is edited.
-PARSER_VERSION = b"14"
+# framework's block, `it("pads the year", () => …)`, is a unit; 15: PHP and Ruby files have
+# units through their grammars instead of line windows), so that an index parsed before is
+# rebuilt rather than kept until each file is edited.
+PARSER_VERSION = b"15"
 _PARSER_KEY = b"nexusd_parser"
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 

@@ -6,6 +6,7 @@ drafts into `CodeUnit`s once it knows each one's identifiers and own lines.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ _QUALIFIED = frozenset({"qualified_identifier", "destructor_name"})
 _STATEMENTS = frozenset({"expression_statement", "assignment_expression"})
 # A call as a statement: TypeScript's grammar unwraps the statement (a `wrappers` type).
 _CALLS = frozenset({"expression_statement", "call_expression"})
+_SCOPE_SEPARATOR = re.compile(r"::|\\")
 
 
 @dataclass
@@ -109,11 +111,23 @@ class Builder:
                 if pushed is not None:
                     stack.append(pushed)
 
-    def frame(self, body: Node, prefix: str, owner: int, in_class: bool) -> _Frame:
-        """The frame of a body; a function's body is read for nested declarations only."""
+    def frame(
+        self, body: Node, prefix: str, owner: int, in_class: bool, *, leading: bool = False
+    ) -> _Frame:
+        """The frame of a body; a function's body is read for nested declarations only.
+        `leading`: the comments just before the body are read with it (Ruby keeps those
+        between `class X` and its first member outside the body; they document the member)."""
         in_function = owner >= 0 and not in_class and self.drafts[owner].kind != "class"
         wanted = self.in_body if in_function else self.anywhere
-        return _Frame(body.named_children, prefix, owner, in_class, wanted)
+        children = body.named_children
+        if leading:
+            comments = []
+            before = body.prev_named_sibling
+            while before is not None and "comment" in before.type:
+                comments.append(before)
+                before = before.prev_named_sibling
+            children = [*reversed(comments), *children]
+        return _Frame(children, prefix, owner, in_class, wanted)
 
     def unwrap(self, node: Node) -> Node | None:
         """The declaration a statement wraps: `export …`, `template<…> …`, one `const f = …`."""
@@ -143,13 +157,14 @@ class Builder:
         t, g = inner.type, self.g
         if t in g.scopes:
             name = inner.child_by_field_name("name")
-            words = [] if name is None or name.type == "string" else q.text(name).split("::")
+            spelled = "" if name is None or name.type == "string" else q.text(name)
+            words = [w for w in _SCOPE_SEPARATOR.split(spelled) if w]  # `a::b`, PHP's `A\B`
             self.namespaces.update(words)
             body = inner.child_by_field_name("body")
             prefix = ".".join(p for p in [frame.prefix, *words] if p)
             if body is None or prefix.count(".") >= MAX_DEPTH:
                 return None
-            return self.frame(body, prefix, frame.owner, False)
+            return self.frame(body, prefix, frame.owner, False, leading=True)
         if t in g.transparent or t in {"ERROR", "type_declaration"}:
             return self.frame(inner, frame.prefix, frame.owner, frame.in_class)
         if t in q.VARIABLES:
@@ -268,7 +283,7 @@ class Builder:
             name_node = None
         elif name_node is None:
             name_node = inner.child_by_field_name("name")
-            if inner.type == "function_definition":
+            if name_node is None and inner.type == "function_definition":  # C's, not PHP's
                 name_node = q.declarator_name(inner)
         spelled = q.text(name_node)
         name = title or q.simple(spelled) or ("default" if outer.type == "export_statement" else "")
@@ -325,7 +340,7 @@ class Builder:
                 self.drafts[frame.owner].members.append(name)
         if body is None or self.drafts[index].depth >= MAX_DEPTH:
             return None
-        return self.frame(body, qualname, index, kind == "class")
+        return self.frame(body, qualname, index, kind == "class", leading=True)
 
     def signature(self, outer: Node, body: Node | None, is_class: bool) -> str:
         """The declaration's header up to its body, on one line."""

@@ -575,6 +575,9 @@ def test_extensions_cover_every_language() -> None:
         ".ipp": "cpp",
         ".inl": "cpp",
         ".tcc": "cpp",
+        ".php": "php",
+        ".rb": "ruby",
+        ".rake": "ruby",
     }
 
 
