@@ -59,8 +59,9 @@ sys.path.insert(0, str(ROOT))
 
 from nexusd.code.boilerplate import title as report_title  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
-from nexusd.code.rank import Weights, rank  # noqa: E402
+from nexusd.code.rank import rank  # noqa: E402
 from nexusd.code.service import CodeIndex  # noqa: E402
+from nexusd.code.weights import Weights  # noqa: E402
 from nexusd.config import config_from_mapping  # noqa: E402
 from nexusd.context.llm_librarian import RERANKED  # noqa: E402
 from nexusd.paths import find_repo  # noqa: E402

@@ -87,9 +87,10 @@ from localization import (  # noqa: E402
 from nexusd.code.boilerplate import search_title  # noqa: E402
 from nexusd.code.corpus import Corpus, TokenCache  # noqa: E402
 from nexusd.code.query import mine  # noqa: E402
-from nexusd.code.rank import TESTS_NAMED, Weights, executed_signal, rank, ranking  # noqa: E402
+from nexusd.code.rank import TESTS_NAMED, executed_signal, rank, ranking  # noqa: E402
 from nexusd.code.reader import Counted  # noqa: E402
 from nexusd.code.store import PARSER_VERSION  # noqa: E402
+from nexusd.code.weights import Weights  # noqa: E402
 from nexusd.context.relevant_code import query_text  # noqa: E402
 from nexusd.protocol.parse import parse_request  # noqa: E402
 

@@ -20,7 +20,7 @@ from nexusd.code.definitions import Definitions
 from nexusd.code.gopackages import GoPackages
 from nexusd.code.lexical import Bm25, TermArray, add_arrays, decode, encode
 from nexusd.code.messages import MessageIndex
-from nexusd.code.places import is_auxiliary_path, is_test_path
+from nexusd.code.places import is_auxiliary_path, is_test_path, minority_languages
 from nexusd.code.rustmodules import RustModules
 from nexusd.code.tokens import path_tokens, token_counts
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
@@ -156,6 +156,9 @@ class Corpus:
         ]
         # Docs, READMEs, configuration: a request is about code far more often than not.
         self.prose = [p.language == "text" for p in self.files]
+        # Code in a language the repository hardly uses: packaging, build and CI scripts.
+        rare = minority_languages([p.language for p in self.files if p.language != "text"])
+        self.minority = [p.language in rare for p in self.files]
         self.entries: list[Entry] = []
         unit_docs: list[TermArray] = []
         file_docs: list[TermArray] = []

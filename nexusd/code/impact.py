@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from nexusd.code.corpus import HEADERS, Corpus
 from nexusd.code.js_statements import TITLED
+from nexusd.code.places import language_family as _family
 from nexusd.code.references import References, Source
 
 MAX_EDGES = 50
@@ -202,11 +203,6 @@ def _checked(corpus: Corpus, code: References, edge: Edge, e: int, name: str) ->
         return None
     kind = edge.kind.replace("calls", "names")
     return Edge(edge.path, edge.line, edge.symbol, kind)
-
-
-def _family(language: str) -> str:
-    """Languages that call each other's names directly count as one."""
-    return {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}.get(language, language)
 
 
 def _callees(corpus: Corpus, f: int, e: int, code: References) -> list[Edge]:

@@ -7,6 +7,8 @@ the planner to tell the tests it runs from the code it changes; nothing here rea
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 
 # Top-level folders of code that shows or measures the library rather than being it. The
 # fix for a report was never in one among 268 SWE-bench reports of 17 repositories, yet
@@ -47,6 +49,29 @@ def is_test_module(path: str) -> bool:
     if not is_test_path(path) or stem in {"conftest", "__init__", "mod"}:
         return False
     return _TESTISH.search(stem) is not None or _HELPER.search(stem) is None
+
+
+# A language family with fewer of a repository's code files than this share is a minority
+# there: a Homebrew formula in a Rust repository, a build script in a C one. 2% to 10% alike
+# on the 165 multilingual reports: 6 up, none down (benchmarks/README.md, 33rd session).
+MINORITY_SHARE = 0.05
+_FAMILIES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
+
+
+def language_family(language: str) -> str:
+    """Languages that call each other's names directly count as one (C and C++, JS and TS)."""
+    return _FAMILIES.get(language, language)
+
+
+def minority_languages(code_languages: Sequence[str]) -> frozenset[str]:
+    """The languages, among those of a repository's code files, whose family holds fewer than
+    MINORITY_SHARE of the files (none when there is a single family)."""
+    families = Counter(language_family(language) for language in code_languages)
+    if len(families) < 2:
+        return frozenset()
+    floor = MINORITY_SHARE * len(code_languages)
+    rare = {family for family, n in families.items() if n < floor}
+    return frozenset(lang for lang in code_languages if language_family(lang) in rare)
 
 
 def is_auxiliary_path(path: str) -> bool:

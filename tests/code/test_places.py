@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nexusd.code.places import is_auxiliary_path, is_test_module, is_test_path
+from nexusd.code.places import is_auxiliary_path, is_test_module, is_test_path, minority_languages
 
 
 @pytest.mark.parametrize(
@@ -63,3 +63,18 @@ def test_is_auxiliary_path(path: str, auxiliary: bool) -> None:
 )
 def test_is_test_module(path: str, module: bool) -> None:
     assert is_test_module(path) is module
+
+
+@pytest.mark.parametrize(
+    ("languages", "minority"),
+    [
+        (["rust"] * 40 + ["ruby"], {"ruby"}),  # a Homebrew formula in a Rust repository
+        (["c"] * 30 + ["cpp"] * 10 + ["sh"], {"sh"}),  # C and C++ are one family
+        (["typescript"] * 50 + ["tsx"] + ["javascript"], set()),  # so are JS and TS
+        (["python"] * 19 + ["sh"], set()),  # one file in twenty is a share of its own
+        (["go"] * 100, set()),
+        ([], set()),
+    ],
+)
+def test_minority_languages(languages: list[str], minority: set[str]) -> None:
+    assert minority_languages(languages) == minority

@@ -11,7 +11,8 @@ from nexusd.code.corpus import Corpus
 from nexusd.code.lang_python import parse_python
 from nexusd.code.parsers import parse_file
 from nexusd.code.query import mine
-from nexusd.code.rank import Ranking, Weights, executed_signal, rank, ranking
+from nexusd.code.rank import Ranking, executed_signal, rank, ranking
+from nexusd.code.weights import Weights
 
 FILES = {
     "app/__init__.py": "from app.config import Config\n",
@@ -308,6 +309,28 @@ def test_a_generated_copy_ranks_below_the_source_it_copies() -> None:
     flat = [h.path for h in rank(corpus, query, k=5, weights=Weights(auxiliary_factor=1.0))]
     assert flat[0] == "single/app_all.py"
     assert top(corpus, "route() loses the URL rule it registers")[0] == "app/routing.py"
+
+
+def test_code_in_a_language_the_repository_hardly_uses_ranks_below_its_own() -> None:
+    from nexusd.code.parsers import language_for
+
+    files = {f"src/walk{i}.rs": f"pub fn step{i}(n: u32) -> u32 {{ n + {i} }}\n" for i in range(30)}
+    files["src/main.rs"] = (
+        "/// The process exit code: 0 on a match, 1 on no match, 2 on an error.\n"
+        "pub fn exit_code(matched: bool, failed: bool) -> i32 { 0 }\n"
+    )
+    # A packaging script that says the request's words more often than the code does.
+    files["pkg/brew/tool.rb"] = (
+        "class Tool < Formula\n  def test\n"
+        "    # exit code on no match; exit code on error; exit codes differ\n"
+        "    system 'tool', '--no-match-exit-code', '--error-exit-code'\n  end\nend\n"
+    )
+    corpus = Corpus(parse_file(p, t.encode(), language_for(p) or "") for p, t in files.items())
+    assert [corpus.paths[f] for f in np.flatnonzero(corpus.minority)] == ["pkg/brew/tool.rb"]
+    query = mine("use different exit codes for no match and error")
+    flat = [h.path for h in rank(corpus, query, k=3, weights=Weights(minority_factor=1.0))]
+    assert flat[0] == "pkg/brew/tool.rb"
+    assert [h.path for h in rank(corpus, query, k=3)][:2] == ["src/main.rs", "pkg/brew/tool.rb"]
 
 
 def test_path_like_imports_of_other_languages_join_the_graph() -> None:

@@ -12,8 +12,9 @@ from nexusd.code.evidence import signals
 from nexusd.code.lang_python import parse_python
 from nexusd.code.lexical import Bm25
 from nexusd.code.query import mine
-from nexusd.code.rank import Weights, combine, rank
+from nexusd.code.rank import combine, rank
 from nexusd.code.title import order_by_title, title_share
+from nexusd.code.weights import Weights
 from tests.code.conftest import NET
 
 # The body names the API (`fetch`, defined in client.py); the title says what is wrong, in
