@@ -104,6 +104,8 @@ BASELINE_SUFFIXES = {
     "js": (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx"),
     "ts": (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs"),
     "rust": (".rs",),
+    "php": (".php",),
+    "ruby": (".rb", ".rake"),
 }
 
 
