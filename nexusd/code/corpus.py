@@ -20,6 +20,7 @@ from nexusd.code.definitions import Definitions
 from nexusd.code.gopackages import GoPackages
 from nexusd.code.lexical import Bm25, TermArray, add_arrays, decode, encode
 from nexusd.code.messages import MessageIndex
+from nexusd.code.phpnames import PhpNames
 from nexusd.code.places import is_auxiliary_path, is_test_path, minority_languages
 from nexusd.code.rustmodules import RustModules
 from nexusd.code.tokens import path_tokens, token_counts
@@ -226,6 +227,7 @@ class Corpus:
         languages = [p.language for p in self.files]
         self.go = GoPackages(self.paths, languages, [p.file_unit.imports for p in self.files])
         self.rust = RustModules(self.paths, languages)
+        self.php = PhpNames(languages, [p.units for p in self.files])
         self.imports: list[set[int]] = [
             self._resolve(p.file_unit.imports, i) for i, p in enumerate(self.files)
         ]
@@ -267,6 +269,8 @@ class Corpus:
                 continue
             if self.rust.rust[own]:
                 found = self.rust.file(own, name)
+            elif self.php.php[own]:
+                found = self.php.file(name)
             elif "/" in name or name.startswith(".") or name.endswith(HEADERS):
                 found = self._import_path(name, own)
             else:

@@ -12,8 +12,6 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from nexusd.code.units import MAX_DOC_CHARS, clip
-
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -28,7 +26,7 @@ EXTENSIONS: dict[str, str] = {
     # `.ipp`, `.inl`, `.tcc`: C++ headers' implementation parts, included into them.
     **dict.fromkeys([".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".ipp", ".inl", ".tcc"], "cpp"),
     ".php": "php",
-    **dict.fromkeys([".rb", ".rake"], "ruby"),
+    **dict.fromkeys([".rb", ".rake", ".gemspec", ".ru"], "ruby"),
 }
 
 
@@ -176,7 +174,9 @@ GRAMMARS: dict[str, Grammar] = {
         query=_ids("name") + "(namespace_use_declaration) @use\n",
         scopes=_types("namespace_definition"),
         # Helpers are declared inside `if (! function_exists('collect')) { … }`.
-        transparent=_types("if_statement compound_statement colon_block"),
+        transparent=_types(
+            "if_statement compound_statement colon_block else_clause else_if_clause"
+        ),
     ),
     "ruby": Grammar(
         module="tree_sitter_ruby",
@@ -185,8 +185,13 @@ GRAMMARS: dict[str, Grammar] = {
         functions=_types("method singleton_method"),
         query=_ids("identifier constant") + _RUBY_REQUIRES,
         scopes=_types("module"),
-        # `class << self … end` holds class methods: members of the class around it.
-        transparent=_types("singleton_class body_statement"),
+        # `class << self … end` holds class methods: members of the class around it; so do
+        # `private def x`, `Struct.new(…) do … end`, `included do … end` and the branches of
+        # an `if`.
+        transparent=_types(
+            "singleton_class body_statement call argument_list do_block block block_body"
+            " if unless else then elsif begin"
+        ),
     ),
 }
 
@@ -235,7 +240,6 @@ _GROUPS = frozenset(
 )
 # PHP's `const A = …` and `$items` spell their name first, with no field for it.
 _FIRST_NAMED = _types("const_element variable_name")
-_PACKAGES = _types("package_clause package_declaration")
 _GENERIC = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
 _WORD = re.compile(r"[A-Za-z_$~][\w$]*")
 
@@ -270,24 +274,6 @@ def type_name(spelled: str) -> str:
     """`*Stack[T]`, `&'a Wrapper<T>`, `fmt::Display` → the type's own name."""
     words = _WORD.findall(strip_generics(spelled).rsplit("::", 1)[-1])
     return words[-1] if words else spelled.strip()
-
-
-def clean_comment(raw: str) -> str:
-    """A comment's words without `//`, `///`, `/**`, ` * ` and `*/`."""
-    body = raw.strip()
-    if body.startswith("/*"):
-        lines = [
-            line.strip().lstrip("*!").strip() for line in body[2:].removesuffix("*/").split("\n")
-        ]
-    else:
-        # `//`, `///`, `//!`, and the `#` of Ruby, PHP and shell
-        lines = [line.strip().lstrip("/#").lstrip("!").strip() for line in body.split("\n")]
-    return "\n".join(lines).strip()
-
-
-def doc_of(comments: list[Node]) -> str:
-    """The cleaned words of a comment block, clipped for the index."""
-    return clip("\n".join(clean_comment(text(c)) for c in comments), MAX_DOC_CHARS)
 
 
 def names(node: Node) -> list[str]:
@@ -358,44 +344,3 @@ def members_node(decl: Node) -> Node | None:
     if value.type == "struct_type":
         return next((c for c in value.named_children if c.type == "field_declaration_list"), None)
     return value if value.type in {"interface_type", "object_type"} else None
-
-
-def first_error(root: Node) -> str:
-    """`line N: …` for the first error or missing node in the tree."""
-    node = root
-    for _ in range(1_000_000):  # one level per turn; the bound only guards odd trees
-        for child in node.children:
-            if child.is_error or child.is_missing:
-                what = f"missing {child.type}" if child.is_missing else "syntax error"
-                return f"line {child.start_point.row + 1}: {what}"
-            if child.has_error:
-                node = child
-                break
-        else:
-            break
-    return f"line {node.start_point.row + 1}: syntax error"
-
-
-def file_doc(root: Node, claimed: set[int]) -> str:
-    """The comment block at the top of the file that no declaration claims."""
-    blocks: list[list[Node]] = []
-    last = -2
-    following: Node | None = None
-    for node in root.named_children:
-        if node.type in {"hash_bang_line", "php_tag"}:
-            continue
-        if "comment" not in node.type:
-            following = node
-            break
-        if node.start_point.row > last + 1 or not blocks:
-            blocks.append([])
-        blocks[-1].append(node)
-        last = last_row(node)
-    blocks = [b for b in blocks if not any(c.start_byte in claimed for c in b)]
-    if not blocks:
-        return ""
-    chosen = blocks[0]
-    packaged = following is not None and following.type in _PACKAGES
-    if packaged and following is not None and following.start_point.row <= last + 1:
-        chosen = blocks[-1]  # Go and Java: the package doc sits right above `package`
-    return doc_of(chosen)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from nexusd.code import lang_queries as q
 from nexusd.code.cmacros import masked
 from nexusd.code.grammars import grammar, parser
 from nexusd.code.lang_queries import EXTENSIONS, GRAMMARS
 from nexusd.code.lines import own_text
+from nexusd.code.ts_docs import file_doc, first_error
 from nexusd.code.ts_imports import imports_of
 from nexusd.code.ts_walker import Builder, Draft
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, text_lines
@@ -88,7 +88,7 @@ def parse_treesitter(path: str, text: str, language: str) -> ParsedFile | None:
         qualname=module_name(path),
         start=1,
         end=total,
-        doc=q.file_doc(root, builder.claimed),
+        doc=file_doc(root, builder.claimed),
         defines=tuple(dict.fromkeys(builder.top)),
         uses=tuple(uses[-1]),
         imports=imports,
@@ -113,6 +113,6 @@ def parse_treesitter(path: str, text: str, language: str) -> ParsedFile | None:
             )
         )
     if root.has_error:
-        note = q.first_error(root)
+        note = first_error(root)
         return ParsedFile(path, language, tuple(units), status="syntax-error", note=note)
     return ParsedFile(path, language, tuple(units))

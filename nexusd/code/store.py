@@ -44,9 +44,11 @@ _BATCH = 500
 # heading a function whose brace is on the next line; 13: a function set on an object,
 # `Runner.prototype.stop = …` or an ES5 constructor's `this.run = …`, is a method; 14: a test
 # framework's block, `it("pads the year", () => …)`, is a unit; 15: PHP and Ruby files have
-# units through their grammars instead of line windows), so that an index parsed before is
-# rebuilt rather than kept until each file is edited.
-PARSER_VERSION = b"15"
+# units through their grammars instead of line windows; 16: PHP's namespaces prefix
+# qualnames, Ruby's methods in calls and branches are units, a file of long docblock lines is
+# no minified one), so that an index parsed before is rebuilt rather than kept until each
+# file is edited.
+PARSER_VERSION = b"16"
 _PARSER_KEY = b"nexusd_parser"
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from nexusd.code import lang_queries as q
 from nexusd.code.js_statements import assigned_member, spec_block
 from nexusd.code.lang_queries import Grammar
+from nexusd.code.ts_docs import doc_of
 from nexusd.code.units import MAX_SIGNATURE_CHARS, UnitKind, clip
 
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ _STATEMENTS = frozenset({"expression_statement", "assignment_expression"})
 # A call as a statement: TypeScript's grammar unwraps the statement (a `wrappers` type).
 _CALLS = frozenset({"expression_statement", "call_expression"})
 _SCOPE_SEPARATOR = re.compile(r"::|\\")
+_PHP_NAMESPACE = "namespace_definition"  # C++'s always has a body
+_OPERATOR_NAMES = frozenset({"operator", "setter"})  # Ruby's: no generics to strip
+_RUBY_CONSTANTS = frozenset({"constant", "scope_resolution"})
 
 
 @dataclass
@@ -124,8 +128,11 @@ class Builder:
             comments = []
             before = body.prev_named_sibling
             while before is not None and "comment" in before.type:
+                ahead = before.prev_named_sibling
+                if ahead is not None and q.last_row(ahead) == before.start_point.row:
+                    break  # `class Foo # the foo`: the header's own comment
                 comments.append(before)
-                before = before.prev_named_sibling
+                before = ahead
             children = [*reversed(comments), *children]
         return _Frame(children, prefix, owner, in_class, wanted)
 
@@ -162,6 +169,10 @@ class Builder:
             self.namespaces.update(words)
             body = inner.child_by_field_name("body")
             prefix = ".".join(p for p in [frame.prefix, *words] if p)
+            if body is None and t == _PHP_NAMESPACE:
+                # PHP's `namespace A\B;` holds what follows it, up to the next one.
+                frame.prefix = ".".join(words)
+                return None
             if body is None or prefix.count(".") >= MAX_DEPTH:
                 return None
             return self.frame(body, prefix, frame.owner, False, leading=True)
@@ -224,6 +235,12 @@ class Builder:
                     return self.unit(frame, i, "class", inner, decl=value, name_node=name)
         if t in q.NAMED_MEMBERS:
             self.names(frame, inner)
+            value, left = inner.child_by_field_name("right"), inner.child_by_field_name("left")
+            # Ruby's `Point = Struct.new(:x) do … end`: the block's methods are Point's.
+            if value is not None and value.type == "call" and left and left.type in _RUBY_CONSTANTS:
+                named = q.text(left).replace("::", ".")
+                prefix = ".".join(p for p in [frame.prefix, named] if p)
+                return _Frame([value], prefix, frame.owner, True, frame.wanted)
         return None
 
     def _in_function(self, frame: _Frame) -> bool:
@@ -262,7 +279,7 @@ class Builder:
             j -= 1
         comments.reverse()
         self.claimed.update(c.start_byte for c in comments)
-        return start_row, first_byte, row, q.doc_of(comments) if comments else ""
+        return start_row, first_byte, row, doc_of(comments) if comments else ""
 
     def unit(
         self,
@@ -286,7 +303,11 @@ class Builder:
             if name_node is None and inner.type == "function_definition":  # C's, not PHP's
                 name_node = q.declarator_name(inner)
         spelled = q.text(name_node)
-        name = title or q.simple(spelled) or ("default" if outer.type == "export_statement" else "")
+        if name_node is not None and name_node.type in _OPERATOR_NAMES:
+            name = spelled  # Ruby's `def []=(key, value)`, `def <=>(other)`, `def name=(v)`
+        else:
+            name = title or q.simple(spelled)
+        name = name or ("default" if outer.type == "export_statement" else "")
         if inner.type == "impl_item":
             name = q.type_name(q.text(inner.child_by_field_name("type")))
         if not name:
@@ -348,6 +369,14 @@ class Builder:
         if body is not None and body.type != "interface_type":
             end = body.start_byte
         end = min(end, outer.start_byte + _HEADER_BYTES)
+        # Ruby keeps a comment after the header (`def f # TODO …`, a first member's doc) in
+        # the declaration, before its body: the header ends there.
+        for child in outer.named_children:
+            if child.start_byte >= end:
+                break
+            if "comment" in child.type and child.start_byte > outer.start_byte:
+                end = child.start_byte
+                break
         header = self.src[outer.start_byte : end].decode("utf-8", "replace")
         if is_class and "{" in header:  # `type Reader interface {…}`: no body node to stop at
             header = header[: header.index("{")]

@@ -149,17 +149,17 @@ def units(language: str) -> dict[str, CodeUnit]:
             "php",
             [
                 # from the attribute above the class
-                ("class", "Collection", 16, 36),
-                ("method", "Collection.__construct", 27, 30),
-                ("method", "Collection.times", 32, 35),
-                ("class", "Shape", 38, 41),
-                ("method", "Shape.area", 40, 40),
-                ("class", "Greets", 43, 46),
-                ("method", "Greets.hello", 45, 45),
-                ("class", "Suit", 48, 53),
-                ("method", "Suit.color", 52, 52),
+                ("class", "Illuminate.Support.Collection", 16, 36),
+                ("method", "Illuminate.Support.Collection.__construct", 27, 30),
+                ("method", "Illuminate.Support.Collection.times", 32, 35),
+                ("class", "Illuminate.Support.Shape", 38, 41),
+                ("method", "Illuminate.Support.Shape.area", 40, 40),
+                ("class", "Illuminate.Support.Greets", 43, 46),
+                ("method", "Illuminate.Support.Greets.hello", 45, 45),
+                ("class", "Illuminate.Support.Suit", 48, 53),
+                ("method", "Illuminate.Support.Suit.color", 52, 52),
                 # a helper declared inside `if (! function_exists(…)) { … }`
-                ("function", "collect", 57, 60),
+                ("function", "Illuminate.Support.collect", 57, 60),
             ],
         ),
         (
@@ -181,11 +181,18 @@ def test_units_kinds_qualnames_and_lines(
     assert [(u.kind, u.qualname, u.start, u.end) for u in parse(language).units[1:]] == expected
 
 
-def test_php_namespace_without_braces_names_nothing_but_braces_do() -> None:
-    source = "<?php\nnamespace App {\n    class User {}\n}\n"
+@pytest.mark.parametrize(
+    "source",
+    [
+        "<?php\nnamespace App {\n    class User {}\n}\nnamespace Lib {\n    class User {}\n}\n",
+        # without braces, a namespace holds what follows it, up to the next one
+        "<?php\nnamespace App;\nclass User {}\nnamespace Lib;\nclass User {}\n",
+    ],
+)
+def test_php_namespaces_prefix_qualnames(source: str) -> None:
     parsed = parse_treesitter("app/User.php", source, "php")
     assert parsed is not None
-    assert [u.qualname for u in parsed.units[1:]] == ["App.User"]
+    assert [u.qualname for u in parsed.units[1:]] == ["App.User", "Lib.User"]
 
 
 @pytest.mark.parametrize(
@@ -194,10 +201,10 @@ def test_php_namespace_without_braces_names_nothing_but_braces_do() -> None:
         ("php", "", ("Collection", "Shape", "Greets", "Suit", "collect")),
         (
             "php",
-            "Collection",
+            "Illuminate.Support.Collection",
             ("Collection", "LIMIT", "items", "__construct", "times"),
         ),
-        ("php", "Suit", ("Suit", "Hearts", "color")),
+        ("php", "Illuminate.Support.Suit", ("Suit", "Hearts", "color")),
         # Ruby's modules, like C++'s namespaces, are scopes: their classes are the file's.
         ("ruby", "", ("LineLength", "top_level")),
         (
@@ -223,9 +230,9 @@ def test_defines_own_name_and_members(language: str, qualname: str, defines: tup
     ("language", "qualname", "doc"),
     [
         ("php", "", "Collections of items."),
-        ("php", "Collection", "An ordered list of items."),
-        ("php", "Collection.__construct", "Create a new collection."),
-        ("php", "collect", "Create a collection from the given value."),
+        ("php", "Illuminate.Support.Collection", "An ordered list of items."),
+        ("php", "Illuminate.Support.Collection.__construct", "Create a new collection."),
+        ("php", "Illuminate.Support.collect", "Create a collection from the given value."),
         # Ruby keeps the comments between `module Cop` and the class outside the body.
         ("ruby", "RuboCop.Cop.LineLength", "Checks the length of lines. @example # bad"),
         (
@@ -244,7 +251,7 @@ def test_doc_comments(language: str, qualname: str, doc: str) -> None:
 @pytest.mark.parametrize(
     ("language", "qualname", "bases"),
     [
-        ("php", "Collection", ("BaseCollection", "Arrayable", "Countable")),
+        ("php", "Illuminate.Support.Collection", ("BaseCollection", "Arrayable", "Countable")),
         ("ruby", "RuboCop.Cop.LineLength", ("Base",)),
     ],
 )
@@ -274,7 +281,9 @@ def test_imports_on_the_file_unit(language: str, imports: tuple[str, ...]) -> No
 
 def test_signatures_are_headers() -> None:
     php, ruby = units("php"), units("ruby")
-    assert php["Collection.times"].signature == ("public static function times(int $n): static")
+    assert php["Illuminate.Support.Collection.times"].signature == (
+        "public static function times(int $n): static"
+    )
     assert ruby["RuboCop.Cop.LineLength"].signature == "class LineLength < Base"
     assert ruby["RuboCop.Cop.LineLength.autocorrect_incompatible_with"].signature == (
         "def self.autocorrect_incompatible_with"
@@ -282,7 +291,7 @@ def test_signatures_are_headers() -> None:
 
 
 def test_uses_are_identifiers_of_the_own_body() -> None:
-    assert units("php")["collect"].uses == ("value", "Collection")
+    assert units("php")["Illuminate.Support.collect"].uses == ("value", "Collection")
     assert units("ruby")["RuboCop.Cop.LineLength.on_new_investigation"].uses == (
         "check_line",
         "processed_source",
@@ -322,7 +331,14 @@ def test_syntax_errors_keep_what_parses_and_say_where(
 
 @pytest.mark.parametrize(
     ("path", "language"),
-    [("a.php", "php"), ("lib/a.rb", "ruby"), ("lib/tasks/db.rake", "ruby"), ("Rakefile", "text")],
+    [
+        ("a.php", "php"),
+        ("lib/a.rb", "ruby"),
+        ("lib/tasks/db.rake", "ruby"),
+        ("tool.gemspec", "ruby"),
+        ("config.ru", "ruby"),
+        ("Rakefile", "text"),
+    ],
 )
 def test_extensions(path: str, language: str) -> None:
     assert language_for(path) == language
@@ -354,6 +370,75 @@ def test_php_use_and_ruby_require_are_import_edges() -> None:
         index["lib/gem/util/set.rb"],
     }
     assert index["lib/gem/cli.rb"] in corpus.importers[index["lib/gem/core.rb"]]
+
+
+def test_php_use_resolves_by_the_declared_namespace_not_the_path() -> None:
+    files = {
+        # a split package: the class's namespace is not its folder
+        "src/Illuminate/Collections/Collection.php": (
+            "<?php\nnamespace Illuminate\\Support;\nclass Collection {}\n"
+        ),
+        # a type-test file lying at the path the name spells
+        "types/Support/Collection.php": "<?php\n$c = new Illuminate\\Support\\Collection();\n",
+        "src/Composer/Console/Application.php": (
+            "<?php\nnamespace Composer\\Console;\nclass Application {}\n"
+        ),
+        "src/Illuminate/Http/Request.php": (
+            "<?php\nnamespace Illuminate\\Http;\nuse Illuminate\\Support\\Collection;\n"
+            "use Symfony\\Component\\Console\\Application;\nclass Request {}\n"
+        ),
+    }
+    corpus = _corpus(files)
+    request = corpus.index["src/Illuminate/Http/Request.php"]
+    # the vendor's `Application` is not the repository's `Composer\Console\Application`
+    assert corpus.imports[request] == {corpus.index["src/Illuminate/Collections/Collection.php"]}
+
+
+@pytest.mark.parametrize(
+    ("source", "qualnames"),
+    [
+        # operators and setters keep their names
+        (
+            "class H\n  def [](k); end\n  def []=(k, v); end\n  def <=>(o); end\n"
+            "  def name=(v); end\nend\n",
+            ["H", "H.[]", "H.[]=", "H.<=>", "H.name="],
+        ),
+        # methods a call, a block or a branch holds are the class's
+        (
+            "class Q\n  private def normalize(x) = x\n  memoize def cached; end\n"
+            "  if RUBY_VERSION > '3'\n    def clock; 1; end\n  else\n    def clock; 2; end\n  end\n"
+            "  included do\n    def hook; end\n  end\nend\n",
+            ["Q", "Q.normalize", "Q.cached", "Q.clock", "Q.clock", "Q.hook"],
+        ),
+        ("Point = Struct.new(:x, :y) do\n  def norm; x; end\nend\n", ["Point.norm"]),
+    ],
+)
+def test_ruby_methods_wherever_written(source: str, qualnames: list[str]) -> None:
+    parsed = parse_treesitter("lib/q.rb", source, "ruby")
+    assert parsed is not None
+    assert [u.qualname for u in parsed.units[1:]] == qualnames
+
+
+def test_php_functions_in_every_branch_are_units() -> None:
+    source = (
+        "<?php\nif (PHP_VERSION_ID > 80000) {\n    function a() {}\n} elseif (X) {\n"
+        "    function a() {}\n} else {\n    function a() {}\n}\n"
+    )
+    parsed = parse_treesitter("compat.php", source, "php")
+    assert parsed is not None
+    assert [(u.qualname, u.start) for u in parsed.units[1:]] == [("a", 3), ("a", 5), ("a", 7)]
+
+
+def test_a_comment_after_the_header_is_not_the_signature() -> None:
+    source = (
+        "class Foo # the foo\n  # Documents bar\n  def bar(x) # TODO: faster\n    x\n  end\nend\n"
+    )
+    parsed = parse_treesitter("lib/foo.rb", source, "ruby")
+    assert parsed is not None
+    assert [(u.signature, u.doc) for u in parsed.units[1:]] == [
+        ("class Foo", ""),
+        ("def bar(x)", "Documents bar"),
+    ]
 
 
 def test_a_spec_file_tests_the_file_it_is_named_for() -> None:

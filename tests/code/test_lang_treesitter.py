@@ -578,6 +578,8 @@ def test_extensions_cover_every_language() -> None:
         ".php": "php",
         ".rb": "ruby",
         ".rake": "ruby",
+        ".gemspec": "ruby",
+        ".ru": "ruby",
     }
 
 

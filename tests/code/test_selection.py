@@ -17,6 +17,7 @@ from nexusd.code.selection import (
     Selection,
     list_files,
     looks_generated,
+    looks_minified,
     wanted_files,
     worktree_attributes,
 )
@@ -183,3 +184,17 @@ def test_a_response_kept_aside_is_nexusds_own_file(sep: str) -> None:
     wanted, skipped = wanted_files(files, DEFAULT_EXCLUDE, 100, OWN_FILES)
     assert skipped == {name: "nexusd's own file (its config, requests or memory)"}
     assert list(wanted) == ["docs/guide.md"]
+
+
+@pytest.mark.parametrize(
+    ("text", "minified"),
+    [
+        ("a{b:c}" * 2000, True),  # one line of 12 kB
+        (("x" * 1500 + "\n") * 10, True),  # long on average, lines past 1,000 characters
+        (("    * @method static Carbon " + "y" * 370 + "\n") * 40, False),  # a PHP docblock
+        ("short\n" * 2000, False),
+        ("tiny", False),
+    ],
+)
+def test_looks_minified(text: str, minified: bool) -> None:
+    assert looks_minified(text) is minified
