@@ -158,8 +158,9 @@ class Corpus:
         # Docs, READMEs, configuration: a request is about code far more often than not.
         self.prose = [p.language == "text" for p in self.files]
         # Code in a language the repository hardly uses: packaging, build and CI scripts.
-        rare = minority_languages([p.language for p in self.files if p.language != "text"])
-        self.minority = [p.language in rare for p in self.files]
+        languages = [p.language for p in self.files]
+        rare = minority_languages([language for language in languages if language != "text"])
+        self.minority = [language in rare for language in languages]
         self.entries: list[Entry] = []
         unit_docs: list[TermArray] = []
         file_docs: list[TermArray] = []
@@ -224,7 +225,6 @@ class Corpus:
             self.modules.setdefault(module_name(path), i)
         # Thousands of files import the same few hundred modules: each is resolved once.
         self._module_files: dict[str, int | None] = {}
-        languages = [p.language for p in self.files]
         self.go = GoPackages(self.paths, languages, [p.file_unit.imports for p in self.files])
         self.rust = RustModules(self.paths, languages)
         self.php = PhpNames(languages, [p.units for p in self.files])

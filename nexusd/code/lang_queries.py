@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -242,6 +243,10 @@ _GROUPS = frozenset(
 _FIRST_NAMED = _types("const_element variable_name")
 _GENERIC = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
 _WORD = re.compile(r"[A-Za-z_$~][\w$]*")
+
+
+# Query captures come grouped by pattern, not in source order: sort them by this.
+START = attrgetter("start_byte")
 
 
 def text(node: Node | None) -> str:

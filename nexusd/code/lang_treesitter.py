@@ -8,12 +8,11 @@ wheel is missing gives None and the caller indexes the file as line windows.
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from nexusd.code.cmacros import masked
 from nexusd.code.grammars import grammar, parser
-from nexusd.code.lang_queries import EXTENSIONS, GRAMMARS
+from nexusd.code.lang_queries import EXTENSIONS, GRAMMARS, START
 from nexusd.code.lines import own_text
 from nexusd.code.ts_docs import file_doc, first_error
 from nexusd.code.ts_imports import imports_of
@@ -25,8 +24,6 @@ if TYPE_CHECKING:
 
 __all__ = ["EXTENSIONS", "parse_treesitter"]
 
-_START = attrgetter("start_byte")
-
 
 def _uses(drafts: list[Draft], ids: list[Node], skip: set[int]) -> list[dict[str, None]]:
     """Distinct identifiers per unit (the file's last), each to the innermost unit around it."""
@@ -34,7 +31,7 @@ def _uses(drafts: list[Draft], ids: list[Node], skip: set[int]) -> list[dict[str
     words: dict[bytes, str] = {}
     open_units: list[int] = []
     k, count = 0, len(drafts)
-    for node in sorted(ids, key=_START):  # captures come grouped by pattern, not in order
+    for node in sorted(ids, key=START):
         pos = node.start_byte
         while k < count and drafts[k].first_byte <= pos:
             while open_units and drafts[open_units[-1]].end_byte <= drafts[k].first_byte:

@@ -5,15 +5,13 @@ a dotted name (`a.b.C`) or a Rust path (`crate::a::b`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from nexusd.code.lang_queries import text
+from nexusd.code.lang_queries import START, text
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-_START = attrgetter("start_byte")
 # PHP's `use` clauses: the name (`A\B\C`, or `C` in a group) and its optional alias.
 _PHP_NAMES = frozenset({"qualified_name", "name", "namespace_name"})
 
@@ -22,12 +20,12 @@ def imports_of(captures: Mapping[str, Sequence[Node]], language: str) -> tuple[s
     """The file's imports in source order, once each: `@imp` strings, `@rel` paths relative
     to the file (Ruby's `require_relative`), `@use` trees (Rust's `use`, PHP's `use`)."""
     found: dict[str, None] = {}
-    for node in sorted(captures.get("imp", []), key=_START):
+    for node in sorted(captures.get("imp", []), key=START):
         found[import_string(node, language)] = None
-    for node in sorted(captures.get("rel", []), key=_START):
+    for node in sorted(captures.get("rel", []), key=START):
         found["./" + _ruby_file(text(node))] = None
     reader = php_use if language == "php" else rust_use
-    for node in sorted(captures.get("use", []), key=_START):
+    for node in sorted(captures.get("use", []), key=START):
         found.update((name, None) for name in reader(node))
     found.pop("", None)
     found.pop("./", None)
