@@ -20,8 +20,14 @@ from nexusd.code.definitions import Definitions
 from nexusd.code.gopackages import GoPackages
 from nexusd.code.lexical import Bm25, TermArray, add_arrays, decode, encode
 from nexusd.code.messages import MessageIndex
+from nexusd.code.modules import ModuleTable
 from nexusd.code.phpnames import PhpNames
-from nexusd.code.places import is_auxiliary_path, is_test_path, minority_languages
+from nexusd.code.places import (
+    is_auxiliary_path,
+    is_test_path,
+    language_family,
+    minority_languages,
+)
 from nexusd.code.rustmodules import RustModules
 from nexusd.code.tokens import path_tokens, token_counts
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
@@ -220,11 +226,11 @@ class Corpus:
                     owned.append((len(self.message_owners), unit.messages))
                     self.message_owners.append((i, e))
         self.messages = MessageIndex(owned)
-        self.modules: dict[str, int] = {}
-        for i, path in enumerate(self.paths):
-            self.modules.setdefault(module_name(path), i)
-        # Thousands of files import the same few hundred modules: each is resolved once.
-        self._module_files: dict[str, int | None] = {}
+        # Any language's module names, for a report's dotted names; an import looks only
+        # among its own language's (`module_file`).
+        self.modules = ModuleTable((module_name(path), i) for i, path in enumerate(self.paths))
+        self._families = [language_family(language) for language in languages]
+        self._family_modules: dict[str, ModuleTable] = {}
         self.go = GoPackages(self.paths, languages, [p.file_unit.imports for p in self.files])
         self.rust = RustModules(self.paths, languages)
         self.php = PhpNames(languages, [p.units for p in self.files])
@@ -274,7 +280,7 @@ class Corpus:
             elif "/" in name or name.startswith(".") or name.endswith(HEADERS):
                 found = self._import_path(name, own)
             else:
-                found = self.module_file(name.replace("::", "."))
+                found = self.module_file(name.replace("::", "."), self._families[own])
             if found is not None and found != own:
                 out.add(found)
         return out
@@ -298,10 +304,7 @@ class Corpus:
         defines (`pkg.mod.Class.method` → pkg/mod.py); None for anything looser."""
         parts = dotted.split(".")
         for cut in range(len(parts), 0, -1):
-            name = ".".join(parts[:cut])
-            f = self.modules.get(name)
-            if f is None:
-                f = self._suffix_module(name)
+            f = self.modules.named(".".join(parts[:cut]))
             if f is None:
                 continue
             rest = parts[cut:]
@@ -312,44 +315,17 @@ class Corpus:
             return f if rest[0] in defined else None
         return None
 
-    def module_file(self, dotted: str) -> int | None:
-        """The file of a dotted module name, also under a source root (`src/pkg/mod.py`)."""
-        try:
-            return self._module_files[dotted]
-        except KeyError:
-            found = self._module_files[dotted] = self._find_module(dotted)
-            return found
-
-    def _find_module(self, dotted: str) -> int | None:
-        parts = dotted.split(".")
-        while parts:
-            name = ".".join(parts)
-            found = self.modules.get(name)
-            if found is None:
-                found = self._suffix_module(name)
-            if found is not None:
-                return found
-            parts.pop()
-        return None
-
-    def _suffix_module(self, name: str) -> int | None:
-        if not hasattr(self, "_by_suffix"):
-            by_suffix: dict[str, int | None] = {}
-            by_root: dict[str, int | None] = {}
-            for module, i in self.modules.items():
-                pieces = module.split(".")
-                for k in range(1, len(pieces)):
-                    key = ".".join(pieces[k:])
-                    # An ambiguous suffix (two `utils` modules) resolves to nothing.
-                    by_suffix[key] = i if key not in by_suffix else None
-                if len(pieces) == 2 and pieces[0] not in self.modules:
-                    # A top-level package under a source root (`lib/matplotlib`,
-                    # `src/_pytest`) is what `import matplotlib` means; one name alone is
-                    # no suffix of anything deeper (`utils` of `pkg.utils`).
-                    by_root[pieces[1]] = i if pieces[1] not in by_root else None
-            self._by_suffix = by_suffix
-            self._by_root = by_root
-        return self._by_suffix.get(name) if "." in name else self._by_root.get(name)
+    def module_file(self, dotted: str, family: str) -> int | None:
+        """The file of a dotted module name among the files of one language family (as
+        `places.language_family` names it), also under a source root (`src/pkg/mod.py`)."""
+        table = self._family_modules.get(family)
+        if table is None:
+            table = self._family_modules[family] = ModuleTable(
+                (module_name(path), f)
+                for f, path in enumerate(self.paths)
+                if self._families[f] == family
+            )
+        return table.file(dotted)
 
     def ending_with(self, tail: str) -> list[int]:
         """The files whose path is `tail` or ends with `/tail` (whole path components)."""

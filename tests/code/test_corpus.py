@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from nexusd.code.corpus import Corpus
 from nexusd.code.lang_python import parse_python
 from nexusd.code.lang_treesitter import parse_treesitter
+from nexusd.code.parsers import language_for, parse_file
 
 
 def _corpus(files: dict[str, str]) -> Corpus:
@@ -42,6 +45,26 @@ def test_a_bare_name_is_no_suffix_of_a_deeper_module_nor_an_ambiguous_root() -> 
     assert corpus.resolve_dotted("utils.f") is None  # `pkg.utils` is not what `utils` means
     assert corpus.resolve_dotted("pkg.utils.f") == corpus.index["pkg/utils.py"]
     assert corpus.resolve_dotted("dup.X_VALUE") is None  # two source roots hold a `dup`
+
+
+@pytest.mark.parametrize("twin", ["util.php", "util.rb", "util.js", "src/util.rb"])
+def test_an_import_resolves_among_its_own_languages_files(twin: str) -> None:
+    lang = language_for(twin)
+    assert lang is not None
+    files = [
+        parse_python("main.py", "import util\n\n\ndef main():\n    util.util_fn()\n"),
+        parse_python("util.py", "def util_fn():\n    pass\n"),
+        parse_file(
+            twin, b"def util_fn; end\n" if ".rb" in twin else b"function util_fn() {}\n", lang
+        ),
+    ]
+    corpus = Corpus(files)
+    # `util.php` sorts before `util.py` and takes the bare name `util` for a report's dotted
+    # names, but Python's `import util` is the Python file.
+    assert corpus.imports[corpus.index["main.py"]] == {corpus.index["util.py"]}
+    # A Python import with no Python module to mean is no edge to another language's file.
+    lone = Corpus([files[0], files[2]])
+    assert lone.imports[lone.index["main.py"]] == set()
 
 
 def test_a_function_inside_a_function_defines_no_name_outside_it() -> None:
@@ -95,3 +118,4 @@ def test_a_file_of_names_without_functions_is_its_own_unit_but_a_package_is_not(
     # The settings' words have no unit to match but their file; the package's are its
     # modules' (a package's re-exports outranked the code they name).
     assert [corpus.paths[i] for i in corpus.unitless] == ["pkg/settings.py"]
+
