@@ -1,6 +1,6 @@
 """JavaScript statements that declare units without a declaration: a function set on an
-object (`Layer.prototype.handle = function …`) and a test framework's block
-(`it("pads the year", () => …)`).
+object (`Layer.prototype.handle = function …`), a test framework's block
+(`it("pads the year", () => …)`) and a function a call wraps (`forwardRef((p, r) => {…})`).
 """
 
 from __future__ import annotations
@@ -95,3 +95,26 @@ def assigned_member(statement: Node) -> tuple[str, Node, Node] | None:
     if spelled in _OWN or not _DOTTED.fullmatch(spelled):
         spelled = ""  # `module.exports.parse = …`: the enclosing scope's
     return spelled, name, right
+
+
+def function_value(value: Node) -> Node | None:
+    """The function a declaration's value is: itself, or the one a call wraps (React's
+    `forwardRef((props, ref) => {…})`, `memo(function X() {…})`, zod's `$constructor("X",
+    (inst, def) => {…})`), one wrapper inside another at most; None for any other value,
+    and for a wrapped one-expression arrow (`rows.map(r => r.id)` is data, not code)."""
+    for depth in range(3):
+        if value.type in q.FUNCTION_VALUES:
+            body = value.child_by_field_name("body")
+            wrapped_expression = depth > 0 and body is not None and body.type != "statement_block"
+            return None if wrapped_expression else value
+        if value.type != "call_expression":
+            return None
+        arguments = value.child_by_field_name("arguments")
+        inner = (
+            [a for a in arguments.named_children if "comment" not in a.type] if arguments else []
+        )
+        wrapped = [a for a in inner if a.type in q.FUNCTION_VALUES | {"call_expression"}]
+        if len(wrapped) != 1:
+            return None
+        value = wrapped[0]
+    return None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from nexusd.code import lang_queries as q
-from nexusd.code.js_statements import assigned_member, spec_block
+from nexusd.code.js_statements import assigned_member, function_value, spec_block
 from nexusd.code.lang_queries import Grammar
 from nexusd.code.ts_docs import doc_of
 from nexusd.code.units import MAX_SIGNATURE_CHARS, UnitKind, clip
@@ -180,7 +180,7 @@ class Builder:
             return self.frame(inner, frame.prefix, frame.owner, frame.in_class)
         if t in q.VARIABLES:
             values = [c.child_by_field_name("value") for c in inner.named_children]
-            if any(v is not None and v.type in q.FUNCTION_VALUES | q.CLASS_VALUES for v in values):
+            if any(v is not None and function_value(v) is not None for v in values):
                 return self.frame(inner, frame.prefix, frame.owner, frame.in_class)
         if t in g.classes or t in q.CLASS_VALUES:
             if t in _SPECIFIERS and inner.child_by_field_name("body") is None:
@@ -229,10 +229,11 @@ class Builder:
             value = inner.child_by_field_name("value")
             name = inner.child_by_field_name("name") or inner.child_by_field_name("property")
             if value is not None and name is not None and name.type in q.NAME_TYPES:
-                if value.type in q.FUNCTION_VALUES:
-                    return self.unit(frame, i, "function", inner, decl=value, name_node=name)
                 if value.type in q.CLASS_VALUES:
                     return self.unit(frame, i, "class", inner, decl=value, name_node=name)
+                function = function_value(value)
+                if function is not None:
+                    return self.unit(frame, i, "function", inner, decl=function, name_node=name)
         if t in q.NAMED_MEMBERS:
             self.names(frame, inner)
             value, left = inner.child_by_field_name("right"), inner.child_by_field_name("left")
@@ -328,6 +329,10 @@ class Builder:
             elif scope:  # C++ `void Shape::draw()`: a method, unless the scope is a namespace
                 kind = "function" if scope[-1] in self.namespaces else "method"
                 qualname = ".".join(p for p in [frame.prefix, *scope, name] if p)
+        elif kind == "class" and "::" in spelled:  # Ruby's `class Foo::Bar`: Bar of Foo
+            scope = [p for p in q.strip_generics(spelled).split("::")[:-1] if p]
+            outer_prefix = "" if spelled.startswith("::") else frame.prefix  # `class ::Top`
+            qualname = ".".join(p for p in [outer_prefix, *scope, name] if p)
         while name_node is not None and name_node.type in _QUALIFIED:  # `A::~A` → `A`
             name_node = name_node.child_by_field_name("name") or name_node.named_children[-1]
         if name_node is not None:
@@ -370,11 +375,13 @@ class Builder:
             end = body.start_byte
         end = min(end, outer.start_byte + _HEADER_BYTES)
         # Ruby keeps a comment after the header (`def f # TODO …`, a first member's doc) in
-        # the declaration, before its body: the header ends there.
-        for child in outer.named_children:
-            if child.start_byte >= end:
-                break
-            if "comment" in child.type and child.start_byte > outer.start_byte:
+        # the declaration, before its body: the header ends there. A comment with more of
+        # the header after it (PHP's `public /* api */ function r()`) ends nothing.
+        children = [c for c in outer.named_children if c.start_byte < end]
+        for k, child in enumerate(children):
+            if "comment" not in child.type or child.start_byte <= outer.start_byte:
+                continue
+            if all("comment" in later.type for later in children[k + 1 :]):
                 end = child.start_byte
                 break
         header = self.src[outer.start_byte : end].decode("utf-8", "replace")

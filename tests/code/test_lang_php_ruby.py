@@ -290,6 +290,18 @@ def test_signatures_are_headers() -> None:
     )
 
 
+def test_a_comment_inside_a_php_header_ends_no_signature() -> None:
+    source = (
+        "<?php\nclass S {\n    public /* api */ function r(int $a): int { return 1; }\n"
+        "    #[Route('/x')] // the x route\n    public function x() {}\n}\n"
+    )
+    parsed = parse_treesitter("src/S.php", source, "php")
+    assert parsed is not None
+    signatures = {u.qualname: u.signature for u in parsed.units}
+    assert signatures["S.r"] == "public /* api */ function r(int $a): int"
+    assert signatures["S.x"].endswith("public function x()")
+
+
 def test_uses_are_identifiers_of_the_own_body() -> None:
     assert units("php")["Illuminate.Support.collect"].uses == ("value", "Collection")
     assert units("ruby")["RuboCop.Cop.LineLength.on_new_investigation"].uses == (
@@ -411,6 +423,11 @@ def test_php_use_resolves_by_the_declared_namespace_not_the_path() -> None:
             ["Q", "Q.normalize", "Q.cached", "Q.clock", "Q.clock", "Q.hook"],
         ),
         ("Point = Struct.new(:x, :y) do\n  def norm; x; end\nend\n", ["Point.norm"]),
+        # a class named by its scope is the scope's; `::Top` is the root's
+        (
+            "module R\n  class Cop::Base\n    def on_send; end\n  end\n  class ::Top; end\nend\n",
+            ["R.Cop.Base", "R.Cop.Base.on_send", "Top"],
+        ),
     ],
 )
 def test_ruby_methods_wherever_written(source: str, qualnames: list[str]) -> None:

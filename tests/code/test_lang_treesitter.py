@@ -484,6 +484,28 @@ def test_functions_assigned_inside_functions_and_in_typescript_are_units(
     assert [(u.kind, u.qualname, u.start, u.end) for u in parsed.units[1:]] == expected
 
 
+@pytest.mark.parametrize("language", ["javascript", "typescript", "tsx"])
+def test_a_function_a_call_wraps_is_the_declared_names_unit(language: str) -> None:
+    source = (
+        "export const Button = React.forwardRef((props, ref) => {\n  return null\n})\n"
+        "const Memo = memo(forwardRef(function Inner(p, r) {\n  return p\n}))\n"
+        'export const $ZodString = /*@__PURE__*/ core.$constructor("$ZodString", (inst, def) => {\n'
+        "  init(inst, def)\n})\n"
+        "const app = express()\n"
+        "const ids = rows.map((r) => r.id)\n"
+        "const handle = debounce(save, 100)\n"
+    )
+    parsed = parse_treesitter("src/ui.js", source, language)
+    assert parsed is not None
+    # A call's value is no unit unless it wraps one function with a body: not `express()`,
+    # not `rows.map(r => r.id)`, not a function passed by name.
+    assert [(u.kind, u.name, u.start, u.end) for u in parsed.units[1:]] == [
+        ("function", "Button", 1, 3),
+        ("function", "Memo", 4, 6),
+        ("function", "$ZodString", 7, 9),
+    ]
+
+
 TEST_FILE = (
     "import dayjs from '../src'\n\n"
     "describe('Format', () => {\n"
