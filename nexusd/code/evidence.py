@@ -60,7 +60,11 @@ def _def_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:
     sets), weighted by how few files define it."""
     values = np.zeros(sig.n)
     n_files = max(len(corpus.paths), 1)
+    # Ruby's `save!` written and defined: the name is that method, not every `save`.
+    marked = {n[:-1] for n, _ in query.identifiers if n[-1:] in ("?", "!") and n in corpus.defs}
     for name, weight in query.identifiers:
+        if name in marked:
+            continue
         entries = corpus.defs.get(name)
         exact = True
         constants = set(corpus.constants.get(name, ()))

@@ -18,7 +18,7 @@ from nexusd.code import boilerplate
 from nexusd.code.chatter import without_opening
 from nexusd.code.operators import operator_words
 from nexusd.code.pointers import named_lines, without_links
-from nexusd.code.tokens import IDENT, STOP, tokens
+from nexusd.code.tokens import IDENT, STOP, marked, tokens
 
 _TICKS = re.compile(r"`([^`\n]{1,300})`")
 _DOTTED = re.compile(r"\b[^\W\d]\w*(?:\.[^\W\d]\w*)+\b")
@@ -333,16 +333,15 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
 
     idents: dict[str, float] = defaultdict(float)
     code_text = "\n".join(spans)
-    for m in IDENT.finditer(text):
-        word = m.group(0)
-        if len(word) < 3 or word.lower() in STOP:
-            continue
-        weight = W_CODE if _looks_like_code(word) else W_PROSE
-        idents[word] = max(idents[word], weight)
-    for m in IDENT.finditer(code_text):
-        word = m.group(0)
-        if len(word) >= 3 and word.lower() not in STOP:
-            idents[word] = max(idents[word], W_CODE)
+    for source, code in ((text, False), (code_text, True)):
+        for m in IDENT.finditer(source):
+            word = m.group(0)
+            if len(word) < 3 or word.lower() in STOP:
+                continue
+            weight = W_CODE if code or _looks_like_code(word) else W_PROSE
+            # Ruby's `save!` and `valid?` are names of their own, beside `save` and `valid`.
+            for name in filter(None, (word, marked(source, m))):
+                idents[name] = max(idents[name], weight)
     for m in _CALL.finditer(text):
         if m.group(1).lower() not in STOP:
             idents[m.group(1)] = max(idents[m.group(1)], W_CODE)
@@ -365,12 +364,13 @@ def mine(text: str, *, title: str = "") -> CodeQuery:
     # A name only the reporter's snippet uses (`models.Model`, `CharField` in a model they
     # paste) is the API any such code touches; a name the report says is the topic.
     for name in idents:
-        if name not in said:
+        if name.rstrip("?!") not in said:
             idents[name] *= W_SNIPPET_ONLY
-    for word in set(IDENT.findall(title)):
-        if word in idents:
+    titled = set(IDENT.findall(title))
+    for name in idents:
+        if name.rstrip("?!") in titled:
             # The title says what the report is about: a name in it weighs W_TITLE times more.
-            idents[word] *= W_TITLE
+            idents[name] *= W_TITLE
     paths = list(dict.fromkeys(m.group(1).replace("\\", "/") for m in _PATH.finditer(text)))
     lines = named_lines(text, _PATH, frames)
     modules = [d for d in dict.fromkeys(_DOTTED.findall(text)) if not _PATH.fullmatch(d)]

@@ -45,6 +45,17 @@ class _Identifiers:
 
 
 IDENT = _Identifiers()
+
+
+def marked(text: str, m: re.Match[str]) -> str | None:
+    """An identifier match with the `?` or `!` Ruby's names end in (`valid?`, `save!`), as
+    written; None when no such mark follows it (`x != y` and `x !~ y` are operators)."""
+    end = m.end()
+    if text[end : end + 1] in ("?", "!") and text[end + 1 : end + 2] not in ("=", "~"):
+        return m.group(0) + text[end]
+    return None
+
+
 # A number with one letter after it is one part (`axes3d`, `Line2D`, `Axes3DSubplot` → `3d`,
 # `2d`) where the letter ends a word: not where a word goes on (`qt5agg` → `5`, `agg`;
 # `PBKDF2SHA1` → `2`, `sha`).

@@ -84,6 +84,19 @@ def test_title_words_outweigh_the_body() -> None:
     assert dict(q.identifiers)["parse_latex"] == W_CODE * W_TITLE
 
 
+def test_rubys_predicate_and_bang_names_are_identifiers_of_their_own() -> None:
+    q = mine(
+        "`record.save!` raises and `form.valid?` lies; `alpha!=beta`, `gamma !~ delta`",
+        title="save! fails",
+    )
+    idents = dict(q.identifiers)
+    assert idents["save!"] == idents["save"] == W_CODE * W_TITLE
+    assert idents["valid?"] == idents["valid"] == W_CODE
+    # `!=` and `!~` are operators, not a name's mark.
+    assert {"alpha", "beta", "gamma"} <= idents.keys()
+    assert not {"alpha!", "gamma!"} & idents.keys()
+
+
 def test_an_empty_request_is_empty() -> None:
     assert mine("   ").is_empty()
 

@@ -605,3 +605,19 @@ def test_a_file_without_functions_has_its_text_for_a_unit(
     # Without its text as a unit, the table's words count once where the plugin's count
     # twice (in the file and in its best unit), and the plugin ranks first.
     assert top(corpus, "Ordinal formatting in Swedish")[0] == first
+
+
+@pytest.mark.parametrize(
+    ("query", "path"), [("save!", "lib/record.rb"), ("valid?", "lib/checker.rb")]
+)
+def test_a_ruby_name_with_its_mark_finds_the_method_so_named(query: str, path: str) -> None:
+    files = {
+        "lib/record.rb": "class Record\n  def save!\n    persist\n  end\nend\n",
+        "lib/draft.rb": "class Draft\n  def save\n    true\n  end\nend\n",
+        "lib/checker.rb": "class Checker\n  def valid?\n    true\n  end\nend\n",
+        "lib/form.rb": "class Form\n  def valid\n    true\n  end\nend\n",
+    }
+    found = Corpus(parse_file(p, t.encode(), "ruby") for p, t in files.items())
+    hits = rank(found, mine(f"`{query}`"), k=4)
+    assert hits[0].path == path
+    assert f"defines `{hits[0].units[0].qualname}`" in hits[0].reasons
