@@ -20,7 +20,8 @@ from nexusd.code.references import References, Source
 
 MAX_EDGES = 50
 _BUILTINS = frozenset(dir(builtins))
-_CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor"})
+# Run where their class is made (`Cart(…)`, `new Cart(…)`, `Cart.new(…)`): Python, JS, PHP, Ruby.
+_CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor", "__construct", "initialize"})
 
 
 @dataclass(frozen=True)
@@ -123,17 +124,20 @@ def _header_importers(corpus: Corpus, f: int) -> set[int]:
 
 def dotted(symbol: str) -> str:
     """A symbol as the index names it: `Receiver::changed` (Rust, C++), `JsonWriter#value`
-    (Java) and `(*Server).serve` (Go) are `Receiver.changed`, `JsonWriter.value`, `Server.serve`.
+    (Java, Ruby), `(*Server).serve` (Go) and `App\\Order->create` (PHP) are
+    `Receiver.changed`, `JsonWriter.value`, `Server.serve` and `App.Order.create`.
     A test block's title, `describe("#indexOf()")`, is kept as it is written."""
     parts = TITLED.split(symbol)
     titles = TITLED.findall(symbol)
     # `Cart.#total` is JavaScript's private member, written so in the index: its `#` stays.
-    out = [_JAVA_MEMBER.sub(".", _GO_RECEIVER.sub(r"\1", p).replace("::", ".")) for p in parts]
+    out = [_JAVA_MEMBER.sub(".", _GO_RECEIVER.sub(r"\1", p)) for p in parts]
+    out = [_SCOPE.sub(".", p) for p in out]
     return "".join(o + t for o, t in zip(out, [*titles, ""], strict=True)).strip(".")
 
 
 _GO_RECEIVER = re.compile(r"\(\*?(\w+)\)")
 _JAVA_MEMBER = re.compile(r"(?<=\w)#")
+_SCOPE = re.compile(r"::|->|\\")  # C++/Rust/Ruby/PHP scopes, PHP's member arrow and namespaces
 
 
 def _used_by(
@@ -212,6 +216,7 @@ def _callees(corpus: Corpus, f: int, e: int, code: References) -> list[Edge]:
     another (a test's local helper) is never a callee from outside, nor a builtin's name."""
     unit = corpus.entries[e].unit
     reach = corpus.imports[f]
+    family = _family(corpus.files[f].language)
     edges: list[Edge] = []
     for other in unit.uses:
         if other == unit.name or not code.says(f, e, other):  # its `def` line; its prose
@@ -219,13 +224,15 @@ def _callees(corpus: Corpus, f: int, e: int, code: References) -> list[Edge]:
         found = [d for d in corpus.defs.get(other, []) if d != e]  # no local one: not in defs
         sure = [d for d in found if corpus.entries[d].file == f]
         sure = sure or [d for d in found if corpus.entries[d].file in reach]
-        files = {corpus.entries[d].file for d in found}
         if other in _BUILTINS and not sure:
             continue  # `open(…)` is the builtin, not the one method the repository names so
+        # A guess by name only among the files of its own language: Ruby calls no PHP method.
+        kin = [d for d in found if _family(corpus.files[corpus.entries[d].file].language) == family]
+        files = {corpus.entries[d].file for d in kin}
         guess = (
             []
             if sure or len(files) != 1
-            else [d for d in found if not corpus.tests[corpus.entries[d].file]]
+            else [d for d in kin if not corpus.tests[corpus.entries[d].file]]
         )
         # `json=json`, a parameter passed on: a name the unit uses, not a call of it.
         verb = "calls" if not code.readable(f) or code.call_line(f, e, other) else "names"

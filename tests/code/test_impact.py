@@ -234,6 +234,62 @@ def test_a_name_passed_on_is_no_call_and_a_constructor_is_called_by_its_class() 
     ]
 
 
+PHP_RUBY = {
+    "src/Support/Money.php": (
+        "<?php\nnamespace App\\Support;\nclass Money {\n"
+        "    public function __construct(int $v) { $this->v = $v; }\n"
+        "    public static function zero(): Money { return new Money(0); }\n}\n"
+    ),
+    "src/Billing.php": (
+        "<?php\nnamespace App;\nuse App\\Support\\Money;\nclass Billing {\n"
+        "    public function due() { return new Money(5); }\n}\n"
+    ),
+    "lib/cart.rb": "class Cart\n  def initialize(items)\n    @items = items\n  end\nend\n",
+    "lib/shop.rb": (
+        'require "cart"\nclass Shop\n  def fill\n    Cart.new([])\n  end\n'
+        "  def total\n    zero\n  end\nend\n"
+    ),
+}
+
+
+def _php_ruby() -> Corpus:
+    parsed = [parse_file(p, t.encode(), language_for(p) or "text") for p, t in PHP_RUBY.items()]
+    return Corpus(parsed)
+
+
+@pytest.mark.parametrize(
+    ("path", "symbol", "caller"),
+    [
+        ("src/Support/Money.php", "Money.__construct", ("src/Billing.php", "App.Billing.due")),
+        ("lib/cart.rb", "Cart#initialize", ("lib/shop.rb", "Shop.fill")),
+    ],
+)
+def test_php_and_ruby_constructors_run_where_their_class_is_made(
+    path: str, symbol: str, caller: tuple[str, str]
+) -> None:
+    found = impact(_php_ruby(), path, symbol, source=PHP_RUBY.get)
+    assert caller in {(e.path, e.symbol) for e in found.used_by}
+
+
+def test_a_guess_by_name_stays_in_its_own_language() -> None:
+    # `zero` is defined once in the repository, by PHP: Ruby's `zero` is not that method.
+    found = impact(_php_ruby(), "lib/shop.rb", "Shop.total", source=PHP_RUBY.get)
+    assert found.uses == ()
+
+
+@pytest.mark.parametrize(
+    ("spelled", "symbol"),
+    [
+        ("Money->zero", "Money.zero"),
+        ("Support\\Money::zero", "Support.Money.zero"),
+        ("\\App\\Support\\Money", "App.Support.Money"),
+    ],
+)
+def test_php_spellings_name_the_symbol(spelled: str, symbol: str) -> None:
+    found = impact(_php_ruby(), "src/Support/Money.php", spelled, source=PHP_RUBY.get)
+    assert (found.symbol, found.note) == (symbol, "")
+
+
 @pytest.mark.parametrize("spelled", ["Cart::total", "Cart#total", "(*Cart).total", "(Cart).total"])
 def test_other_languages_member_syntax_names_the_same_symbol(spelled: str) -> None:
     found = impact(corpus(), "shop/cart.py", spelled)
