@@ -119,3 +119,40 @@ def test_a_file_of_names_without_functions_is_its_own_unit_but_a_package_is_not(
     # modules' (a package's re-exports outranked the code they name).
     assert [corpus.paths[i] for i in corpus.unitless] == ["pkg/settings.py"]
 
+
+def test_a_test_of_a_javascript_barrel_tests_the_files_behind_it() -> None:
+    files = {
+        "src/index.ts": (
+            "export { defineCustomElement } from './apiCustomElement'\n"
+            "export { h } from './h'\nexport * from './other'\n"
+        ),
+        "src/apiCustomElement.ts": "export function defineCustomElement(o) {\n  return o\n}\n",
+        "src/h.ts": "export function h(tag) {\n  return tag\n}\n",
+        "src/other.ts": "export function other() {\n  return 1\n}\n",
+        "src/direct.ts": "export function direct() {\n  return 2\n}\n",
+        "test/customElement.spec.ts": (
+            "import { defineCustomElement } from '../src'\nimport { direct } from '../src/direct'\n"
+            "test('defines', () => {\n  defineCustomElement({})\n  direct()\n})\n"
+        ),
+    }
+    parsed = [parse_treesitter(p, t, "typescript") for p, t in files.items()]
+    corpus = Corpus(p for p in parsed if p is not None)
+    test = corpus.index["test/customElement.spec.ts"]
+    # The barrel gives way to the file defining what the test calls; a file imported
+    # directly stays, and `h`, which the test never calls, is not tested by it.
+    assert sorted(corpus.paths[t] for t, _ in corpus.tested_by(test)) == [
+        "src/apiCustomElement.ts",
+        "src/direct.ts",
+    ]
+
+
+def test_a_python_package_is_no_barrel() -> None:
+    corpus = _corpus(
+        {
+            "pkg/__init__.py": "from pkg.core import run\n",
+            "pkg/core.py": "def run():\n    pass\n",
+            "tests/test_pkg.py": "from pkg import run\n\n\ndef test_run():\n    run()\n",
+        }
+    )
+    test = corpus.index["tests/test_pkg.py"]
+    assert [corpus.paths[t] for t, _ in corpus.tested_by(test)] == ["pkg/__init__.py"]
