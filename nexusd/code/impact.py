@@ -82,13 +82,22 @@ def impact(
         # `Cart.__init__` runs where `Cart(…)` is called, not where another `__init__` is.
         name = owner
         defined = [e for e in corpus.file_entries[f] if corpus.entries[e].unit.name == owner]
-    top_level = bool(defined) and "." not in corpus.entries[defined[0]].unit.qualname
+    top_level = bool(defined) and _top_level(corpus, defined[0])
     near = set(importers) | {f} | _header_importers(corpus, f)
     used_by = _used_by(corpus, f, name, importers, code, near=near, top_level=top_level)
     # Callers are checked only until one more than MAX_EDGES hold: "more", not how many.
     cut = _cut_note(uses, used_by, exact=False)
     note = "; ".join(n for n in (note, cut) if n)
     return Impact(real, symbol, tuple(uses[:MAX_EDGES]), tuple(used_by[:MAX_EDGES]), note)
+
+
+def _top_level(corpus: Corpus, e: int) -> bool:
+    """Whether unit `e` is a module's own name, which another file can import: PHP's classes
+    and functions are so under their namespace (`App.Support.Money`), which has dots."""
+    entry = corpus.entries[e]
+    if corpus.files[entry.file].language == "php":
+        return entry.unit.kind in ("class", "function")
+    return "." not in entry.unit.qualname
 
 
 def _cut_note(uses: list[Edge], used_by: list[Edge], *, exact: bool) -> str:

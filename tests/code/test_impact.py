@@ -271,6 +271,14 @@ def test_php_and_ruby_constructors_run_where_their_class_is_made(
     assert caller in {(e.path, e.symbol) for e in found.used_by}
 
 
+def test_a_php_file_that_uses_a_namespaced_class_at_its_top_level_is_an_importer() -> None:
+    routes = "<?php\nuse App\\Support\\Money;\n\nRoute::get('/', [Money::class, 'zero']);\n"
+    files = {**PHP_RUBY, "routes/web.php": routes}
+    parsed = [parse_file(p, t.encode(), language_for(p) or "text") for p, t in files.items()]
+    found = impact(Corpus(parsed), "src/Support/Money.php", "Money", source=files.get)
+    assert ("routes/web.php", 2, "imported-by") in {(e.path, e.line, e.kind) for e in found.used_by}
+
+
 def test_a_guess_by_name_stays_in_its_own_language() -> None:
     # `zero` is defined once in the repository, by PHP: Ruby's `zero` is not that method.
     found = impact(_php_ruby(), "lib/shop.rb", "Shop.total", source=PHP_RUBY.get)
