@@ -41,6 +41,8 @@ def init(repo: Path | None, as_json: bool) -> None:
       Java                   mvn -o -q test                maven:3-eclipse-temurin-21
                              gradle test --offline         gradle:jdk21
       C/C++                  ctest, make check, make test  gcc:14
+      Ruby                   bundle exec rspec (or rake)   ruby:3-slim
+      PHP                    vendor/bin/phpunit            composer:2
     Checks have no network, and nexusd never downloads an image: pull or
     load it into Docker first, with what the build needs (`nexusd doctor`
     says whether it is there; `nexusd sandbox build` builds your own).

@@ -35,6 +35,9 @@ _LANGUAGES = {
     ".cpp": "c",
     ".cxx": "c",
     ".hpp": "c",
+    ".rb": "ruby",
+    ".rake": "ruby",
+    ".php": "php",
 }
 
 
@@ -48,7 +51,8 @@ class Toolchain:
     trace: str  # see where a failure happens
     profile: str  # see where the time goes
     # The build tool that names them (pytest, cargo, go, npm, maven, gradle, cmake, autotools,
-    # make): `nexusd init` picks the sandbox image and the checks' example by it.
+    # make, rspec, rake, composer): `nexusd init` picks the sandbox image and the checks'
+    # example by it.
     tool: str = "pytest"
 
 
@@ -115,6 +119,31 @@ _CHAINS = {
         _PERF,
         "cmake",
     ),
+    # Ruby: RSpec where the repository has specs, else Minitest through rake's `test` task.
+    "rspec": Toolchain(
+        "ruby",
+        "bundle exec rspec",
+        "bundle exec rspec --fail-fast",
+        "`bundle exec rspec <spec file> --backtrace`",
+        "`bundle exec rspec --profile` for the slowest examples, or stackprof on the slow code",
+        "rspec",
+    ),
+    "rake": Toolchain(
+        "ruby",
+        "bundle exec rake test",
+        "bundle exec ruby -Itest <test file>",
+        "`bundle exec ruby -Itest <test file> --verbose`",
+        "`bundle exec ruby -Itest <test file> --verbose` for each test's time, or stackprof",
+        "rake",
+    ),
+    "php": Toolchain(
+        "php",
+        "vendor/bin/phpunit",
+        "vendor/bin/phpunit --stop-on-failure",
+        "`vendor/bin/phpunit --filter <testName> --debug`",
+        "`XDEBUG_MODE=profile vendor/bin/phpunit --filter <testName>`, then a cachegrind viewer",
+        "composer",
+    ),
     # Automake makes a `check` target in every generated Makefile.
     "autotools": Toolchain("c", "make check", "make check", _GDB, _PERF, "autotools"),
     "make": Toolchain("c", "{make}", "{make}", _GDB, _PERF, "make"),
@@ -151,6 +180,9 @@ def detect(root: Path) -> Toolchain:
             return _CHAINS["autotools"]
         make = "make check" if _has_target(root / "Makefile", "check") else "make test"
         return _formatted(_CHAINS["make"], make=make)
+    if language == "ruby":
+        specs = ".rspec" in top or any(p.startswith("spec/") for p in paths)
+        return _CHAINS["rspec" if specs else "rake"]
     return _CHAINS.get(language, PYTHON)
 
 

@@ -1,6 +1,7 @@
 """The config `nexusd init` writes for the repository's build tool: its checks example and image.
 
-A Rust crate gets a `cargo test` example and a Rust image, not pytest and the Python image.
+A Rust crate gets a `cargo test` example and a Rust image, not pytest and the Python image;
+a Ruby gem `bundle exec rspec` (or rake's `test`) and a PHP package PHPUnit through Composer.
 The build tool comes from above (`nexusd.context.toolchain.detect`, which this floor may not
 import), as its name and its test command. Every example runs from a fresh snapshot with
 no network: offline flags where the tool has them, and the configure/build steps a C
@@ -52,6 +53,10 @@ PYTHON_STACK = Stack(
 _ON_COMMIT = "[commit]"
 _C_IMAGE = "gcc:14"
 _C_NEEDS = "the libraries the build links (and its git submodules: snapshots have none)"
+_GEMS = "the gems Gemfile.lock names (in vendor/cache, or installed in the image)"
+_BUNDLE_WHY = (
+    "`bundle install --local` installs the gems from vendor/cache or the image, never a network."
+)
 STACKS: dict[str, Stack] = {
     "cargo": Stack(
         tool="cargo",
@@ -148,6 +153,42 @@ STACKS: dict[str, Stack] = {
         timeout=600,
         memory="1g",
         needs=_C_NEEDS,
+    ),
+    "rspec": Stack(
+        tool="rspec",
+        language="Ruby",
+        build="Bundler",
+        image="ruby:3-slim",
+        run="bundle install --local --quiet && bundle exec rspec",
+        when="[request, commit]",
+        timeout=600,
+        memory="1g",
+        needs=_GEMS,
+        why=_BUNDLE_WHY,
+    ),
+    "rake": Stack(
+        tool="rake",
+        language="Ruby",
+        build="Bundler",
+        image="ruby:3-slim",
+        run="bundle install --local --quiet && bundle exec rake test",
+        when="[request, commit]",
+        timeout=600,
+        memory="1g",
+        needs=_GEMS,
+        why=_BUNDLE_WHY,
+    ),
+    "composer": Stack(
+        tool="composer",
+        language="PHP",
+        build="Composer",
+        image="composer:2",
+        run="composer install --no-interaction --quiet && vendor/bin/phpunit",
+        when="[request, commit]",
+        timeout=600,
+        memory="1g",
+        needs="a Composer cache with the packages composer.lock names (`ENV COMPOSER_CACHE_DIR=…`)",
+        why="vendor/ is not in the snapshot: `composer install` makes it from the cache.",
     ),
 }
 # The tools whose command is the repository's own test command (`./gradlew` or `gradle`;

@@ -35,6 +35,9 @@ from tests.plan_helpers import bundle_for, config, request
             "pytest -q",
             "python",
         ),
+        ({"Gemfile": "", "lib/a.rb": "", "spec/a_spec.rb": ""}, "bundle exec rspec", "ruby"),
+        ({"Gemfile": "", "lib/a.rb": "", "test/a_test.rb": ""}, "bundle exec rake test", "ruby"),
+        ({"composer.json": "{}", "src/A.php": "", "src/B.php": ""}, "vendor/bin/phpunit", "php"),
         ({"notes.txt": ""}, "pytest -q", "python"),  # nothing plain: the default
     ],
 )
@@ -57,6 +60,9 @@ def test_the_language_with_most_code_and_its_build_file_choose(
         ({"CMakeLists.txt": "", "configure.ac": "", "a.c": ""}, "cmake"),
         ({"configure.ac": "", "a.c": ""}, "autotools"),
         ({"Makefile": "test:\n", "a.c": ""}, "make"),
+        ({".rspec": "", "lib/a.rb": ""}, "rspec"),
+        ({"Rakefile": "", "lib/tasks/a.rake": "", "lib/a.rb": ""}, "rake"),
+        ({"composer.json": "{}", "src/A.php": ""}, "composer"),
         ({"a.py": ""}, "pytest"),
     ],
 )

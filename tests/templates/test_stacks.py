@@ -108,6 +108,24 @@ def test_the_image_comment_says_it_is_never_downloaded_and_how_to_get_it(tool: s
         ("autotools", "make check", "autoreconf -fi && ./configure && make check", "gcc:14"),
         ("make", "make test", "make test", "gcc:14"),
         ("make", "make check", "make check", "gcc:14"),
+        (
+            "rspec",
+            "bundle exec rspec",
+            "bundle install --local --quiet && bundle exec rspec",
+            "ruby:3-slim",
+        ),
+        (
+            "rake",
+            "bundle exec rake test",
+            "bundle install --local --quiet && bundle exec rake test",
+            "ruby:3-slim",
+        ),
+        (
+            "composer",
+            "vendor/bin/phpunit",
+            "composer install --no-interaction --quiet && vendor/bin/phpunit",
+            "composer:2",
+        ),
     ],
 )
 def test_commands_run_offline_from_a_fresh_snapshot(
