@@ -53,9 +53,17 @@ PYTHON_STACK = Stack(
 _ON_COMMIT = "[commit]"
 _C_IMAGE = "gcc:14"
 _C_NEEDS = "the libraries the build links (and its git submodules: snapshots have none)"
-_GEMS = "the gems Gemfile.lock names (in vendor/cache, or installed in the image)"
-_BUNDLE_WHY = (
-    "`bundle install --local` installs the gems from vendor/cache or the image, never a network."
+_RSPEC = Stack(
+    tool="rspec",
+    language="Ruby",
+    build="Bundler",
+    image="ruby:3-slim",
+    run="bundle install --local --quiet && bundle exec rspec",
+    when="[request, commit]",
+    timeout=600,
+    memory="1g",
+    needs="the gems Gemfile.lock names (in vendor/cache, or installed in the image)",
+    why="`bundle install --local` takes the gems from vendor/cache or the image, never a network.",
 )
 STACKS: dict[str, Stack] = {
     "cargo": Stack(
@@ -154,29 +162,9 @@ STACKS: dict[str, Stack] = {
         memory="1g",
         needs=_C_NEEDS,
     ),
-    "rspec": Stack(
-        tool="rspec",
-        language="Ruby",
-        build="Bundler",
-        image="ruby:3-slim",
-        run="bundle install --local --quiet && bundle exec rspec",
-        when="[request, commit]",
-        timeout=600,
-        memory="1g",
-        needs=_GEMS,
-        why=_BUNDLE_WHY,
-    ),
-    "rake": Stack(
-        tool="rake",
-        language="Ruby",
-        build="Bundler",
-        image="ruby:3-slim",
-        run="bundle install --local --quiet && bundle exec rake test",
-        when="[request, commit]",
-        timeout=600,
-        memory="1g",
-        needs=_GEMS,
-        why=_BUNDLE_WHY,
+    "rspec": _RSPEC,
+    "rake": dataclasses.replace(
+        _RSPEC, tool="rake", run="bundle install --local --quiet && bundle exec rake test"
     ),
     "composer": Stack(
         tool="composer",
