@@ -1,15 +1,17 @@
-"""The comments and errors of a tree-sitter tree: a unit's doc comment, the file's leading
-doc, and where the first syntax error is."""
+"""The comments, headers and errors of a tree-sitter tree: a unit's doc comment and
+signature, the file's leading doc, and where the first syntax error is."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from nexusd.code.lang_queries import last_row, text
-from nexusd.code.units import MAX_DOC_CHARS, clip
+from nexusd.code.units import MAX_DOC_CHARS, MAX_SIGNATURE_CHARS, clip
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+HEADER_BYTES = 2000  # a header longer than this is clipped anyway
 
 _PACKAGES = frozenset({"package_clause", "package_declaration"})
 
@@ -71,3 +73,25 @@ def file_doc(root: Node, claimed: set[int]) -> str:
     if packaged and following is not None and following.start_point.row <= last + 1:
         chosen = blocks[-1]  # Go and Java: the package doc sits right above `package`
     return doc_of(chosen)
+
+
+def header_of(src: bytes, outer: Node, body: Node | None, *, is_class: bool) -> str:
+    """A declaration's header up to its body, on one line: its signature."""
+    end = outer.end_byte
+    if body is not None and body.type != "interface_type":
+        end = body.start_byte
+    end = min(end, outer.start_byte + HEADER_BYTES)
+    # Ruby keeps a comment after the header (`def f # TODO …`, a first member's doc) in
+    # the declaration, before its body: the header ends there. A comment with more of
+    # the header after it (PHP's `public /* api */ function r()`) ends nothing.
+    children = [c for c in outer.named_children if c.start_byte < end]
+    for k, child in enumerate(children):
+        if "comment" not in child.type or child.start_byte <= outer.start_byte:
+            continue
+        if all("comment" in later.type for later in children[k + 1 :]):
+            end = child.start_byte
+            break
+    header = src[outer.start_byte : end].decode("utf-8", "replace")
+    if is_class and "{" in header:  # `type Reader interface {…}`: no body node to stop at
+        header = header[: header.index("{")]
+    return clip(header.rstrip().rstrip("{;=").rstrip(), MAX_SIGNATURE_CHARS)

@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING
 from nexusd.code import lang_queries as q
 from nexusd.code.js_statements import assigned_member, function_value, spec_block
 from nexusd.code.lang_queries import Grammar
-from nexusd.code.ts_docs import doc_of
-from nexusd.code.units import MAX_SIGNATURE_CHARS, UnitKind, clip
+from nexusd.code.ts_docs import doc_of, header_of
+from nexusd.code.units import UnitKind
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-_HEADER_BYTES = 2000  # a header longer than this is clipped anyway
 # Units nested deeper stay text of their parent: real code nests a few levels, and deeper
 # generated code would make qualnames and own texts grow with the square of the depth.
 MAX_DEPTH = 24
@@ -370,21 +369,4 @@ class Builder:
 
     def signature(self, outer: Node, body: Node | None, is_class: bool) -> str:
         """The declaration's header up to its body, on one line."""
-        end = outer.end_byte
-        if body is not None and body.type != "interface_type":
-            end = body.start_byte
-        end = min(end, outer.start_byte + _HEADER_BYTES)
-        # Ruby keeps a comment after the header (`def f # TODO …`, a first member's doc) in
-        # the declaration, before its body: the header ends there. A comment with more of
-        # the header after it (PHP's `public /* api */ function r()`) ends nothing.
-        children = [c for c in outer.named_children if c.start_byte < end]
-        for k, child in enumerate(children):
-            if "comment" not in child.type or child.start_byte <= outer.start_byte:
-                continue
-            if all("comment" in later.type for later in children[k + 1 :]):
-                end = child.start_byte
-                break
-        header = self.src[outer.start_byte : end].decode("utf-8", "replace")
-        if is_class and "{" in header:  # `type Reader interface {…}`: no body node to stop at
-            header = header[: header.index("{")]
-        return clip(header.rstrip().rstrip("{;=").rstrip(), MAX_SIGNATURE_CHARS)
+        return header_of(self.src, outer, body, is_class=is_class)
