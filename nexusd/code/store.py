@@ -47,9 +47,10 @@ _BATCH = 500
 # units through their grammars instead of line windows; 16: PHP's namespaces prefix
 # qualnames, Ruby's methods in calls and branches are units, a file of long docblock lines is
 # no minified one; 17: a function a call wraps, `const B = forwardRef((p, r) => {…})`, is the
-# unit `B`, Ruby's `class A::B` is `A.B`, a comment inside a PHP header ends no signature),
-# so that an index parsed before is rebuilt rather than kept until each file is edited.
-PARSER_VERSION = b"17"
+# unit `B`, Ruby's `class A::B` is `A.B`, a comment inside a PHP header ends no signature;
+# 18: a Ruby module that defines methods, a mixin, is a unit as a class is), so that an
+# index parsed before is rebuilt rather than kept until each file is edited.
+PARSER_VERSION = b"18"
 _PARSER_KEY = b"nexusd_parser"
 _LIST_FIELDS = ("defines", "uses", "imports", "bases", "messages")
 

@@ -34,6 +34,23 @@ _SCOPE_SEPARATOR = re.compile(r"::|\\")
 _PHP_NAMESPACE = "namespace_definition"  # C++'s always has a body
 _OPERATOR_NAMES = frozenset({"operator", "setter"})  # Ruby's: no generics to strip
 _RUBY_CONSTANTS = frozenset({"constant", "scope_resolution"})
+_RUBY_MODULE = "module"
+
+
+def _defines_methods(module: Node, functions: frozenset[str]) -> bool:
+    """Whether a Ruby module's body defines methods itself (`def x`, `private def x`)."""
+    body = module.child_by_field_name("body")
+    for child in body.named_children if body is not None else ():
+        if child.type in functions:
+            return True
+        if child.type == "call" and any(c.type in functions for c in _arguments(child)):
+            return True
+    return False
+
+
+def _arguments(call: Node) -> list[Node]:
+    found = call.child_by_field_name("arguments")
+    return list(found.named_children) if found is not None else []
 
 
 @dataclass
@@ -161,6 +178,10 @@ class Builder:
         if inner is None:
             return None
         t, g = inner.type, self.g
+        if t == _RUBY_MODULE and _defines_methods(inner, g.functions):
+            # A module of methods is a mixin (a concern, `module_function` helpers), a unit
+            # as a class is; one of classes and modules only is a namespace.
+            return self.unit(frame, i, "class", inner)
         if t in g.scopes:
             name = inner.child_by_field_name("name")
             spelled = "" if name is None or name.type == "string" else q.text(name)

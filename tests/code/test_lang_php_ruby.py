@@ -423,6 +423,20 @@ def test_php_use_resolves_by_the_declared_namespace_not_the_path() -> None:
             ["Q", "Q.normalize", "Q.cached", "Q.clock", "Q.clock", "Q.hook"],
         ),
         ("Point = Struct.new(:x, :y) do\n  def norm; x; end\nend\n", ["Point.norm"]),
+        # a module of methods is a mixin, a unit; a module of classes only a namespace
+        (
+            "module Shop\n  module Auditable\n    def audit!; end\n    def self.log(x); end\n"
+            "  end\n  module Helpers\n    private def h; end\n  end\n"
+            "  class Invoice\n    include Auditable\n  end\nend\n",
+            [
+                "Shop.Auditable",
+                "Shop.Auditable.audit!",
+                "Shop.Auditable.log",
+                "Shop.Helpers",
+                "Shop.Helpers.h",
+                "Shop.Invoice",
+            ],
+        ),
         # a class named by its scope is the scope's; `::Top` is the root's
         (
             "module R\n  class Cop::Base\n    def on_send; end\n  end\n  class ::Top; end\nend\n",
