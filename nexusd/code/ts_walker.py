@@ -48,6 +48,11 @@ def _defines_methods(module: Node, functions: frozenset[str]) -> bool:
     return False
 
 
+def _declares_unit(value: Node) -> bool:
+    """Whether a declared value is a unit: a class or a function (`const f = () => …`)."""
+    return value.type in q.CLASS_VALUES or function_value(value) is not None
+
+
 def _arguments(call: Node) -> list[Node]:
     found = call.child_by_field_name("arguments")
     return list(found.named_children) if found is not None else []
@@ -200,7 +205,7 @@ class Builder:
             return self.frame(inner, frame.prefix, frame.owner, frame.in_class)
         if t in q.VARIABLES:
             values = [c.child_by_field_name("value") for c in inner.named_children]
-            if any(v is not None and function_value(v) is not None for v in values):
+            if any(v is not None and _declares_unit(v) for v in values):
                 return self.frame(inner, frame.prefix, frame.owner, frame.in_class)
         if t in g.classes or t in q.CLASS_VALUES:
             if t in _SPECIFIERS and inner.child_by_field_name("body") is None:

@@ -494,6 +494,7 @@ def test_a_function_a_call_wraps_is_the_declared_names_unit(language: str) -> No
         "const app = express()\n"
         "const ids = rows.map((r) => r.id)\n"
         "const handle = debounce(save, 100)\n"
+        "const Widget = class extends Base {\n  run() {}\n}\n"
     )
     parsed = parse_treesitter("src/ui.js", source, language)
     assert parsed is not None
@@ -503,6 +504,8 @@ def test_a_function_a_call_wraps_is_the_declared_names_unit(language: str) -> No
         ("function", "Button", 1, 3),
         ("function", "Memo", 4, 6),
         ("function", "$ZodString", 7, 9),
+        ("class", "Widget", 13, 15),
+        ("method", "run", 14, 14),
     ]
 
 
