@@ -28,6 +28,7 @@ from nexusd.code.places import (
     language_family,
     minority_languages,
 )
+from nexusd.code.qualified import QualifiedIndex
 from nexusd.code.rustmodules import RustModules
 from nexusd.code.tokens import path_tokens, token_counts
 from nexusd.code.units import CodeUnit, ParsedFile, module_name, normalize_path
@@ -209,6 +210,7 @@ class Corpus:
         found = Definitions([entry.unit for entry in self.entries], self.file_entries)
         self.defs = found.exact  # name → entries defining it
         self.defs_lower = found.lower
+        self.qualified = QualifiedIndex(self.entries)
         # Module-level constants (`FILE_UPLOAD_PERMISSIONS = None` in a settings module) are
         # no unit, but a request naming one names the file that sets it.
         self.constants: dict[str, list[int]] = {}

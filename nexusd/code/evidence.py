@@ -17,7 +17,8 @@ import numpy as np
 from nexusd.code.corpus import Corpus
 from nexusd.code.lexical import Floats
 from nexusd.code.messages import word_count
-from nexusd.code.query import CodeQuery, Frame, frame_function
+from nexusd.code.qualified import owner_members
+from nexusd.code.query import W_PROSE, CodeQuery, Frame, frame_function
 from nexusd.code.units import at_line
 from nexusd.protocol.inline import inline_code
 
@@ -91,7 +92,29 @@ def _def_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:
             sig.reasons[entry.file].append(("definition", bonus, text))
         for f in defining:
             values[f] += score
+    _qualified(corpus, query, sig, values)
     sig.add("definition", values)
+
+
+def _qualified(corpus: Corpus, query: CodeQuery, sig: Signals, values: Floats) -> None:
+    """Files defining a member the request names with its owner (`Cache::get`): once more,
+    as a name only one class defines would count."""
+    weights = dict(query.identifiers)
+    n_files = max(len(corpus.paths), 1)
+    for key in owner_members(query.text):
+        entries = corpus.qualified.get(key)
+        files = {corpus.entries[e].file for e in entries}
+        if not files:
+            continue
+        owner, member = key.split(".")
+        weight = weights.get(member, weights.get(owner, W_PROSE))
+        score = weight * math.log(1.0 + n_files / len(files)) ** 2
+        # The file, not the unit: the name's own definition bonus already lists it first.
+        for e in entries:
+            text = f"defines `{corpus.entries[e].unit.qualname}`"
+            sig.reasons[corpus.entries[e].file].append(("definition", score, text))
+        for f in files:
+            values[f] += score
 
 
 def _path_signal(corpus: Corpus, query: CodeQuery, sig: Signals) -> None:

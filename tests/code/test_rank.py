@@ -621,3 +621,18 @@ def test_a_ruby_name_with_its_mark_finds_the_method_so_named(query: str, path: s
     hits = rank(found, mine(f"`{query}`"), k=4)
     assert hits[0].path == path
     assert f"defines `{hits[0].units[0].qualname}`" in hits[0].reasons
+
+
+@pytest.mark.parametrize("spelled", ["Cache.get", "Cache::get", "Cache->get", "Cache#get"])
+def test_a_member_named_with_its_owner_finds_the_owners_file(spelled: str) -> None:
+    # `get` is too common a word to count alone, and two classes define it.
+    files = {
+        "src/Cache.php": "<?php\nclass Cache {\n  public function get($k) { return 1; }\n}\n",
+        "src/Store.php": "<?php\nclass Store {\n  public function get($k) { return 2; }\n}\n",
+        "src/Cachey.php": "<?php\nclass Other {\n  public function cache_size() { return 3; }\n}\n",
+    }
+    found = Corpus(parse_file(p, t.encode(), "php") for p, t in files.items())
+    hits = rank(found, mine(f"`{spelled}` returns null after a flush"), k=3)
+    assert hits[0].path == "src/Cache.php"
+    assert "defines `Cache.get`" in hits[0].reasons
+    assert "src/Store.php" not in [h.path for h in hits[:1]]
