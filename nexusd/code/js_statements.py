@@ -38,11 +38,8 @@ def spec_block(statement: Node) -> tuple[str, Node] | None:
         call = statement.named_children[0] if statement.named_children else None
     if call is None or call.type != "call_expression":
         return None
-    function, arguments = (
-        call.child_by_field_name("function"),
-        call.child_by_field_name("arguments"),
-    )
-    if function is None or arguments is None:
+    function = call.child_by_field_name("function")
+    if function is None:
         return None
     # `it.only`, `test.concurrent.skip`; Playwright's `test.describe` is a `describe`. Any
     # other member (`context.app.get(…)` in a server) is no test framework's.
@@ -55,7 +52,7 @@ def spec_block(statement: Node) -> tuple[str, Node] | None:
         function = function.child_by_field_name("object")
     if function is None or function.type != "identifier" or q.text(function) not in TEST_BLOCKS:
         return None
-    args = [a for a in arguments.named_children if "comment" not in a.type]
+    args = q.call_arguments(call)
     if len(args) < 2 or args[0].type not in ("string", "template_string"):
         return None
     callback = next((a for a in args[1:] if a.type in q.FUNCTION_VALUES), None)
@@ -109,11 +106,8 @@ def function_value(value: Node) -> Node | None:
             return None if wrapped_expression else value
         if value.type != "call_expression":
             return None
-        arguments = value.child_by_field_name("arguments")
-        inner = (
-            [a for a in arguments.named_children if "comment" not in a.type] if arguments else []
-        )
-        wrapped = [a for a in inner if a.type in q.FUNCTION_VALUES | {"call_expression"}]
+        arguments = q.call_arguments(value)
+        wrapped = [a for a in arguments if a.type in q.FUNCTION_VALUES | {"call_expression"}]
         if len(wrapped) != 1:
             return None
         value = wrapped[0]

@@ -255,6 +255,12 @@ def text(node: Node | None) -> str:
     return raw.decode("utf-8", "replace") if raw else ""
 
 
+def call_arguments(call: Node) -> list[Node]:
+    """A call's arguments, comments left out (`f(/*@__PURE__*/ x)`); none when it has none."""
+    found = call.child_by_field_name("arguments")
+    return [a for a in found.named_children if "comment" not in a.type] if found else []
+
+
 def last_row(node: Node) -> int:
     """The node's last line (0-based): a line comment's trailing newline is not a line."""
     end = node.end_point

@@ -43,7 +43,7 @@ def _defines_methods(module: Node, functions: frozenset[str]) -> bool:
     for child in body.named_children if body is not None else ():
         if child.type in functions:
             return True
-        if child.type == "call" and any(c.type in functions for c in _arguments(child)):
+        if child.type == "call" and any(c.type in functions for c in q.call_arguments(child)):
             return True
     return False
 
@@ -51,11 +51,6 @@ def _defines_methods(module: Node, functions: frozenset[str]) -> bool:
 def _declares_unit(value: Node) -> bool:
     """Whether a declared value is a unit: a class or a function (`const f = () => …`)."""
     return value.type in q.CLASS_VALUES or function_value(value) is not None
-
-
-def _arguments(call: Node) -> list[Node]:
-    found = call.child_by_field_name("arguments")
-    return list(found.named_children) if found is not None else []
 
 
 @dataclass
