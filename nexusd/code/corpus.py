@@ -230,8 +230,10 @@ class Corpus:
         self.messages = MessageIndex(owned)
         # Any language's module names, for a report's dotted names; an import looks only
         # among its own language's (`module_file`).
-        self.modules = ModuleTable((module_name(path), i) for i, path in enumerate(self.paths))
-        self._families = [language_family(language) for language in languages]
+        self._module_names = [module_name(path) for path in self.paths]
+        self.modules = ModuleTable(zip(self._module_names, range(len(self.paths)), strict=True))
+        # Each file's language family (`places.language_family`): C with C++, JS with TS.
+        self.families = [language_family(language) for language in languages]
         self._family_modules: dict[str, ModuleTable] = {}
         self.go = GoPackages(self.paths, languages, [p.file_unit.imports for p in self.files])
         self.rust = RustModules(self.paths, languages)
@@ -279,7 +281,7 @@ class Corpus:
         out: list[int] = []
         for j in targets:
             behind: list[int] = []
-            if self._families[j] == "javascript" and not self._unit_names(j) & used:
+            if self.families[j] == "javascript" and not self._unit_names(j) & used:
                 behind = [k for k in sorted(self.imports[j]) if self._unit_names(k) & used]
             out.extend(k for k in behind or [j] if not self.tests[k])
         return list(dict.fromkeys(out))
@@ -305,7 +307,7 @@ class Corpus:
             elif "/" in name or name.startswith(".") or name.endswith(HEADERS):
                 found = self._import_path(name, own)
             else:
-                found = self.module_file(name.replace("::", "."), self._families[own])
+                found = self.module_file(name.replace("::", "."), self.families[own])
             if found is not None and found != own:
                 out.add(found)
         return out
@@ -335,9 +337,8 @@ class Corpus:
             rest = parts[cut:]
             if not rest:
                 return f
-            defined = {self.entries[e].unit.name for e in self.file_entries[f]}
-            defined.update(self.files[f].file_unit.defines)
-            return f if rest[0] in defined else None
+            defines = self.files[f].file_unit.defines
+            return f if rest[0] in self._unit_names(f) or rest[0] in defines else None
         return None
 
     def module_file(self, dotted: str, family: str) -> int | None:
@@ -346,9 +347,7 @@ class Corpus:
         table = self._family_modules.get(family)
         if table is None:
             table = self._family_modules[family] = ModuleTable(
-                (module_name(path), f)
-                for f, path in enumerate(self.paths)
-                if self._families[f] == family
+                (name, f) for f, name in enumerate(self._module_names) if self.families[f] == family
             )
         return table.file(dotted)
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from nexusd.code.corpus import HEADERS, Corpus
 from nexusd.code.js_statements import TITLED
-from nexusd.code.places import language_family as _family
 from nexusd.code.references import References, Source
 
 MAX_EDGES = 50
@@ -114,7 +113,7 @@ def _header_importers(corpus: Corpus, f: int) -> set[int]:
     """The files that include a C or C++ source file's own header (`jv.h` of `jv.c`, also
     `include/fmt/format.h` of `src/format.cc`): they call its functions through it."""
     path = corpus.paths[f]
-    if _family(corpus.files[f].language) != "c" or path.endswith(HEADERS):
+    if corpus.families[f] != "c" or path.endswith(HEADERS):
         return set()
     stem = path.rsplit(".", 1)[0]
     found: set[int] = set()
@@ -163,7 +162,7 @@ def _used_by(
     a file in `near` is certain. Candidates come from the index; a call is then checked
     against the source, in order, until one more than MAX_EDGES hold (so a name half the
     repository mentions reads only the files it shows, and the caller knows it cut)."""
-    family = _family(corpus.files[f].language)
+    family = corpus.families[f]
     found: list[tuple[Edge, int]] = []  # an edge, and the entry whose code must say the name
     for e, entry in enumerate(corpus.entries):
         u = entry.unit
@@ -178,7 +177,7 @@ def _used_by(
         # A reference from a file that imports the target is certain; others in the same
         # language match by name only (`?`); other languages cannot call it by name.
         certain = entry.file in near
-        if kind and (certain or _family(corpus.files[entry.file].language) == family):
+        if kind and (certain or corpus.families[entry.file] == family):
             edge = Edge(corpus.paths[entry.file], u.start, u.qualname, kind + "?" * (not certain))
             found.append((edge, check))
     found.sort(key=lambda item: (item[0].kind.endswith("?"), item[0].path, item[0].line))
@@ -225,7 +224,7 @@ def _callees(corpus: Corpus, f: int, e: int, code: References) -> list[Edge]:
     another (a test's local helper) is never a callee from outside, nor a builtin's name."""
     unit = corpus.entries[e].unit
     reach = corpus.imports[f]
-    family = _family(corpus.files[f].language)
+    family = corpus.families[f]
     edges: list[Edge] = []
     for other in unit.uses:
         if other == unit.name or not code.says(f, e, other):  # its `def` line; its prose
@@ -236,7 +235,7 @@ def _callees(corpus: Corpus, f: int, e: int, code: References) -> list[Edge]:
         if other in _BUILTINS and not sure:
             continue  # `open(…)` is the builtin, not the one method the repository names so
         # A guess by name only among the files of its own language: Ruby calls no PHP method.
-        kin = [d for d in found if _family(corpus.files[corpus.entries[d].file].language) == family]
+        kin = [d for d in found if corpus.families[corpus.entries[d].file] == family]
         files = {corpus.entries[d].file for d in kin}
         guess = (
             []
