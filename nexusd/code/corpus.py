@@ -207,10 +207,11 @@ class Corpus:
         self.prose_bm25 = Bm25(prose_docs, cache.vocab)
         self.path_bm25 = Bm25([Counter(path_tokens(p)) for p in self.paths])
         self.unit_bm25 = Bm25(unit_docs, cache.vocab, b=UNIT_LENGTH_NORM)
-        found = Definitions([entry.unit for entry in self.entries], self.file_entries)
+        entry_units = [entry.unit for entry in self.entries]
+        found = Definitions(entry_units, self.file_entries)
         self.defs = found.exact  # name → entries defining it
         self.defs_lower = found.lower
-        self.qualified = QualifiedIndex(self.entries)
+        self.qualified = QualifiedIndex(entry_units)
         # Module-level constants (`FILE_UPLOAD_PERMISSIONS = None` in a settings module) are
         # no unit, but a request naming one names the file that sets it.
         self.constants: dict[str, list[int]] = {}
