@@ -138,8 +138,7 @@ def dotted(symbol: str) -> str:
     parts = TITLED.split(symbol)
     titles = TITLED.findall(symbol)
     # `Cart.#total` is JavaScript's private member, written so in the index: its `#` stays.
-    out = [_JAVA_MEMBER.sub(".", _GO_RECEIVER.sub(r"\1", p)) for p in parts]
-    out = [_SCOPE.sub(".", p) for p in out]
+    out = [_JAVA_MEMBER.sub(".", _SCOPE.sub(".", _GO_RECEIVER.sub(r"\1", p))) for p in parts]
     return "".join(o + t for o, t in zip(out, [*titles, ""], strict=True)).strip(".")
 
 
